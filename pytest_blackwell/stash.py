@@ -1,0 +1,16 @@
+"""Stash keys shared by the plugin modules (state lives in stash, never on pytest objects)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_blackwell.device.model import DeviceInfo
+
+#: Devices detected (or simulated) once per session; workers receive the controller's.
+DEVICES_KEY = pytest.StashKey[list[DeviceInfo]]()
+
+#: Per-test facts for reports: plain str/int/float values keyed by property name without
+#: the ``blackwell.`` prefix (``device``, ``config``, ``category``, ``stage`` ...).
+TEST_FACTS_KEY = pytest.StashKey[dict[str, Any]]()
