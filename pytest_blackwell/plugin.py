@@ -1,3 +1,242 @@
-"""pytest entry point (``-p blackwell``): options, device detection, hardware markers."""
+"""pytest entry point (``-p blackwell``): options, device detection, hardware markers, header.
+
+Thin glue: parsing lives in :mod:`pytest_blackwell.markers`, detection in
+:mod:`pytest_blackwell.device`. Engine fixtures and reporting are sibling plugins loaded below.
+"""
 
 from __future__ import annotations
+
+import json
+import os
+from collections.abc import Generator, Sequence
+from typing import Any
+
+import pytest
+
+from pytest_blackwell import hookspecs
+from pytest_blackwell.device.model import DeviceInfo
+from pytest_blackwell.markers import (
+    HARDWARE_MARKERS,
+    MARKER_HELP,
+    MarkerError,
+    MarkInput,
+    Requirement,
+    parse_marker_definition,
+    parse_requirements,
+    unmet,
+)
+from pytest_blackwell.stash import DEVICES_KEY, TEST_FACTS_KEY
+
+pytest_plugins: list[str] = []
+
+DEVICE_ENV = "PYTEST_BLACKWELL_DEVICE"
+WORKERINPUT_DEVICES = "blackwell_devices"
+
+DEVICE_HELP = (
+    "simulate a device instead of detecting one: a built-in profile name (see "
+    "'python -m pytest_blackwell profiles'), NAME*N for N such GPUs, or a path to a JSON file "
+    f"describing custom hardware. Also settable with ${DEVICE_ENV}."
+)
+MARKERS_HELP = (
+    "declare hardware markers from built-in requirements, one per line: "
+    'NAME: {"compute_capability": ">=10.0,<11", "requires_smem": {"kb": 200}}'
+)
+
+_REQUIREMENTS_KEY = pytest.StashKey[list[Requirement]]()
+_CUSTOM_MARKERS_KEY = pytest.StashKey[dict[str, list[Requirement]]]()
+_SKIPPED_PROVIDERS_KEY = pytest.StashKey[list[tuple[str, str]]]()
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("blackwell", "hardware-aware engine testing (pytest-blackwell)")
+    group.addoption("--blackwell-device", metavar="NAME", default=None, help=DEVICE_HELP)
+    parser.addini("blackwell_device", DEVICE_HELP, default=None)
+    parser.addini("blackwell_hardware_markers", MARKERS_HELP, type="linelist", default=[])
+
+
+def device_request(config: pytest.Config) -> tuple[str | None, str]:
+    """The simulated device asked for and where it came from (CLI > env > ini)."""
+    cli = config.getoption("blackwell_device")
+    if cli:
+        return str(cli), "--blackwell-device"
+    env = os.environ.get(DEVICE_ENV)
+    if env:
+        return env, f"${DEVICE_ENV}"
+    ini = config.getini("blackwell_device")
+    if ini:
+        return str(ini), "ini option blackwell_device"
+    return None, ""
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_blackwell_detect_devices(
+    config: pytest.Config, request: str | None, origin: str
+) -> list[DeviceInfo] | None:
+    """Built-in detection: simulated profile, NVML, torch subprocess, architecture table."""
+    try:  # TEMP until device.detect lands
+        from pytest_blackwell.device.detect import DeviceProfileError, detect_devices
+    except ImportError:
+        from pytest_blackwell.device.profiles import DeviceProfileError as E
+        from pytest_blackwell.device.profiles import load_profile
+
+        try:
+            if request:
+                return load_profile(request, origin=origin)
+        except E as exc:
+            raise pytest.UsageError(str(exc)) from None
+        return [
+            DeviceInfo(name="cpu", compute_capability=None)
+        ]
+
+    try:
+        report = detect_devices(request, origin=origin)
+    except DeviceProfileError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.stash[_SKIPPED_PROVIDERS_KEY] = list(report.skipped)
+    devices: list[DeviceInfo] = list(report.devices)
+    return devices
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    for line in MARKER_HELP.values():
+        config.addinivalue_line("markers", line)
+    custom = _custom_markers(config)
+    config.stash[_CUSTOM_MARKERS_KEY] = custom
+    for name in custom:
+        config.addinivalue_line("markers", f"{name}: hardware marker declared by this project")
+
+    workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
+    if workerinput is not None and WORKERINPUT_DEVICES in workerinput:
+        raw = json.loads(workerinput[WORKERINPUT_DEVICES])
+        config.stash[DEVICES_KEY] = [DeviceInfo.from_dict(d) for d in raw]
+    else:
+        request, origin = device_request(config)
+        devices = config.hook.pytest_blackwell_detect_devices(
+            config=config, request=request, origin=origin
+        )
+        config.stash[DEVICES_KEY] = list(devices or [])
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_XdistHandoff(config), "blackwell-xdist")
+
+
+class _XdistHandoff:
+    """Ships the controller's devices to every xdist worker instead of detecting again."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self._config = config
+
+    def pytest_configure_node(self, node: Any) -> None:
+        devices = devices_of(self._config)
+        node.workerinput[WORKERINPUT_DEVICES] = json.dumps([d.to_dict() for d in devices])
+
+
+def _custom_markers(config: pytest.Config) -> dict[str, list[Requirement]]:
+    custom: dict[str, list[Requirement]] = {}
+    try:
+        for number, line in enumerate(config.getini("blackwell_hardware_markers"), 1):
+            origin = f"ini option blackwell_hardware_markers, line {number}"
+            name, sep, raw = str(line).partition(":")
+            try:
+                spec = json.loads(raw) if sep else None
+            except json.JSONDecodeError as exc:
+                raise MarkerError(f"{origin}: {raw.strip()!r} is not JSON ({exc.msg})") from None
+            if not isinstance(spec, dict):
+                raise MarkerError(f"{origin}: expected 'NAME: {{JSON object}}', got {line!r}")
+            custom[name.strip()] = parse_marker_definition(name.strip(), spec, origin)
+        for result in config.hook.pytest_blackwell_hardware_markers(config=config):
+            for name, spec in (result or {}).items():
+                origin = "hook pytest_blackwell_hardware_markers"
+                if name in HARDWARE_MARKERS:
+                    raise MarkerError(f"{origin}: {name!r} is a built-in marker")
+                custom[name] = parse_marker_definition(name, spec, origin)
+    except MarkerError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    return custom
+
+
+def devices_of(config: pytest.Config) -> list[DeviceInfo]:
+    """The session's devices (detected once in the controller, shipped to xdist workers)."""
+    return config.stash.get(DEVICES_KEY, [])
+
+
+def requirements_of(item: pytest.Item) -> list[Requirement]:
+    """The hardware requirements of a collected test (parsed once, at collection)."""
+    return item.stash.get(_REQUIREMENTS_KEY, [])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pycollect_makeitem(
+    collector: pytest.Module | pytest.Class, name: str, obj: object
+) -> Generator[None, Any, Any]:
+    result = yield
+    items = result if isinstance(result, list) else [result]
+    config = collector.config
+    custom = config.stash.get(_CUSTOM_MARKERS_KEY, {})
+    for item in items:
+        if not isinstance(item, pytest.Function):
+            continue
+        marks = [MarkInput(m.name, tuple(m.args), m.kwargs) for m in item.iter_markers()]
+        try:
+            requirements = parse_requirements(marks, custom)
+        except MarkerError as exc:
+            raise collector.CollectError(f"{item.nodeid}: {exc}") from None
+        if requirements:
+            item.stash[_REQUIREMENTS_KEY] = requirements
+            # A skip mark (not a skip raised later) so the report points at the test itself,
+            # and collection stays identical on every machine.
+            reason = unmet(requirements, devices_of(config))
+            if reason is not None:
+                item.add_marker(pytest.mark.skip(reason=reason))
+    return result
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    devices = devices_of(item.config)
+    if devices and requirements_of(item):
+        facts = item.stash.setdefault(TEST_FACTS_KEY, {})
+        facts.setdefault("device", devices[0].name)
+        facts.setdefault("compute_capability", devices[0].cc_string or "none")
+
+
+def describe_devices(devices: Sequence[DeviceInfo]) -> str:
+    """The report header's one line about the devices."""
+    if not devices:
+        return "blackwell: no device information"
+    first = devices[0]
+    count = f"{len(devices)}x " if len(devices) > 1 else ""
+    if first.is_gpu:
+        text = (
+            f"{count}{first.describe()}, {first.total_memory_bytes / 1024**3:.0f} GiB, "
+            f"smem {first.smem_per_sm_bytes // 1024} KB/SM "
+            f"{first.smem_per_block_optin_bytes // 1024} KB/block"
+        )
+    else:
+        text = f"{first.describe()}"
+    origin = "simulated" if first.source == "simulated" else f"via {first.source}"
+    return f"blackwell: {text} [{origin}]"
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    lines = [describe_devices(devices_of(config))]
+    if config.get_verbosity() > 0:
+        for provider, reason in config.stash.get(_SKIPPED_PROVIDERS_KEY, []):
+            lines.append(f"blackwell:   {provider} passed over: {reason}")
+    return lines
+
+
+@pytest.fixture(scope="session")
+def blackwell_devices(pytestconfig: pytest.Config) -> list[DeviceInfo]:
+    """The devices of this session (simulated, detected, or one CPU entry without a GPU)."""
+    return list(devices_of(pytestconfig))
+
+
+@pytest.fixture(scope="session")
+def blackwell_device(blackwell_devices: list[DeviceInfo]) -> DeviceInfo:
+    """The first device of this session: the one an engine uses by default."""
+    return blackwell_devices[0]
