@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import Version
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_blackwell.device.model import KIB, DeviceInfo
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 
 #: Exact architecture markers -> compute capability.
 ARCH_MARKERS: dict[str, tuple[int, int]] = {
@@ -114,6 +114,8 @@ class CapabilityRequirement:
         if not gpus:
             return _no_gpu(wanted, devices)
         device = gpus[0]
+        from packaging.version import Version
+
         if Version(device.cc_string or "0.0") in self.spec:
             return None
         return f"requires {wanted}; {device.describe()} has {device.cc_string}"
@@ -132,9 +134,7 @@ class SmemRequirement:
             return _no_gpu(wanted, devices)
         device = gpus[0]
         have = (
-            device.smem_per_block_optin_bytes
-            if self.scope == "block"
-            else device.smem_per_sm_bytes
+            device.smem_per_block_optin_bytes if self.scope == "block" else device.smem_per_sm_bytes
         )
         if have >= self.kb * KIB:
             return None
@@ -199,6 +199,8 @@ _CC_ATOM = re.compile(r"^\s*(===|==|!=|~=|<=|>=|<|>)\s*\d+(\.\d+)?\s*$")
 
 
 def parse_capability(marker: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Requirement:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     _check_kwargs(marker, kwargs, ["spec"])
     spec = args[0] if args else kwargs.get("spec")
     if len(args) > 1 or not isinstance(spec, str) or not spec.strip():
@@ -286,6 +288,13 @@ def parse_requirements(
     if archs:
         requirements.insert(0, ArchRequirement(tuple(archs)))
     return requirements
+
+
+def is_hardware_marker(name: str, custom: Mapping[str, object] | None = None) -> bool:
+    """Whether a marker name is (or looks like, e.g. a misspelt ``sm_120``) a hardware marker."""
+    return (
+        name in HARDWARE_MARKERS or bool(custom and name in custom) or bool(_ARCH_LIKE.match(name))
+    )
 
 
 def _show(mark: MarkInput) -> str:

@@ -21,6 +21,7 @@ from pytest_blackwell.markers import (
     MarkerError,
     MarkInput,
     Requirement,
+    is_hardware_marker,
     parse_marker_definition,
     parse_requirements,
     unmet,
@@ -45,6 +46,8 @@ MARKERS_HELP = (
 _REQUIREMENTS_KEY = pytest.StashKey[list[Requirement]]()
 _CUSTOM_MARKERS_KEY = pytest.StashKey[dict[str, list[Requirement]]]()
 _SKIPPED_PROVIDERS_KEY = pytest.StashKey[list[tuple[str, str]]]()
+_VERDICT_CACHE_KEY = pytest.StashKey[dict[Any, tuple[list[Requirement], "str | None"]]]()
+_CHAIN_MARKS_KEY = pytest.StashKey[list[MarkInput]]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -88,9 +91,7 @@ def pytest_blackwell_detect_devices(
                 return load_profile(request, origin=origin)
         except E as exc:
             raise pytest.UsageError(str(exc)) from None
-        return [
-            DeviceInfo(name="cpu", compute_capability=None)
-        ]
+        return [DeviceInfo(name="cpu", compute_capability=None)]
 
     try:
         report = detect_devices(request, origin=origin)
@@ -177,22 +178,62 @@ def pytest_pycollect_makeitem(
     items = result if isinstance(result, list) else [result]
     config = collector.config
     custom = config.stash.get(_CUSTOM_MARKERS_KEY, {})
+    inherited = _chain_marks(collector, custom)
     for item in items:
         if not isinstance(item, pytest.Function):
             continue
-        marks = [MarkInput(m.name, tuple(m.args), m.kwargs) for m in item.iter_markers()]
+        marks = _own_hardware_marks(item, custom) + inherited
+        if not marks:
+            continue
         try:
-            requirements = parse_requirements(marks, custom)
+            requirements, reason = _evaluate(config, marks, custom)
         except MarkerError as exc:
             raise collector.CollectError(f"{item.nodeid}: {exc}") from None
-        if requirements:
-            item.stash[_REQUIREMENTS_KEY] = requirements
+        item.stash[_REQUIREMENTS_KEY] = requirements
+        if reason is not None:
             # A skip mark (not a skip raised later) so the report points at the test itself,
             # and collection stays identical on every machine.
-            reason = unmet(requirements, devices_of(config))
-            if reason is not None:
-                item.add_marker(pytest.mark.skip(reason=reason))
+            item.add_marker(pytest.mark.skip(reason=reason))
     return result
+
+
+def _own_hardware_marks(node: pytest.Item | pytest.Collector, custom: Any) -> list[MarkInput]:
+    return [
+        MarkInput(m.name, tuple(m.args), m.kwargs)
+        for m in node.own_markers
+        if is_hardware_marker(m.name, custom)
+    ]
+
+
+def _chain_marks(node: pytest.Collector, custom: Any) -> list[MarkInput]:
+    """Hardware marks of a collector and its parents, computed once per collector."""
+    cached = node.stash.get(_CHAIN_MARKS_KEY, None)
+    if cached is None:
+        parent = node.parent
+        above = _chain_marks(parent, custom) if isinstance(parent, pytest.Collector) else []
+        cached = _own_hardware_marks(node, custom) + above
+        node.stash[_CHAIN_MARKS_KEY] = cached
+    return cached
+
+
+def _evaluate(
+    config: pytest.Config, marks: list[MarkInput], custom: Any
+) -> tuple[list[Requirement], str | None]:
+    """Requirements and skip reason of a set of marks; suites repeat the same few sets, so each
+    distinct set is parsed and checked against the devices once per session."""
+    try:
+        key: Any = tuple((m.name, m.args, tuple(sorted(m.kwargs.items()))) for m in marks)
+        hash(key)
+    except TypeError:  # unhashable marker arguments: no caching, same answer
+        key = None
+    cache = config.stash.setdefault(_VERDICT_CACHE_KEY, {})
+    if key is not None and key in cache:
+        return cache[key]
+    requirements = parse_requirements(marks, custom)
+    verdict = (requirements, unmet(requirements, devices_of(config)))
+    if key is not None:
+        cache[key] = verdict
+    return verdict
 
 
 @pytest.hookimpl(tryfirst=True)

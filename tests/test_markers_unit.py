@@ -71,7 +71,12 @@ def test_smem_precise_reason_and_scopes() -> None:
 
 @pytest.mark.parametrize(
     ("spec", "sm120", "sm100"),
-    [(">=9.0", True, True), ("==12.0", True, False), (">=8.9,<10", False, False), ("<12", False, True)],
+    [
+        (">=9.0", True, True),
+        ("==12.0", True, False),
+        (">=8.9,<10", False, False),
+        ("<12", False, True),
+    ],
 )
 def test_compute_capability_specifiers(spec: str, sm120: bool, sm100: bool) -> None:
     requirement = reqs("compute_capability", spec)
