@@ -28,7 +28,7 @@ from pytest_blackwell.markers import (
 )
 from pytest_blackwell.stash import DEVICES_KEY, TEST_FACTS_KEY
 
-pytest_plugins: list[str] = []
+pytest_plugins: list[str] = []  # engine_plugin joins once engine/ and failures/ import
 
 DEVICE_ENV = "PYTEST_BLACKWELL_DEVICE"
 WORKERINPUT_DEVICES = "blackwell_devices"

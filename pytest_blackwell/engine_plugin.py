@@ -1,0 +1,382 @@
+"""pytest glue for engines: config markers, ``vllm_engine`` fixtures, ``expect_failure``.
+
+The launching, watching and classifying is :mod:`pytest_blackwell.engine`; this module only maps
+pytest concepts (markers, fixtures, phases, stash, xdist workers) onto it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_blackwell.config_markers import (
+    CONFIG_MARKERS,
+    ConfigMarkerError,
+    Expectation,
+    Variant,
+    apply_engine_args,
+    expand,
+    has_config_marks,
+    parse_expect_failure,
+)
+from pytest_blackwell.engine.config import EngineConfig
+from pytest_blackwell.markers import MarkInput
+from pytest_blackwell.stash import DEVICES_KEY, TEST_FACTS_KEY
+
+if TYPE_CHECKING:
+    from pytest_blackwell.engine.launcher import Limits
+    from pytest_blackwell.engine.pool import EngineHandle, EnginePool
+    from pytest_blackwell.engine.result import EngineResult
+
+ENGINE_FIXTURES = frozenset({"vllm_engine", "vllm_engine_result"})
+VARIANT_FIXTURE = "_blackwell_variant"
+
+_POOL_KEY = pytest.StashKey["EnginePool"]()
+_RESULT_KEY = pytest.StashKey["EngineResult"]()
+_EXPECT_KEY = pytest.StashKey[Expectation]()
+_STRICT_KEY = pytest.StashKey[bool]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("blackwell")
+    options: list[tuple[str, str, str, Any]] = [
+        ("artifacts", "DIR", "where engine logs, results.json and bug reports go "
+         "(default: .pytest_blackwell in the rootdir)", None),
+        ("max-engines", "N", "how many engines may be alive at once (default 1: an engine "
+         "takes most of a GPU)", "1"),
+        ("engine-timeout", "SECONDS", "time limit from an engine's launch to ready (default "
+         "1200)", "1200"),
+        ("stage-timeout", "SECONDS", "time limit of every engine stage (default: per stage, "
+         "generous for loading and compile)", ""),
+        ("gpus-per-worker", "N", "GPUs each xdist worker's engines get (default 1)", "1"),
+    ]
+    for name, metavar, help_text, default in options:
+        ini = "blackwell_" + name.replace("-", "_")
+        group.addoption(f"--blackwell-{name}", metavar=metavar, default=None, help=help_text)
+        parser.addini(ini, help_text, default=default)
+    parser.addini(
+        "blackwell_engine_config",
+        "base engine configuration for every engine test, as a JSON object of EngineConfig "
+        'fields and vLLM engine arguments, e.g. {"max_model_len": 512, "enforce_eager": true}',
+        default="",
+    )
+
+
+def _setting(config: pytest.Config, name: str) -> tuple[str | None, str]:
+    cli = config.getoption("blackwell_" + name.replace("-", "_"))
+    if cli is not None:
+        return str(cli), f"--blackwell-{name}"
+    ini = "blackwell_" + name.replace("-", "_")
+    value = config.getini(ini)
+    return (str(value) if value not in (None, "") else None), f"ini option {ini}"
+
+
+def _number(config: pytest.Config, name: str, kind: type[float] | type[int]) -> float:
+    text, origin = _setting(config, name)
+    try:
+        value = kind(text) if text is not None else None
+    except ValueError:
+        value = None
+    if value is None or value <= 0:
+        raise pytest.UsageError(f"{origin}: expected a positive {kind.__name__}, got {text!r}")
+    return float(value)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for line in CONFIG_MARKERS.values():
+        config.addinivalue_line("markers", line)
+    for name in ("max-engines", "gpus-per-worker"):
+        _number(config, name, int)
+    _number(config, "engine-timeout", float)
+    if _setting(config, "stage-timeout")[0] is not None:
+        _number(config, "stage-timeout", float)
+    base_config(config)  # fail fast on a bad ini value
+
+
+def base_config(config: pytest.Config) -> EngineConfig:
+    """The configuration every engine test starts from: the ini's, over vLLM's defaults.
+
+    (The engine child adds platform defaults for what is left unset, e.g. an explicit small KV
+    cache and eager mode on CPU.)
+    """
+    base = EngineConfig()
+    raw = str(config.getini("blackwell_engine_config") or "").strip()
+    if raw:
+        origin = "ini option blackwell_engine_config"
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise pytest.UsageError(f"{origin}: not JSON ({exc.msg}): {raw!r}") from None
+        if not isinstance(data, dict):
+            raise pytest.UsageError(f"{origin}: expected a JSON object, got {raw!r}")
+        try:
+            base = apply_engine_args(base, data, origin)
+        except ConfigMarkerError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    return base
+
+
+def artifacts_dir(config: pytest.Config) -> Path:
+    text, _ = _setting(config, "artifacts")
+    return Path(text) if text else Path(config.rootpath, ".pytest_blackwell")
+
+
+# --- collection -------------------------------------------------------------------------------
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    definition = metafunc.definition
+    marks = [MarkInput(m.name, tuple(m.args), m.kwargs) for m in definition.iter_markers()]
+    uses_engine = bool(ENGINE_FIXTURES & set(metafunc.fixturenames))
+    if not uses_engine:
+        own = [m.name for m in definition.own_markers]
+        if has_config_marks(own) or "expect_failure" in own:
+            raise pytest.Collector.CollectError(
+                f"{definition.nodeid}: configuration markers need the vllm_engine or "
+                "vllm_engine_result fixture; this test requests neither"
+            )
+        return
+    try:
+        for mark in marks:
+            if mark.name == "expect_failure":
+                _validate_expectation(metafunc.config, parse_expect_failure(mark))
+                break
+        if not has_config_marks(m.name for m in marks):
+            return
+        variants = expand(base_config(metafunc.config), marks)
+        _check_against_vllm(variants)
+    except ConfigMarkerError as exc:
+        raise pytest.Collector.CollectError(f"{definition.nodeid}: {exc}") from None
+    metafunc.parametrize(
+        VARIANT_FIXTURE,
+        [
+            pytest.param(v, id=v.id, marks=[getattr(pytest.mark, n)(**kw) for n, kw in v.marks])
+            for v in variants
+        ],
+        indirect=True,
+    )
+
+
+def _validate_expectation(config: pytest.Config, expectation: Expectation) -> None:
+    from pytest_blackwell.failures.vocabulary import CATEGORIES, STAGES
+
+    categories = set(CATEGORIES)
+    for rules in config.hook.pytest_blackwell_failure_rules(config=config):
+        categories.update(rule.category for rule in rules or [])
+    if expectation.category not in categories:
+        raise ConfigMarkerError(
+            f"@pytest.mark.expect_failure: unknown category {expectation.category!r}; "
+            f"expected one of {', '.join(sorted(categories))}"
+        )
+    if expectation.stage is not None and expectation.stage not in STAGES:
+        raise ConfigMarkerError(
+            f"@pytest.mark.expect_failure: unknown stage {expectation.stage!r}; "
+            f"expected one of {', '.join(STAGES)}"
+        )
+
+
+def _check_against_vllm(variants: list[Variant]) -> None:
+    """Unknown engine arguments, kv dtypes and backends are collection errors (when vLLM is
+    installed; the installed vLLM is asked once, in a subprocess, and the answer cached)."""
+    import importlib.util
+
+    if not any(
+        v.config.engine_args or v.config.kv_cache_dtype or v.config.attention_backend
+        for v in variants
+    ) or importlib.util.find_spec("vllm") is None:
+        return
+    from pytest_blackwell.engine.capabilities import problems, vllm_capabilities
+
+    try:
+        caps = vllm_capabilities()
+    except (RuntimeError, OSError) as exc:  # checked again, with the full log, at launch
+        import warnings
+
+        warnings.warn(f"pytest-blackwell: cannot check engine arguments: {exc}", stacklevel=1)
+        return
+    for variant in variants:
+        found = problems(variant.config, caps)
+        if found:
+            raise ConfigMarkerError(f"[{variant.id}]: " + "; ".join(found))
+
+
+# --- fixtures ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def _blackwell_variant(request: pytest.FixtureRequest) -> Variant | None:
+    variant: Variant | None = getattr(request, "param", None)
+    return variant
+
+
+def _pool(config: pytest.Config) -> EnginePool:
+    pool = config.stash.get(_POOL_KEY, None)
+    if pool is None:
+        from pytest_blackwell.engine.pool import EnginePool
+        from pytest_blackwell.gpu_assign import visible_for_worker
+        from pytest_blackwell.progress import Progress
+
+        env: dict[str, str] = {}
+        devices = [d for d in config.stash.get(DEVICES_KEY, []) if d.is_gpu]
+        real = [d for d in devices if d.source != "simulated"]
+        visible = visible_for_worker(
+            len(real),
+            os.environ.get("PYTEST_XDIST_WORKER"),
+            int(_number(config, "gpus-per-worker", int)),
+            os.environ.get("CUDA_VISIBLE_DEVICES"),
+        )
+        if visible is not None:
+            env["CUDA_VISIBLE_DEVICES"] = visible
+        rules = [r for rs in config.hook.pytest_blackwell_failure_rules(config=config) for r in rs]
+        pool = EnginePool(
+            artifacts_dir(config),
+            max_alive=int(_number(config, "max-engines", int)),
+            limits=_limits(config),
+            base_env=env,
+            on_progress=Progress.for_config(config),
+            rules=rules or None,
+        )
+        config.stash[_POOL_KEY] = pool
+    return pool
+
+
+def _limits(config: pytest.Config) -> Limits:
+    from pytest_blackwell.engine.launcher import Limits
+    from pytest_blackwell.failures.vocabulary import STAGES
+
+    stage_s: dict[str, float] = {}
+    if _setting(config, "stage-timeout")[0] is not None:
+        stage_s = dict.fromkeys(STAGES, _number(config, "stage-timeout", float))
+    return Limits(stage_s=stage_s, startup_s=_number(config, "engine-timeout", float))
+
+
+def _resolve_config(request: pytest.FixtureRequest, variant: Variant | None) -> EngineConfig:
+    config = variant.config if variant is not None else base_config(request.config)
+    adjusted = request.config.hook.pytest_blackwell_adjust_engine_config(
+        config=request.config, engine_config=config
+    )
+    for candidate in adjusted:
+        if isinstance(candidate, EngineConfig):
+            config = candidate
+    return config
+
+
+def _launch(request: pytest.FixtureRequest, variant: Variant | None) -> EngineHandle:
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is None:
+        pytest.skip("vLLM is not installed: install pytest-blackwell[vllm] (GPU) or [cpu]")
+    item = request.node
+    expect = item.get_closest_marker("expect_failure")
+    if expect is not None:
+        item.stash[_EXPECT_KEY] = parse_expect_failure(MarkInput(expect.name, expect.args,
+                                                                 expect.kwargs))
+    config = _resolve_config(request, variant)
+    pool = _pool(request.config)
+    handle = pool.get(config)
+    result = handle.result
+    item.stash[_RESULT_KEY] = result
+    pool.note_test(config, item.nodeid)
+    facts = item.stash.setdefault(TEST_FACTS_KEY, {})
+    devices = request.config.stash.get(DEVICES_KEY, [])
+    if devices:
+        facts["device"] = devices[0].name
+        facts["compute_capability"] = devices[0].cc_string or "none"
+    facts.update(
+        config=config.id,
+        kv_cache_dtype=config.kv_cache_dtype or "auto",
+        attention_backend=result.actual_backend or config.attention_backend or "default",
+    )
+    if result.failure is not None:
+        facts.update(
+            category=result.failure.category,
+            stage=result.failure.stage,
+            first_error=result.failure.first_error,
+        )
+    return handle
+
+
+@pytest.fixture
+def vllm_engine_result(
+    request: pytest.FixtureRequest, _blackwell_variant: Variant | None
+) -> EngineResult:
+    """The ``EngineResult`` of this test's configuration; never fails the test by itself."""
+    return _launch(request, _blackwell_variant).result
+
+
+@pytest.fixture
+def vllm_engine(request: pytest.FixtureRequest, _blackwell_variant: Variant | None) -> EngineHandle:
+    """A started engine for this test's configuration (shared by tests with the same one).
+
+    If the engine failed, the test fails (not errors) with ``<category> at <stage>: <first
+    error>`` as its first line, unless it is marked ``expect_failure``.
+    """
+    handle = _launch(request, _blackwell_variant)
+    request.node.stash[_STRICT_KEY] = True
+    return handle
+
+
+# --- the call phase ---------------------------------------------------------------------------
+
+
+def _failure_text(result: EngineResult) -> str:
+    lines = [result.summary]
+    if result.failure is not None and result.failure.traceback:
+        lines += ["", *result.failure.traceback[-15:]]
+    if result.log_path:
+        lines += ["", f"engine log: {result.log_path}"]
+    return "\n".join(lines)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """An engine that failed fails the test here, in the call phase, before its body runs."""
+    result = item.stash.get(_RESULT_KEY, None)
+    if result is None or _EXPECT_KEY in item.stash:
+        return
+    if result.failure is not None and item.stash.get(_STRICT_KEY, False):
+        pytest.fail(_failure_text(result), pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Any:
+    expectation = pyfuncitem.stash.get(_EXPECT_KEY, None)
+    if expectation is None:
+        return (yield)
+    from pytest_blackwell.engine.launcher import EngineError
+
+    result = pyfuncitem.stash[_RESULT_KEY]
+    failure = result.failure
+    matched = (
+        failure is not None
+        and failure.category == expectation.category
+        and (expectation.stage is None or failure.stage == expectation.stage)
+    )
+    try:
+        outcome = yield
+    except EngineError:
+        if not matched:
+            raise
+        outcome = True
+    if not matched:
+        got = failure.summary if failure is not None else "an engine that started and served"
+        pytest.fail(f"expected {expectation.describe()}; got {got}", pytrace=False)
+    pyfuncitem.stash.setdefault(TEST_FACTS_KEY, {})["outcome"] = "expected_failure"
+    return outcome
+
+
+# --- session end ------------------------------------------------------------------------------
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from pytest_blackwell.results import finish_session
+
+    config = session.config
+    pool = config.stash.get(_POOL_KEY, None)
+    if pool is not None:
+        pool.close()
+    finish_session(config, artifacts_dir(config), pool.records() if pool is not None else [])

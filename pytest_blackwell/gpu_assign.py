@@ -1,0 +1,38 @@
+"""Which GPUs an xdist worker's engines may use (``CUDA_VISIBLE_DEVICES`` for its engines)."""
+
+from __future__ import annotations
+
+import re
+
+
+def worker_index(worker_id: str | None) -> int | None:
+    """``gw3`` -> 3; ``None`` (not an xdist worker) -> ``None``."""
+    if not worker_id:
+        return None
+    match = re.fullmatch(r"gw(\d+)", worker_id)
+    return int(match.group(1)) if match else None
+
+
+def visible_for_worker(
+    gpu_count: int, worker_id: str | None, per_worker: int, outer: str | None
+) -> str | None:
+    """The ``CUDA_VISIBLE_DEVICES`` value for one worker's engines, or ``None`` to leave it.
+
+    Worker ``gwN`` gets ``per_worker`` consecutive GPUs starting at ``N * per_worker``, wrapping
+    around when there are more workers than GPU groups (engines of two workers then share a GPU;
+    the plugin says so in the header). ``outer`` is the ``CUDA_VISIBLE_DEVICES`` the session was
+    started with: its entries (indices, ``GPU-<uuid>`` or MIG ids) are what gets handed out, so an
+    outer restriction is respected.
+    """
+    index = worker_index(worker_id)
+    if index is None or gpu_count <= 0 or per_worker <= 0:
+        return None
+    if outer is not None and outer.strip() != "":
+        ids = [part.strip() for part in outer.split(",") if part.strip()]
+    else:
+        ids = [str(i) for i in range(gpu_count)]
+    if not ids:
+        return None
+    groups = max(1, len(ids) // per_worker)
+    start = (index % groups) * per_worker
+    return ",".join(ids[start : start + per_worker])

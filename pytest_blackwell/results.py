@@ -1,0 +1,100 @@
+"""``results.json``: what every engine configuration did in a session, for reports and tools.
+
+Each xdist worker writes ``results-<worker>.json``; the controller (or a run without xdist)
+merges them with its own records into ``results.json`` and writes the bug reports. The shape is
+documented in docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_blackwell.stash import DEVICES_KEY
+
+SCHEMA = 1
+RESULTS_FILE = "results.json"
+
+
+def merge_records(groups: Iterable[Iterable[Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """One entry per configuration id; launches add up and test lists join.
+
+    Two workers may run the same configuration: the first failure recorded wins, so a flaky
+    configuration shows as failed rather than hiding behind a later success.
+    """
+    merged: dict[str, dict[str, Any]] = {}
+    for group in groups:
+        for record in group:
+            key = str(record["id"])
+            if key not in merged:
+                merged[key] = {**record, "tests": list(record.get("tests") or [])}
+                continue
+            entry = merged[key]
+            entry["launches"] = int(entry.get("launches") or 0) + int(record.get("launches") or 0)
+            entry["tests"] = sorted({*entry["tests"], *(record.get("tests") or [])})
+            if entry.get("outcome") == "passed" and record.get("outcome") != "passed":
+                keep = {"launches": entry["launches"], "tests": entry["tests"]}
+                merged[key] = {**record, **keep}
+    return list(merged.values())
+
+
+def _write_json(path: Path, data: Mapping[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def finish_session(
+    config: pytest.Config,
+    out_dir: Path,
+    records: list[dict[str, Any]],
+) -> Path | None:
+    """Write this process's results; in the controller, merge the workers' and write reports.
+
+    Returns the path of ``results.json`` when one was written.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER") if hasattr(config, "workerinput") else None
+    own = list(records)
+    if worker is not None:
+        if own:
+            _write_json(out_dir / f"results-{worker}.json", {"configs": own})
+        return None
+
+    worker_files = sorted(out_dir.glob("results-gw*.json")) if out_dir.is_dir() else []
+    groups: list[list[dict[str, Any]]] = [own]
+    for path in worker_files:
+        try:
+            groups.append(list(json.loads(path.read_text(encoding="utf-8"))["configs"]))
+        except (OSError, ValueError, KeyError) as exc:
+            raise pytest.UsageError(f"{path}: unreadable worker results ({exc})") from None
+    configs = merge_records(groups)
+    if not configs:
+        return None
+    for path in worker_files:
+        path.unlink()
+
+    from pytest_blackwell.report.bugreport import write_bug_reports
+    from pytest_blackwell.report.envinfo import collect_environment
+
+    devices = config.stash.get(DEVICES_KEY, [])
+    environment = collect_environment(devices)
+    for entry in configs:  # the engine child knows the versions it really ran with
+        for name, version in (entry.get("versions") or {}).items():
+            environment.setdefault(name, None)
+            environment[name] = environment[name] or version
+    results = {
+        "schema": SCHEMA,
+        "devices": [d.to_dict() for d in devices],
+        "environment": environment,
+        "configs": configs,
+    }
+    path = out_dir / RESULTS_FILE
+    _write_json(path, results)
+    write_bug_reports(results, out_dir)
+    return path
