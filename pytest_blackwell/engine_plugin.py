@@ -25,7 +25,7 @@ from pytest_blackwell.config_markers import (
 )
 from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.markers import MarkInput
-from pytest_blackwell.stash import DEVICES_KEY, TEST_FACTS_KEY
+from pytest_blackwell.stash import DEVICES_KEY, RECORD_EXTRAS_KEY, TEST_FACTS_KEY
 
 if TYPE_CHECKING:
     from pytest_blackwell.engine.launcher import Limits
@@ -213,7 +213,8 @@ def _blackwell_variant(request: pytest.FixtureRequest) -> Variant | None:
     return variant
 
 
-def _pool(config: pytest.Config) -> EnginePool:
+def engine_pool(config: pytest.Config) -> EnginePool:
+    """The session's engine pool (one per process), created on first use."""
     pool = config.stash.get(_POOL_KEY, None)
     if pool is None:
         from pytest_blackwell.engine.pool import EnginePool
@@ -276,7 +277,7 @@ def _launch(request: pytest.FixtureRequest, variant: Variant | None) -> EngineHa
         item.stash[_EXPECT_KEY] = parse_expect_failure(MarkInput(expect.name, expect.args,
                                                                  expect.kwargs))
     config = _resolve_config(request, variant)
-    pool = _pool(request.config)
+    pool = engine_pool(request.config)
     handle = pool.get(config)
     result = handle.result
     item.stash[_RESULT_KEY] = result
@@ -379,4 +380,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     pool = config.stash.get(_POOL_KEY, None)
     if pool is not None:
         pool.close()
-    finish_session(config, artifacts_dir(config), pool.records() if pool is not None else [])
+    records = pool.records() if pool is not None else []
+    extra = config.stash.get(RECORD_EXTRAS_KEY, {})
+    for record in records:
+        record.update(extra.get(str(record["id"]), {}))
+    finish_session(config, artifacts_dir(config), records)

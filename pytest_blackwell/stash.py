@@ -14,3 +14,7 @@ DEVICES_KEY = pytest.StashKey[list[DeviceInfo]]()
 #: Per-test facts for reports: plain str/int/float values keyed by property name without
 #: the ``blackwell.`` prefix (``device``, ``config``, ``category``, ``stage`` ...).
 TEST_FACTS_KEY = pytest.StashKey[dict[str, Any]]()
+
+#: Extra fields for a configuration's entry in results.json, by configuration id (e.g. the
+#: one-variable comparison under ``isolation`` and its verdict under ``follows``).
+RECORD_EXTRAS_KEY = pytest.StashKey[dict[str, dict[str, Any]]]()
