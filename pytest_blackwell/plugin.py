@@ -69,9 +69,12 @@ def device_request(config: pytest.Config) -> tuple[str | None, str]:
     env = os.environ.get(DEVICE_ENV)
     if env:
         return env, f"${DEVICE_ENV}"
-    ini = config.getini("blackwell_device")
+    ini = str(config.getini("blackwell_device") or "")
     if ini:
-        return str(ini), "ini option blackwell_device"
+        # A JSON file named in the ini file is relative to that file, not to the cwd.
+        if ini.endswith(".json") and config.inipath is not None:
+            ini = str(config.inipath.parent / ini)
+        return ini, f"ini option blackwell_device in {config.inipath}"
     return None, ""
 
 
@@ -80,21 +83,13 @@ def pytest_blackwell_detect_devices(
     config: pytest.Config, request: str | None, origin: str
 ) -> list[DeviceInfo] | None:
     """Built-in detection: simulated profile, NVML, torch subprocess, architecture table."""
-    try:  # TEMP until device.detect lands
-        from pytest_blackwell.device.detect import DeviceProfileError, detect_devices
-    except ImportError:
-        from pytest_blackwell.device.profiles import DeviceProfileError as E
-        from pytest_blackwell.device.profiles import load_profile
+    from pytest_blackwell.device.detect import DeviceProfileError, detect_devices
 
-        try:
-            if request:
-                return load_profile(request, origin=origin)
-        except E as exc:
-            raise pytest.UsageError(str(exc)) from None
-        return [DeviceInfo(name="cpu", compute_capability=None)]
-
+    extra: dict[str, DeviceInfo] = {}
+    for profiles in config.hook.pytest_blackwell_device_profiles(config=config):
+        extra.update(profiles or {})
     try:
-        report = detect_devices(request, origin=origin)
+        report = detect_devices(request, origin=origin, extra_profiles=extra)
     except DeviceProfileError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[_SKIPPED_PROVIDERS_KEY] = list(report.skipped)

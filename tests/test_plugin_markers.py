@@ -218,3 +218,44 @@ def test_xdist_workers_receive_the_controllers_device(pytester: pytest.Pytester)
     result = pytester.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=4)
     assert (pytester.path / "detections.log").read_text() == "detected\n"
+
+
+def test_device_profiles_hook_adds_a_sku(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        from pytest_blackwell.device.model import DeviceInfo
+
+        def pytest_blackwell_device_profiles(config):
+            return {"rtx-pro-5000": DeviceInfo(
+                name="NVIDIA RTX PRO 5000 Blackwell", compute_capability=(12, 0),
+                smem_per_sm_bytes=128 * 1024, smem_per_block_optin_bytes=99 * 1024,
+                total_memory_bytes=48 * 1024**3)}
+        """
+    )
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.sm120
+        @pytest.mark.requires_gpu(count=2)
+        def test_two(blackwell_devices):
+            assert [d.index for d in blackwell_devices] == [0, 1]
+            assert {d.source for d in blackwell_devices} == {"simulated"}
+        """
+    )
+    result = pytester.runpytest("--blackwell-device=rtx-pro-5000*2")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["blackwell: 2x NVIDIA RTX PRO 5000 Blackwell (sm_120)*"])
+
+
+def test_json_device_in_ini_is_relative_to_the_ini_file(pytester: pytest.Pytester) -> None:
+    sub = pytester.mkdir("conf")
+    (sub / "gpu.json").write_text(
+        '{"name": "Custom Spark", "compute_capability": "12.1", "smem_per_sm_bytes": 131072,'
+        ' "smem_per_block_optin_bytes": 101376, "total_memory_bytes": 137438953472}'
+    )
+    (sub / "pytest.ini").write_text("[pytest]\nblackwell_device = gpu.json\n")
+    pytester.makepyfile("import pytest\n@pytest.mark.sm121\ndef test_x(): pass\n")
+    result = pytester.runpytest("-c", str(sub / "pytest.ini"), "--rootdir", str(pytester.path))
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["blackwell: Custom Spark (sm_121)*[[]simulated]"])

@@ -105,7 +105,10 @@ def parse_compute_capability(value: Any) -> tuple[int, int] | None:
         parts = value.strip().split(".")
         if len(parts) == 2 and all(p.isdigit() for p in parts):
             return int(parts[0]), int(parts[1])
-    elif isinstance(value, (list, tuple)) and len(value) == 2:
-        if all(isinstance(p, int) and not isinstance(p, bool) for p in value):
-            return int(value[0]), int(value[1])
+    elif (
+        isinstance(value, (list, tuple))
+        and len(value) == 2
+        and all(isinstance(p, int) and not isinstance(p, bool) for p in value)
+    ):
+        return int(value[0]), int(value[1])
     raise ValueError(f"compute_capability must look like '12.0' or [12, 0], got {value!r}")

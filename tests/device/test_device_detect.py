@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -27,6 +28,11 @@ UUID_A = "aaaaaaaa-1111-2222-3333-444444444444"
 UUID_B = "bbbbbbbb-1111-2222-3333-444444444444"
 
 
+#: Detection that starts the torch child (or the injected runner) even on a host without an
+#: NVIDIA driver, so the torch provider's own behaviour is what these tests see.
+detect_with_probe = functools.partial(detect_devices, driver_check=lambda: None)
+
+
 def rtx_pro_6000(fakes: SimpleNamespace, uuid: str = UUID_A, **kw: Any) -> Any:
     kw.setdefault("memory", 96 * GIB)
     return fakes.GPU(
@@ -38,7 +44,7 @@ def b200(fakes: SimpleNamespace, uuid: str = UUID_B) -> Any:
     return fakes.GPU("NVIDIA B200", (10, 0), f"GPU-{uuid}", memory=180 * GIB, sms=148)
 
 
-def torch_rtx(fakes: SimpleNamespace, uuid: str | None = UUID_A) -> dict[str, Any]:
+def torch_rtx(fakes: SimpleNamespace, uuid: str | None = UUID_A) -> Any:
     return fakes.torch_device(
         "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
         (12, 0),
@@ -50,7 +56,7 @@ def torch_rtx(fakes: SimpleNamespace, uuid: str | None = UUID_A) -> dict[str, An
     )
 
 
-def torch_b200(fakes: SimpleNamespace, uuid: str | None = UUID_B) -> dict[str, Any]:
+def torch_b200(fakes: SimpleNamespace, uuid: str | None = UUID_B) -> Any:
     return fakes.torch_device(
         "NVIDIA B200", (10, 0), uuid, per_sm_kb=228, optin_kb=227, memory=179 * GIB, sms=148
     )
@@ -70,7 +76,7 @@ def reasons(report: DetectionReport) -> dict[str, str]:
 def test_simulated_profile_wins_and_nothing_else_runs(fakes: SimpleNamespace) -> None:
     nvml = fakes.NVML([b200(fakes)])
     runner = fakes.Runner()
-    report = detect_devices("rtx-pro-6000*2", env={}, nvml=nvml, runner=runner)
+    report = detect_with_probe("rtx-pro-6000*2", env={}, nvml=nvml, runner=runner)
     assert [(d.name, d.index, d.source) for d in report.devices] == [
         ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", 0, "simulated"),
         ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", 1, "simulated"),
@@ -85,11 +91,11 @@ def test_bad_simulated_request_raises_with_origin(fakes: SimpleNamespace) -> Non
     with pytest.raises(
         DeviceProfileError, match=r"unknown device profile 'b300' \(from --blackwell"
     ):
-        detect_devices("b300", origin="--blackwell-device", env={}, nvml=fakes.NVML([]))
+        detect_with_probe("b300", origin="--blackwell-device", env={}, nvml=fakes.NVML([]))
 
 
 def test_blank_request_means_detect(fakes: SimpleNamespace) -> None:
-    report = detect_devices("  ", env={"CUDA_VISIBLE_DEVICES": "-1"})
+    report = detect_with_probe("  ", env={"CUDA_VISIBLE_DEVICES": "-1"})
     assert reasons(report)["simulated"] == "no simulated device requested"
     assert report.devices[0].source == "none"
 
@@ -100,7 +106,7 @@ def test_blank_request_means_detect(fakes: SimpleNamespace) -> None:
 def test_nvml_names_the_gpu_and_torch_fills_shared_memory(fakes: SimpleNamespace) -> None:
     nvml = fakes.NVML([rtx_pro_6000(fakes, sms=None)], driver=b"580.65.06", cuda=12090)
     runner = fakes.Runner(fakes.probe_output([torch_rtx(fakes)]))
-    report = detect_devices(None, env={}, nvml=nvml, runner=runner, python="/opt/py", timeout=7)
+    report = detect_with_probe(None, env={}, nvml=nvml, runner=runner, python="/opt/py", timeout=7)
     (device,) = report.devices
     assert device.name == "NVIDIA RTX PRO 6000 Blackwell Workstation Edition"
     assert (device.arch, device.index, device.uuid) == ("sm120", 0, f"GPU-{UUID_A}")
@@ -123,7 +129,7 @@ def test_gb10_memory_comes_from_torch_when_nvml_cannot_say(fakes: SimpleNamespac
     child = fakes.torch_device(
         "NVIDIA GB10", (12, 1), UUID_A, per_sm_kb=128, optin_kb=99, memory=119 * GIB, sms=48
     )
-    report = detect_devices(
+    report = detect_with_probe(
         None, env={}, nvml=nvml, runner=fakes.Runner(fakes.probe_output([child]))
     )
     assert report.devices[0].total_memory_bytes == 119 * GIB
@@ -132,7 +138,7 @@ def test_gb10_memory_comes_from_torch_when_nvml_cannot_say(fakes: SimpleNamespac
 
 def test_torch_timeout_falls_back_to_the_architecture_table(fakes: SimpleNamespace) -> None:
     nvml = fakes.NVML([rtx_pro_6000(fakes), b200(fakes)])
-    report = detect_devices(None, env={}, nvml=nvml, runner=timing_out, timeout=3)
+    report = detect_with_probe(None, env={}, nvml=nvml, runner=timing_out, timeout=3)
     assert [(d.arch, d.smem_per_block_optin_bytes) for d in report.devices] == [
         ("sm120", 99 * KB),
         ("sm100", 227 * KB),
@@ -145,7 +151,7 @@ def test_torch_timeout_falls_back_to_the_architecture_table(fakes: SimpleNamespa
 def test_cpu_only_torch_on_a_gpu_host_falls_back_to_the_table(
     fakes: SimpleNamespace, no_torch_gpu: Any
 ) -> None:
-    report = detect_devices(None, env={}, nvml=fakes.NVML([b200(fakes)]), runner=no_torch_gpu)
+    report = detect_with_probe(None, env={}, nvml=fakes.NVML([b200(fakes)]), runner=no_torch_gpu)
     assert report.devices[0].source == "table"
     assert "sees no CUDA device (a CPU-only build" in reasons(report)["torch"]
 
@@ -154,7 +160,7 @@ def test_unknown_architecture_keeps_nvml_facts_without_inventing_smem(
     fakes: SimpleNamespace,
 ) -> None:
     nvml = fakes.NVML([fakes.GPU("NVIDIA Rubin", (13, 0), "GPU-cccc", memory=288 * GIB)])
-    report = detect_devices(None, env={}, nvml=nvml, runner=timing_out)
+    report = detect_with_probe(None, env={}, nvml=nvml, runner=timing_out)
     (device,) = report.devices
     assert (device.name, device.cc_string, device.source) == ("NVIDIA Rubin", "13.0", "nvml")
     assert device.smem_per_sm_bytes == 0
@@ -163,11 +169,24 @@ def test_unknown_architecture_keeps_nvml_facts_without_inventing_smem(
     )
 
 
+def test_table_fills_what_it_knows_and_notes_the_rest(fakes: SimpleNamespace) -> None:
+    nvml = fakes.NVML([b200(fakes), fakes.GPU("NVIDIA Rubin", (13, 0), "GPU-cccc")])
+    report = detect_with_probe(None, env={}, nvml=nvml, runner=timing_out)
+    assert [(d.source, d.smem_per_sm_bytes) for d in report.devices] == [
+        ("table", 228 * KB),
+        ("nvml", 0),
+    ]
+    assert report.notes == [
+        "the built-in architecture table does not know NVIDIA Rubin (sm_130) "
+        "(compute capability 13.0): their shared memory is unknown"
+    ]
+
+
 def test_torch_order_and_uuids_decide_when_they_differ_from_nvml(fakes: SimpleNamespace) -> None:
     # CUDA numbers mixed GPUs fastest first: torch sees the B200 as device 0.
     nvml = fakes.NVML([rtx_pro_6000(fakes), b200(fakes)])
     runner = fakes.Runner(fakes.probe_output([torch_b200(fakes), torch_rtx(fakes)]))
-    report = detect_devices(None, env={}, nvml=nvml, runner=runner)
+    report = detect_with_probe(None, env={}, nvml=nvml, runner=runner)
     assert [(d.index, d.arch, d.smem_per_sm_bytes) for d in report.devices] == [
         (0, "sm100", 228 * KB),
         (1, "sm120", 128 * KB),
@@ -177,14 +196,14 @@ def test_torch_order_and_uuids_decide_when_they_differ_from_nvml(fakes: SimpleNa
 def test_torch_without_uuids_is_matched_by_position(fakes: SimpleNamespace) -> None:
     nvml = fakes.NVML([rtx_pro_6000(fakes), b200(fakes)])
     runner = fakes.Runner(fakes.probe_output([torch_rtx(fakes, None), torch_b200(fakes, None)]))
-    report = detect_devices(None, env={}, nvml=nvml, runner=runner)
+    report = detect_with_probe(None, env={}, nvml=nvml, runner=runner)
     assert [d.smem_per_sm_bytes for d in report.devices] == [128 * KB, 228 * KB]
 
 
 def test_torch_and_nvml_disagreeing_falls_back_to_the_table(fakes: SimpleNamespace) -> None:
     nvml = fakes.NVML([rtx_pro_6000(fakes), b200(fakes)])
     runner = fakes.Runner(fakes.probe_output([torch_rtx(fakes, "ffff")]))
-    report = detect_devices(None, env={}, nvml=nvml, runner=runner)
+    report = detect_with_probe(None, env={}, nvml=nvml, runner=runner)
     assert "torch sees 1 device(s) and the earlier provider 2" in reasons(report)["torch"]
     assert [d.source for d in report.devices] == ["table", "table"]
 
@@ -197,7 +216,7 @@ def test_nvml_missing_falls_through_to_torch(
 ) -> None:
     monkeypatch.setitem(sys.modules, "pynvml", None)  # makes `import pynvml` fail
     runner = fakes.Runner(fakes.probe_output([torch_rtx(fakes)]))
-    report = detect_devices(None, env={}, runner=runner)
+    report = detect_with_probe(None, env={}, runner=runner)
     assert "nvidia-ml-py is not installed" in reasons(report)["nvml"]
     (device,) = report.devices
     assert (device.source, device.uuid, device.cuda_version) == ("torch", f"GPU-{UUID_A}", "12.8")
@@ -209,7 +228,7 @@ def test_nvml_module_is_imported_lazily_as_pynvml(
 ) -> None:
     nvml = fakes.NVML([b200(fakes)])
     monkeypatch.setitem(sys.modules, "pynvml", nvml)
-    report = detect_devices(None, env={}, runner=timing_out)
+    report = detect_with_probe(None, env={}, runner=timing_out)
     assert report.devices[0].name == "NVIDIA B200"
     assert nvml.calls == ["init", "shutdown"]
 
@@ -226,7 +245,7 @@ def test_nvml_errors_fall_through_with_the_reason(
 ) -> None:
     nvml = fakes.NVML([b200(fakes)], **kwargs)
     runner = fakes.Runner(fakes.probe_output([torch_b200(fakes)]))
-    report = detect_devices(None, env={}, nvml=nvml, runner=runner)
+    report = detect_with_probe(None, env={}, nvml=nvml, runner=runner)
     assert reasons(report)["nvml"] == expected
     assert report.devices[0].source == "torch"
     assert nvml.calls[-1] == ("shutdown" if "count_error" in kwargs else "init")
@@ -234,13 +253,13 @@ def test_nvml_errors_fall_through_with_the_reason(
 
 def test_nvml_without_compute_capability_falls_through(fakes: SimpleNamespace) -> None:
     nvml = fakes.NVML([fakes.GPU("Old", (0, 0), "GPU-x")])
-    report = detect_devices(None, env={}, nvml=nvml, runner=fakes.Runner("garbage"))
+    report = detect_with_probe(None, env={}, nvml=nvml, runner=fakes.Runner("garbage"))
     assert "NVML query failed" in reasons(report)["nvml"]
     assert report.devices[0].source == "none"
 
 
 def test_nvml_with_no_gpu(fakes: SimpleNamespace, no_torch_gpu: Any) -> None:
-    report = detect_devices(None, env={}, nvml=fakes.NVML([]), runner=no_torch_gpu)
+    report = detect_with_probe(None, env={}, nvml=fakes.NVML([]), runner=no_torch_gpu)
     assert reasons(report)["nvml"] == "NVML found no GPU"
     assert report.devices[0].source == "none"
 
@@ -249,7 +268,7 @@ def test_nvml_with_no_gpu(fakes: SimpleNamespace, no_torch_gpu: Any) -> None:
 
 
 def test_no_gpu_host(fakes: SimpleNamespace, no_torch_gpu: Any) -> None:
-    report = detect_devices(
+    report = detect_with_probe(
         None,
         env={},
         nvml=fakes.NVML([], init_error="NVML Shared Library Not Found"),
@@ -270,7 +289,7 @@ def test_an_unexpected_provider_error_is_recorded_not_raised() -> None:
     def polite(ctx: DetectContext) -> list[DeviceInfo] | None:
         raise ProviderSkipped("not today")
 
-    report = detect_devices(None, env={}, providers=[("broken", broken), ("polite", polite)])
+    report = detect_with_probe(None, env={}, providers=[("broken", broken), ("polite", polite)])
     assert report.skipped == [
         ("broken", "failed unexpectedly: KeyError: 'boom'"),
         ("polite", "not today"),
@@ -289,7 +308,7 @@ def test_report_json_round_trip(fakes: SimpleNamespace) -> None:
     nvml = fakes.NVML([rtx_pro_6000(fakes), b200(fakes)])
     # the child honours CUDA_VISIBLE_DEVICES too, so it lists the B200 first
     runner = fakes.Runner(fakes.probe_output([torch_b200(fakes), torch_rtx(fakes)]))
-    report = detect_devices(None, env={"CUDA_VISIBLE_DEVICES": "1,0"}, nvml=nvml, runner=runner)
+    report = detect_with_probe(None, env={"CUDA_VISIBLE_DEVICES": "1,0"}, nvml=nvml, runner=runner)
     data = json.loads(json.dumps(report.to_dict()))
     assert data["skipped"] == [{"provider": "simulated", "reason": "no simulated device requested"}]
     assert [d["compute_capability"] for d in data["devices"]] == ["10.0", "12.0"]

@@ -146,9 +146,27 @@ def test_unknown_profile_lists_known_ones_and_origin() -> None:
         load_profile("rtx6000", origin="environment variable PYTEST_BLACKWELL_DEVICE")
     message = str(info.value)
     assert "unknown device profile 'rtx6000'" in message
+    assert "did you mean 'rtx-5090'?" in message or "did you mean 'rtx-pro-6000'?" in message
     assert "environment variable PYTEST_BLACKWELL_DEVICE" in message
     for name in PROFILES:
         assert name in message
+
+
+def test_a_file_named_like_a_profile_does_not_shadow_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "h100").write_text("{}", encoding="utf-8")
+    assert load_profile("h100")[0].profile == "h100"
+
+
+def test_a_json_path_without_extension(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mygpu").write_text('{"name": "Mine", "compute_capability": "8.6"}')
+    assert [(d.name, d.profile) for d in load_profile("mygpu*2")] == [
+        ("Mine", "mygpu"),
+        ("Mine", "mygpu"),
+    ]
 
 
 def test_empty_request_is_an_error() -> None:

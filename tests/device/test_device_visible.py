@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from types import SimpleNamespace
 from typing import Any
 
@@ -12,6 +13,11 @@ from pytest_blackwell.device.visible import visible_entries
 
 GIB = 1024**3
 UUIDS = [f"{n}{n}{n}{n}0000-1111-2222-3333-444444444444" for n in "abc"]
+
+
+#: Detection that starts the torch child (or the injected runner) even on a host without an
+#: NVIDIA driver, so the torch provider's own behaviour is what these tests see.
+detect_with_probe = functools.partial(detect_devices, driver_check=lambda: None)
 
 
 def three_gpus(fakes: SimpleNamespace) -> Any:
@@ -28,7 +34,7 @@ def detect(fakes: SimpleNamespace, visible: str | None, **env: str) -> Detection
     if visible is not None:
         env["CUDA_VISIBLE_DEVICES"] = visible
     # torch is unavailable here, so what we see is NVML's selection, completed by the table
-    return detect_devices(None, env=env, nvml=three_gpus(fakes), runner=fakes.Runner("no torch"))
+    return detect_with_probe(None, env=env, nvml=three_gpus(fakes), runner=fakes.Runner("no torch"))
 
 
 def physical(report: DetectionReport) -> list[Any]:
@@ -115,7 +121,7 @@ def test_mig_instance_by_uuid(fakes: SimpleNamespace) -> None:
     nvml = three_gpus(fakes)
     nvml.gpus[1].mig["MIG-dddd"] = mig
     env = {"CUDA_VISIBLE_DEVICES": "MIG-dddd"}
-    report = detect_devices(None, env=env, nvml=nvml, runner=fakes.Runner("no torch"))
+    report = detect_with_probe(None, env=env, nvml=nvml, runner=fakes.Runner("no torch"))
     (device,) = report.devices
     # MIG handles do not answer the compute-capability query: it comes from the parent GPU.
     assert (device.name, device.arch, device.total_memory_bytes) == (
@@ -133,12 +139,12 @@ def test_mixed_gpus_by_index_warn_about_cuda_device_order(fakes: SimpleNamespace
             fakes.GPU("NVIDIA GeForce RTX 5090", (12, 0), "GPU-2"),
         ]
     )
-    report = detect_devices(
+    report = detect_with_probe(
         None, env={"CUDA_VISIBLE_DEVICES": "1"}, nvml=nvml, runner=fakes.Runner("")
     )
     assert report.devices[0].name == "NVIDIA GeForce RTX 5090"
     assert any("CUDA_DEVICE_ORDER=PCI_BUS_ID" in note for note in report.notes)
-    pci = detect_devices(
+    pci = detect_with_probe(
         None,
         env={"CUDA_VISIBLE_DEVICES": "1", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"},
         nvml=nvml,
@@ -149,6 +155,8 @@ def test_mixed_gpus_by_index_warn_about_cuda_device_order(fakes: SimpleNamespace
 
 def test_torch_child_gets_the_same_environment(fakes: SimpleNamespace) -> None:
     runner = fakes.Runner("")
-    detect_devices(None, env={"CUDA_VISIBLE_DEVICES": "2,0"}, nvml=three_gpus(fakes), runner=runner)
+    detect_with_probe(
+        None, env={"CUDA_VISIBLE_DEVICES": "2,0"}, nvml=three_gpus(fakes), runner=runner
+    )
     (_command, _timeout, env) = runner.calls[0]
     assert env == {"CUDA_VISIBLE_DEVICES": "2,0"}
