@@ -28,7 +28,7 @@ from pytest_blackwell.markers import (
 )
 from pytest_blackwell.stash import DEVICES_KEY, TEST_FACTS_KEY
 
-pytest_plugins: list[str] = []  # engine_plugin joins once engine/ and failures/ import
+pytest_plugins = ["pytest_blackwell.engine_plugin"]
 
 DEVICE_ENV = "PYTEST_BLACKWELL_DEVICE"
 WORKERINPUT_DEVICES = "blackwell_devices"
@@ -118,6 +118,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[DEVICES_KEY] = list(devices or [])
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHandoff(config), "blackwell-xdist")
+    from pytest_blackwell.report_plugin import register as register_reports
+
+    register_reports(config)
 
 
 class _XdistHandoff:

@@ -7,8 +7,9 @@ plugin (which needs only :class:`DeviceInfo`) stays cheap.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pytest_blackwell._lazy import lazy_getattr
 
 from pytest_blackwell.device.model import DeviceInfo
 
@@ -48,11 +49,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"pytest_blackwell.device.{module}"), name)
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

@@ -24,7 +24,7 @@ def run_shard(
         write_conftest(pytester, device)
         write_engine_tests(pytester, cases)
         xml = pytester.path / f"{name}.xml"
-        result = pytester.runpytest_subprocess(f"--junitxml={xml}", "-p", "no:cacheprovider", *args)
+        result = pytester.runpytest(f"--junitxml={xml}", "-p", "no:cacheprovider", *args)
         assert xml.is_file(), result.stdout.str()
         return result, xml
 

@@ -59,9 +59,10 @@ def _facts(cid, case):
     return facts
 
 
-@pytest.mark.parametrize(
-    "cid", [pytest.param(c, id=c, marks=pytest.mark.facts(**_facts(c, v))) for c, v in CASES.items()]
-)
+PARAMS = [pytest.param(c, id=c, marks=pytest.mark.facts(**_facts(c, v))) for c, v in CASES.items()]
+
+
+@pytest.mark.parametrize("cid", PARAMS)
 def test_generate(cid):
     case = CASES[cid]
     if case[0] == "skip":

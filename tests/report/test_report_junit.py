@@ -56,7 +56,7 @@ def test_failure_message_first_line_is_the_summary(run_shard: RunShard) -> None:
     _, xml = run_shard("shard", RTX_5090, CASES)
     case = next(c for s in JUnitXml.fromfile(str(xml)) for c in s if c.name.endswith("[kv=fp8]"))
     (failure,) = [r for r in case.result if isinstance(r, Failure)]
-    assert failure.message.splitlines()[0] == (
+    assert failure.message.splitlines()[0].removeprefix("Failed: ") == (
         "dispatch_failure at kv_alloc: NotImplementedError: FP8 KV cache on CPU"
     )
 
@@ -101,7 +101,9 @@ def test_xdist_keeps_testcase_and_testsuite_properties(pytester: pytest.Pytester
             assert worker_id.startswith("gw")
         """
     )
-    result = pytester.runpytest_subprocess("-n", "2", "--junitxml=out.xml", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        "-n", "2", "--junitxml=out.xml", "-p", "no:cacheprovider"
+    )
     result.assert_outcomes(passed=6)
     props = read_testcase_properties(pytester.path / "out.xml")
     assert len(props) == 6
@@ -136,3 +138,71 @@ def test_terminal_matrix_respects_quiet(run_shard: RunShard) -> None:
     assert "kv=auto " not in out
     very_quiet, _ = run_shard("c", RTX_5090, CASES, "-qq")
     assert "blackwell matrix" not in very_quiet.stdout.str()
+
+
+def test_planted_secrets_reach_neither_junit_nor_terminal(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = "plain-secret-value-77"  # no token shape: caught only by its value
+    monkeypatch.setenv("MY_SERVICE_TOKEN", token)
+    write_conftest(pytester, RTX_5090)
+    pytester.makepyfile(
+        test_leak=f"""
+        import pytest
+
+        @pytest.mark.facts(config="kv=auto", category="unsupported_config", stage="loading",
+                           first_error="OSError: 401 for https://bob:{token}@hf.co/m",
+                           outcome="failed")
+        def test_leak():
+            print("engine env MY_SERVICE_TOKEN={token} --api-key sk-abcdefghijklmnopqrstuvwx")
+            pytest.fail("unsupported_config at loading: OSError: 401 using {token}")
+        """
+    )
+    result = pytester.runpytest_subprocess("--junitxml=out.xml", "-rA", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    xml_text = (pytester.path / "out.xml").read_text(encoding="utf-8")
+    terminal = result.stdout.str()
+    for text in (xml_text, terminal):
+        assert token not in text
+        assert "sk-abcdefghijklmnopqrstuvwx" not in text
+        assert "[REDACTED]" in text
+    props = read_testcase_properties(pytester.path / "out.xml")["test_leak"]
+    assert props["blackwell.first_error"] == "OSError: 401 for https://[REDACTED]@hf.co/m"
+
+
+def test_facts_that_appear_late_still_get_the_test_outcome(pytester: pytest.Pytester) -> None:
+    write_conftest(pytester, RTX_5090)
+    pytester.makepyfile(
+        test_late="""
+        import pytest
+        from pytest_blackwell.stash import TEST_FACTS_KEY
+
+        @pytest.fixture
+        def late_facts(request):
+            yield
+            request.node.stash[TEST_FACTS_KEY] = {"config": "kv=late"}
+
+        def test_fails_then_facts(late_facts):
+            assert False
+
+        @pytest.mark.skipif(True, reason="no such GPU")
+        def test_skipped_then_facts():
+            pass
+        """
+    )
+    pytester.makeconftest(
+        pytester.path.joinpath("conftest.py").read_text()
+        + """
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item):
+    if item.name == "test_skipped_then_facts":
+        item.stash[TEST_FACTS_KEY] = {"config": "kv=skip"}
+"""
+    )
+    result = pytester.runpytest("--junitxml=out.xml", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1, skipped=1)
+    props = read_testcase_properties(pytester.path / "out.xml")
+    assert props["test_fails_then_facts"]["blackwell.outcome"] == "failed"
+    assert props["test_skipped_then_facts"]["blackwell.outcome"] == "skipped"
+    assert props["test_skipped_then_facts"]["blackwell.config"] == "kv=skip"

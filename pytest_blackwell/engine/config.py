@@ -1,0 +1,236 @@
+"""`EngineConfig`: one engine configuration as plain data, with a stable readable id.
+
+Nothing here imports vLLM: checking names against the installed vLLM goes through
+:mod:`pytest_blackwell.engine.capabilities`, which asks a subprocess once and caches the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+_UNITS: dict[str, int] = {
+    "": 1,
+    "b": 1,
+    "k": 1024,
+    "kib": 1024,
+    "m": 1024**2,
+    "mib": 1024**2,
+    "g": 1024**3,
+    "gib": 1024**3,
+    "t": 1024**4,
+    "tib": 1024**4,
+    "kb": 1000,
+    "mb": 1000**2,
+    "gb": 1000**3,
+    "tb": 1000**4,
+}
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9._=+,-]+")
+
+#: Fields that have their own place in the id, in id order, with their short id key.
+_ID_KEYS: tuple[tuple[str, str], ...] = (
+    ("model", "model"),
+    ("dtype", "dtype"),
+    ("max_model_len", "len"),
+    ("kv_cache_dtype", "kv"),
+    ("attention_backend", "attn"),
+    ("gpu_memory_utilization", "gmu"),
+    ("kv_cache_memory_bytes", "kvmem"),
+    ("max_num_seqs", "seqs"),
+)
+
+
+def parse_size(value: int | str, *, what: str = "size") -> int:
+    """Bytes from ``512MiB``, ``2GiB``, ``1.5G``, ``64MB`` (decimal) or a plain int.
+
+    Binary suffixes (``K``/``KiB`` ... ``T``/``TiB``) are powers of 1024, ``kB``/``MB``/``GB``
+    powers of 1000. ``what`` names the value in the error message (e.g. the marker it came from).
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{what}: expected a size like 512MiB, 2GiB or an int; got {value!r}")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError(f"{what}: expected a non-negative number of bytes; got {value}")
+        return value
+    if not isinstance(value, str):
+        raise ValueError(
+            f"{what}: expected a size like 512MiB, 2GiB or an int; got {type(value).__name__} "
+            f"{value!r}"
+        )
+    match = _SIZE_RE.match(value)
+    unit = match.group(2).lower() if match else None
+    if match is None or unit not in _UNITS:
+        raise ValueError(
+            f"{what}: cannot read {value!r} as a size; expected a number with an optional unit "
+            f"(B, KiB, MiB, GiB, TiB, or decimal kB, MB, GB, TB), e.g. '512MiB' or '2GiB'"
+        )
+    number = float(match.group(1)) * _UNITS[unit or ""]
+    if number != int(number):
+        raise ValueError(f"{what}: {value!r} is not a whole number of bytes")
+    return int(number)
+
+
+def format_size(nbytes: int) -> str:
+    """Shortest exact binary form: ``64MiB``, ``2GiB``, ``1536KiB``, ``1000`` (bytes)."""
+    for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if nbytes >= factor and nbytes % factor == 0:
+            return f"{nbytes // factor}{unit}"
+    return str(nbytes)
+
+
+def _id_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return str(value)
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """One engine configuration. ``None`` means "the engine's (or platform's) default".
+
+    ``model`` ``None`` means the built-in tiny model. ``engine_args`` holds any other
+    ``vllm.LLM``/``EngineArgs`` keyword argument (JSON-able values); ``env`` extra environment
+    variables for the engine process. Instances are hashable by value through :meth:`key`.
+    """
+
+    model: str | None = None
+    dtype: str | None = None
+    max_model_len: int | None = None
+    kv_cache_dtype: str | None = None
+    attention_backend: str | None = None
+    gpu_memory_utilization: float | None = None
+    kv_cache_memory_bytes: int | None = None
+    enforce_eager: bool | None = None
+    max_num_seqs: int | None = None
+    engine_args: dict[str, Any] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kv_cache_memory_bytes is not None:
+            size = parse_size(self.kv_cache_memory_bytes, what="kv_cache_memory_bytes")
+            object.__setattr__(self, "kv_cache_memory_bytes", size)
+        if self.gpu_memory_utilization is not None and not (
+            0.0 < float(self.gpu_memory_utilization) <= 1.0
+        ):
+            raise ValueError(
+                "gpu_memory_utilization: expected a fraction in (0, 1]; got "
+                f"{self.gpu_memory_utilization!r}"
+            )
+        for name in ("max_model_len", "max_num_seqs"):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value <= 0
+            ):
+                raise ValueError(f"{name}: expected a positive int; got {value!r}")
+        for key, value in self.env.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise ValueError(f"env: expected str -> str; got {key!r}: {value!r}")
+        clash = sorted(set(self.engine_args) & {f.name for f in fields(self)})
+        if clash:
+            raise ValueError(
+                f"engine_args: {', '.join(clash)} must be given as EngineConfig fields, "
+                "not inside engine_args"
+            )
+        try:
+            json.dumps(self.engine_args)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"engine_args: values must be plain JSON data ({exc})") from None
+
+    @property
+    def id(self) -> str:
+        """Stable readable id such as ``kv=fp8-attn=FLASHINFER-gmu=0.5-eager``.
+
+        Only values that differ from the defaults appear; a config with none is ``default``.
+        The id is safe as a file name.
+        """
+        parts: list[str] = []
+        for name, key in _ID_KEYS:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if name == "model":
+                value = str(value).rstrip("/").rsplit("/", 1)[-1]
+            elif name == "kv_cache_memory_bytes":
+                value = format_size(int(value))
+            parts.append(f"{key}={_id_value(value)}")
+        if self.enforce_eager is not None:
+            parts.append("eager" if self.enforce_eager else "graphs")
+        parts.extend(f"{k}={_id_value(v)}" for k, v in sorted(self.engine_args.items()))
+        parts.extend(f"env.{k}={v}" for k, v in sorted(self.env.items()))
+        text = "-".join(_ID_UNSAFE.sub("_", part) for part in parts)
+        return text or "default"
+
+    def key(self) -> str:
+        """Canonical JSON of the whole config: equal keys mean the same engine."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str = "config") -> EngineConfig:
+        """Inverse of :meth:`to_dict`; unknown keys are an error naming ``source``."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(
+                f"{source}: unknown EngineConfig field(s) {', '.join(unknown)}; expected some "
+                f"of {', '.join(sorted(known))} (other vLLM arguments go in engine_args)"
+            )
+        kwargs = dict(data)
+        kwargs["engine_args"] = dict(kwargs.get("engine_args") or {})
+        kwargs["env"] = {str(k): str(v) for k, v in (kwargs.get("env") or {}).items()}
+        try:
+            return cls(**kwargs)
+        except ValueError as exc:
+            raise ValueError(f"{source}: {exc}") from None
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str, *, source: str = "config JSON") -> EngineConfig:
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError(f"{source}: expected a JSON object; got {type(data).__name__}")
+        return cls.from_dict(data, source=source)
+
+    def merged(self, **changes: Any) -> EngineConfig:
+        """A copy with fields replaced; ``engine_args``/``env`` are merged, not replaced.
+
+        Keys of ``changes`` that are not fields go into ``engine_args``.
+        """
+        known = {f.name for f in fields(self)}
+        engine_args = dict(self.engine_args)
+        env = dict(self.env)
+        plain: dict[str, Any] = {}
+        for name, value in changes.items():
+            if name == "engine_args":
+                engine_args.update(value)
+            elif name == "env":
+                env.update(value)
+            elif name in known:
+                plain[name] = value
+            else:
+                engine_args[name] = value
+        return replace(self, engine_args=engine_args, env=env, **plain)
+
+    def engine_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``vllm.LLM`` (set fields only; ``model`` excluded)."""
+        kwargs: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name in ("model", "engine_args", "env"):
+                continue
+            value = getattr(self, f.name)
+            if value is not None:
+                kwargs[f.name] = value
+        kwargs.update(self.engine_args)
+        return kwargs

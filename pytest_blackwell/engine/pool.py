@@ -1,0 +1,265 @@
+"""`EnginePool`: one engine launch per distinct configuration, reused, at most N alive.
+
+The pool owns a private work directory (per-engine ``TMPDIR``, ``VLLM_RPC_BASE_PATH``,
+``VLLM_CACHE_ROOT``, ``TORCHINDUCTOR_CACHE_DIR``: vLLM's sockets, ``vllm_dist_*`` files and
+caches land there) and removes it on :meth:`EnginePool.close`. Logs go to
+``<artifacts_dir>/logs/<config id>.log`` and stay.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_blackwell.engine.config import EngineConfig
+from pytest_blackwell.engine.launcher import EngineError, EngineProcess, Limits, ProgressCallback
+from pytest_blackwell.engine.result import EngineResult
+
+#: Environment variables pointed into the pool's work directory, per engine.
+ISOLATED_ENV = ("TMPDIR", "VLLM_RPC_BASE_PATH", "VLLM_CACHE_ROOT", "TORCHINDUCTOR_CACHE_DIR")
+_ISOLATED_DIRS = ("tmp", "rpc", "vllm-cache", "inductor-cache")
+
+
+class EngineHandle:
+    """A started (or failed) engine for one configuration; the same object for the pool's life.
+
+    ``result`` is current: an engine that dies while serving shows its failure here.
+    """
+
+    def __init__(self, config: EngineConfig, log_path: Path) -> None:
+        self.config = config
+        self.log_path = log_path
+        self.launches = 0
+        self._process: EngineProcess | None = None
+        self._result: EngineResult | None = None
+        self.evicted = False
+
+    @property
+    def result(self) -> EngineResult:
+        if self._process is not None:
+            return self._process.result
+        if self._result is None:
+            return EngineResult(config_id=self.config.id, ok=False, log_path=str(self.log_path))
+        return self._result
+
+    @property
+    def ok(self) -> bool:
+        return self.result.ok
+
+    @property
+    def alive(self) -> bool:
+        return self._process is not None and self._process.alive
+
+    def pids(self) -> dict[int, str]:
+        """Live processes of this engine: pid -> process title (empty once stopped)."""
+        return {} if self._process is None else self._process.pids()
+
+    def generate(
+        self,
+        prompts: Sequence[str] | Sequence[Sequence[int]],
+        max_tokens: int = 16,
+        *,
+        ignore_eos: bool = False,
+    ) -> list[Any]:
+        """Greedy completions: texts for string prompts, token ids for token-id prompts.
+
+        Raises :class:`EngineError` (first line ``<category> at <stage>: <first error>``) when
+        the engine failed to start or has failed since, and ``ValueError`` for mixed prompts.
+        """
+        items = list(prompts)
+        if not items:
+            return []
+        as_text = all(isinstance(p, str) for p in items)
+        if not as_text and not all(
+            not isinstance(p, str) and all(isinstance(t, int) for t in p) for p in items
+        ):
+            raise ValueError(
+                "generate(): prompts must be all strings or all lists of token ids; got "
+                f"{[type(p).__name__ for p in items]}"
+            )
+        process = self._process
+        if process is None or not self.result.ok:
+            failure = self.result.failure
+            why = failure.summary if failure is not None else "engine was not started"
+            if self.evicted and failure is None:
+                why = "engine was stopped to make room for another (raise max_alive)"
+            raise EngineError(f"{why}\nengine {self.config.id} (log: {self.log_path})", failure)
+        payload = {
+            "cmd": "generate",
+            "prompts": [p if isinstance(p, str) else list(p) for p in items],
+            "max_tokens": int(max_tokens),
+            "ignore_eos": bool(ignore_eos),
+        }
+        reply = process.request(payload)
+        if "error" in reply:
+            raise EngineError(
+                f"generate failed in engine {self.config.id}: {reply['error']} "
+                f"(log: {self.log_path})",
+                process.result.failure,
+            )
+        key = "texts" if as_text else "token_ids"
+        return list(reply[key])
+
+    def _stop(self) -> None:
+        if self._process is not None:
+            self._result = self._process.stop()
+            self._process = None
+
+
+class EnginePool:
+    """Launches engines on demand and reuses them; see the module docstring.
+
+    ``limits``: time limits for every engine; ``base_env``: the engines' environment (default:
+    this process's); ``on_progress(config_id, stage, elapsed_s)``: called about twice a second
+    while an engine starts (``elapsed_s`` since its launch) and once with ``ready`` or the
+    failed stage; ``rules``: classifier rules (default: the built-in table).
+    """
+
+    def __init__(
+        self,
+        artifacts_dir: str | os.PathLike[str],
+        *,
+        max_alive: int = 1,
+        limits: Limits | None = None,
+        base_env: Mapping[str, str] | None = None,
+        on_progress: ProgressCallback | None = None,
+        rules: Any = None,
+        work_root: str | os.PathLike[str] | None = None,
+    ) -> None:
+        if max_alive < 1:
+            raise ValueError(f"EnginePool: max_alive must be at least 1; got {max_alive}")
+        self.artifacts_dir = Path(artifacts_dir)
+        self.max_alive = max_alive
+        self.limits = limits or Limits()
+        self.base_env = dict(os.environ if base_env is None else base_env)
+        self.on_progress = on_progress
+        self.rules = rules
+        self.work_dir = Path(tempfile.mkdtemp(prefix="pytest-blackwell-", dir=work_root))
+        self._handles: dict[str, EngineHandle] = {}
+        self._tests: dict[str, list[str]] = {}
+        self._alive: list[str] = []  # keys, least recently used first
+        self._closed = False
+
+    def _log_path(self, config: EngineConfig) -> Path:
+        taken = {h.log_path.name for h in self._handles.values()}
+        name, n = f"{config.id}.log", 1
+        while name in taken:
+            n += 1
+            name = f"{config.id}~{n}.log"
+        return self.artifacts_dir / "logs" / name
+
+    def get(self, config: EngineConfig) -> EngineHandle:
+        """The engine for ``config``: reused if already launched, started otherwise.
+
+        A failed launch is not retried: its handle (with the failure) is returned again.
+        An engine stopped to respect ``max_alive`` is started again (``launches`` grows).
+        """
+        if self._closed:
+            raise RuntimeError("EnginePool.get() after close()")
+        key = config.key()
+        handle = self._handles.get(key)
+        if handle is None:
+            handle = self._handles[key] = EngineHandle(config, self._log_path(config))
+        if key in self._alive:
+            self._alive.remove(key)
+            self._alive.append(key)
+            return handle
+        if handle.launches and not handle.evicted:
+            return handle  # launched before and failed (or died): not retried
+        self._make_room()
+        self._launch(key, handle)
+        return handle
+
+    def note_test(self, config: EngineConfig, nodeid: str) -> None:
+        """Record that test ``nodeid`` used ``config`` (listed under ``tests`` in records)."""
+        self._tests.setdefault(config.key(), []).append(nodeid)
+
+    def _make_room(self) -> None:
+        while len(self._alive) >= self.max_alive:
+            oldest = self._handles[self._alive.pop(0)]
+            oldest._stop()
+            oldest.evicted = oldest.result.failure is None
+
+    def _launch(self, key: str, handle: EngineHandle) -> None:
+        handle.launches += 1
+        handle.evicted = False
+        engine_dir = self.work_dir / f"{handle.log_path.stem}-{handle.launches}"
+        env = dict(self.base_env)
+        for name, sub in zip(ISOLATED_ENV, _ISOLATED_DIRS, strict=True):
+            path = engine_dir / sub
+            path.mkdir(parents=True, exist_ok=True)
+            env[name] = str(path)
+        log_path = handle.log_path
+        if handle.launches > 1:
+            log_path = log_path.with_name(f"{log_path.stem}.{handle.launches}.log")
+        process = EngineProcess(
+            handle.config,
+            log_path=log_path,
+            work_dir=engine_dir,
+            env=env,
+            limits=self.limits,
+            rules=self.rules,
+            on_progress=self.on_progress,
+        )
+        handle._process = process
+        process.start()
+        result = process.wait_ready()
+        if result.ok:
+            self._alive.append(key)
+        else:
+            handle._stop()
+
+    def close(self) -> None:
+        """Stop every engine (gracefully, then by force) and remove the work directory."""
+        self._closed = True
+        for handle in self._handles.values():
+            handle._stop()
+        self._alive.clear()
+        shutil.rmtree(self.work_dir, ignore_errors=True)
+
+    def __enter__(self) -> EnginePool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def handles(self) -> list[EngineHandle]:
+        return list(self._handles.values())
+
+    def records(self) -> list[dict[str, Any]]:
+        """One ``results.json`` ``configs`` entry per configuration (see architecture.md)."""
+        records = []
+        for key, handle in self._handles.items():
+            result = handle.result
+            failure = result.failure
+            try:
+                log = str(handle.log_path.relative_to(self.artifacts_dir))
+            except ValueError:
+                log = str(handle.log_path)
+            records.append(
+                {
+                    "id": handle.config.id,
+                    "config": handle.config.to_dict(),
+                    "launches": handle.launches,
+                    "outcome": "passed" if failure is None and handle.launches else "failed",
+                    "category": None if failure is None else failure.category,
+                    "stage": None if failure is None else failure.stage,
+                    "first_error": None if failure is None else failure.first_error,
+                    "detail": {} if failure is None else dict(failure.detail),
+                    "traceback": [] if failure is None else list(failure.traceback),
+                    "timings": dict(result.timings),
+                    "tokens_per_s": result.tokens_per_s,
+                    "log": log.replace(os.sep, "/"),
+                    "exit_status": result.exit_status,
+                    "requested_backend": result.requested_backend,
+                    "actual_backend": result.actual_backend,
+                    "backend_mismatch": result.backend_mismatch,
+                    "tests": list(self._tests.get(key, [])),
+                }
+            )
+        return records

@@ -1,0 +1,191 @@
+"""The engine child: ``python -m pytest_blackwell.engine.probe CONFIG_JSON``.
+
+Builds ``vllm.LLM`` for one :class:`EngineConfig`, reports stage events on the events channel
+(:mod:`pytest_blackwell.engine.events`), runs a few short requests, then serves requests read as
+JSON lines on stdin until ``{"cmd": "shutdown"}`` or end of input. Its stdout and stderr are the
+engine's log; nothing structured is printed there.
+
+Requests: ``{"cmd": "generate", "id": 1, "prompts": [...], "max_tokens": 16,
+"ignore_eos": false}`` where prompts are strings or lists of token ids; the reply event carries
+``texts`` and ``token_ids`` (one per prompt), or ``error``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from pytest_blackwell.engine.config import EngineConfig
+from pytest_blackwell.engine.events import EVENTS_ENV, emit, enter_stage
+
+#: KV-cache size used on CPU when the config sets no memory budget at all (vLLM's default
+#: reserves most of NUMA node 0 and fails on small machines).
+CPU_DEFAULT_KV_CACHE_BYTES = 64 * 1024**2
+#: Requests the probe runs itself once the engine is up (and measures tokens/s on).
+WARMUP_PROMPTS = ("hello world", "the quick brown fox", "a small engine test", "one two three")
+WARMUP_MAX_TOKENS = 16
+
+
+def _is_cpu_build() -> bool:
+    import torch
+
+    if torch.version.cuda is not None or getattr(torch.version, "hip", None) is not None:
+        return False
+    xpu = getattr(torch, "xpu", None)
+    return not (xpu is not None and xpu.is_available())
+
+
+def resolve(config: EngineConfig, *, cpu: bool) -> tuple[str, dict[str, Any]]:
+    """The model path and ``LLM`` kwargs actually used, with the platform defaults applied.
+
+    On CPU: ``enforce_eager`` defaults to True (compilation adds ~40 s) and, when neither
+    ``kv_cache_memory_bytes`` nor ``gpu_memory_utilization`` is set, the KV cache gets
+    :data:`CPU_DEFAULT_KV_CACHE_BYTES`.
+    """
+    kwargs = config.engine_kwargs()
+    if cpu:
+        kwargs.setdefault("enforce_eager", True)
+        if config.kv_cache_memory_bytes is None and config.gpu_memory_utilization is None:
+            kwargs["kv_cache_memory_bytes"] = CPU_DEFAULT_KV_CACHE_BYTES
+    if config.model is not None:
+        return config.model, kwargs
+    from pytest_blackwell.engine.tinymodel import tiny_model_path
+
+    return str(tiny_model_path()), kwargs
+
+
+def _sampling(llm_module: Any, max_tokens: int, ignore_eos: bool) -> Any:
+    return llm_module.SamplingParams(temperature=0.0, max_tokens=max_tokens, ignore_eos=ignore_eos)
+
+
+def _generate(llm: Any, vllm: Any, prompts: list[Any], max_tokens: int, ignore_eos: bool) -> Any:
+    inputs = [p if isinstance(p, str) else {"prompt_token_ids": list(p)} for p in prompts]
+    outputs = llm.generate(inputs, _sampling(vllm, max_tokens, ignore_eos), use_tqdm=False)
+    return [out.outputs[0] for out in outputs]
+
+
+def _serve(llm: Any, vllm: Any) -> None:
+    for raw in sys.stdin:
+        line = raw.strip()
+        if not line:
+            continue
+        request = json.loads(line)
+        if request.get("cmd") == "shutdown":
+            return
+        request_id = request.get("id")
+        try:
+            enter_stage("execute")
+            started = time.perf_counter()
+            outs = _generate(
+                llm,
+                vllm,
+                list(request["prompts"]),
+                int(request.get("max_tokens", 16)),
+                bool(request.get("ignore_eos", False)),
+            )
+            emit(
+                "reply",
+                id=request_id,
+                texts=[o.text for o in outs],
+                token_ids=[list(o.token_ids) for o in outs],
+                seconds=time.perf_counter() - started,
+            )
+        except Exception as exc:
+            traceback.print_exc()
+            sys.stderr.flush()
+            emit("reply", id=request_id, error=f"{type(exc).__name__}: {exc}")
+
+
+def _stop_engine_tree(llm: Any) -> None:
+    """Shut vLLM down, but never for long: the process group goes with us anyway."""
+    closer = threading.Thread(target=_shutdown_quietly, args=(llm,), daemon=True)
+    closer.start()
+    closer.join(timeout=5.0)
+
+
+def _shutdown_quietly(llm: Any) -> None:
+    with contextlib.suppress(Exception):  # best effort: the launcher reaps whatever is left
+        llm.llm_engine.engine_core.shutdown()
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m pytest_blackwell.engine.probe CONFIG_JSON", file=sys.stderr)
+        return 2
+    if not os.environ.get(EVENTS_ENV):
+        print(
+            f"pytest_blackwell.engine.probe: ${EVENTS_ENV} must name the events file",
+            file=sys.stderr,
+        )
+        return 2
+    enter_stage("startup")
+    config = EngineConfig.from_json(Path(argv[0]).read_text(), source=argv[0])
+    cpu = _is_cpu_build()
+    if cpu:
+        # Measured on 2-core CPU runners: in-process engine starts ~20 s faster.
+        os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+    model, kwargs = resolve(config, cpu=cpu)
+
+    import torch
+    import vllm
+    from vllm.engine.arg_utils import EngineArgs
+
+    from pytest_blackwell.engine.hooks import install_in_engine_process
+
+    if "attention_backend" in kwargs and "attention_backend" not in EngineArgs.__dataclass_fields__:
+        os.environ["VLLM_ATTENTION_BACKEND"] = str(kwargs.pop("attention_backend"))
+    emit(
+        "info",
+        versions={
+            "vllm": str(vllm.__version__),
+            "torch": str(torch.__version__),
+            "python": sys.version.split()[0],
+        },
+        platform="cpu" if cpu else "gpu",
+        model=model,
+        engine_kwargs=kwargs,
+        multiprocessing=os.environ.get("VLLM_ENABLE_V1_MULTIPROCESSING", "1") != "0",
+    )
+    install_in_engine_process()
+    enter_stage("loading")
+    llm = vllm.LLM(model=model, **kwargs)
+    enter_stage("execute")
+    started = time.perf_counter()
+    outs = _generate(llm, vllm, list(WARMUP_PROMPTS), WARMUP_MAX_TOKENS, True)
+    seconds = time.perf_counter() - started
+    tokens = sum(len(o.token_ids) for o in outs)
+    emit("ready", tokens_per_s=tokens / seconds if seconds > 0 else None, seconds=seconds)
+    try:
+        _serve(llm, vllm)
+    finally:
+        enter_stage("shutdown")
+        _stop_engine_tree(llm)
+    return 0
+
+
+def _exit_with_group(code: int) -> None:
+    """Leave no engine process behind: the probe leads its process group."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.getpgid(0) == os.getpid():
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        os.killpg(os.getpid(), signal.SIGTERM)
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    _exit_with_group(main(sys.argv[1:]))
+elif __name__ == "__mp_main__" and os.environ.get(EVENTS_ENV):
+    # vLLM's EngineCore and workers are spawned: they import this module as __mp_main__,
+    # which is where their stage hooks get installed.
+    from pytest_blackwell.engine.hooks import install_in_engine_process as _install
+
+    _install()

@@ -1,0 +1,356 @@
+"""Streaming first-error classification: :class:`StreamClassifier`.
+
+The classifier reads a log one line at a time and keeps only bounded state: a short ring of
+recent lines (to recover the frames of a traceback whose header was cut off), the error blocks
+being collected (one per process tag, so interleaved processes do not mix), the best candidate so
+far and the last lines of the log (for hang detection).
+
+Which error is "first":
+
+- a known cause (a non-wrapper, non-relay rule) beats everything that is not an earlier cause;
+- a relay (``weak`` rule: NCCL error, dead process) is replaced by a known cause in the same
+  error block, or one that starts within ``SOFT_WINDOW`` lines of it;
+- an unrecognised exception (``unknown``) is kept unless a known cause follows;
+- wrappers and bare ``ERROR`` lines only count when nothing else is found;
+- with no error at all, signs of a hang at the end of the log give ``timeout``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_blackwell.failures.model import Failure
+from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
+from pytest_blackwell.failures.rules import DEFAULT_RULES, Rule
+from pytest_blackwell.failures.stages import (
+    HANG_TAIL_LINES,
+    STAGE_INDEX,
+    hang_evidence,
+    later_stage,
+    live_marker_keywords,
+    marker_stage,
+)
+
+# Ranks of candidate errors, best last.
+LEVEL_ONLY, WRAPPER, UNKNOWN, WEAK, STRONG = range(5)
+
+#: Literal strings found in (nearly) every error line; lines without any of them (and without a
+#: rule keyword or live stage marker) are skipped unless an error block is open.
+TRIGGERS: tuple[str, ...] = ("rror", "RROR", "Traceback", "CRITICAL")
+RING_LINES = 40  # recent lines kept to recover the frames of a headless traceback
+FOLLOW_LINES = 8  # lines after a relay or a traceback's last line that may still refine it
+SOFT_WINDOW = 30  # lines after a relay within which a new known cause replaces it
+STALE_LINES = 400  # an unfinished traceback that gets no line for this long is closed
+MAX_TRACEBACK = 120  # traceback lines kept per error (head and tail)
+_ERROR_LEVELS = ("ERROR", "CRITICAL")
+_CHAIN = ("The above exception was the direct cause", "During handling of the above exception")
+
+
+@dataclass
+class _Candidate:
+    rank: int
+    category: str
+    text: str
+    line: int
+    start: int
+    stage: str
+    detail: dict[str, Any]
+    hint: str | None
+    traceback: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Block:
+    tag: str
+    start: int
+    stage: str
+    is_traceback: bool
+    lines: list[str]
+    best: _Candidate | None = None
+    hints: list[str] = field(default_factory=list)
+    exception_seen: bool = False
+    deadline: int = 0
+    last_seen: int = 0
+
+
+def _wins(new: _Candidate, cur: _Candidate | None) -> bool:
+    """Whether ``new`` replaces ``cur`` as the first error."""
+    if cur is None:
+        return True
+    if new.rank == cur.rank:
+        return new.start < cur.start
+    if new.rank < cur.rank:
+        return False
+    if cur.rank < UNKNOWN:
+        return True
+    if cur.rank == UNKNOWN:
+        return new.rank == STRONG
+    return new.rank == STRONG and new.start - cur.line <= SOFT_WINDOW  # cur is a relay
+
+
+def _process_name(tag: str) -> str:
+    """``"EngineCore_DP0 pid=12"`` -> ``"EngineCore_DP0"`` (pids differ from run to run)."""
+    return tag.split(" pid=", 1)[0]
+
+
+def _is_frame(text: str) -> bool:
+    return text.startswith(("  File ", "    ", "\t")) or text.lstrip().startswith(("^", "~"))
+
+
+class StreamClassifier:
+    """Feed log lines in order; ask for the first error with :meth:`result`.
+
+    ``rules`` replaces the built-in table (pass ``(*mine, *DEFAULT_RULES)`` to extend it).
+    """
+
+    def __init__(self, rules: Sequence[Rule] | None = None) -> None:
+        self._rules: tuple[Rule, ...] = tuple(DEFAULT_RULES if rules is None else rules)
+        for rule in self._rules:
+            if not isinstance(rule, Rule):
+                raise TypeError(f"rules must be Rule objects, got {type(rule).__name__}: {rule!r}")
+        self._hint_rules = tuple(r for r in self._rules if r.wrapper and r.stage_hint)
+        self._rule_keywords = tuple(dict.fromkeys(k for r in self._rules for k in r.keywords))
+        self._stage = "startup"
+        self._floor = 0
+        self._lineno = 0
+        self._ring: deque[tuple[int, str]] = deque(maxlen=RING_LINES)
+        self._tail: deque[tuple[int, str]] = deque(maxlen=HANG_TAIL_LINES)
+        self._blocks: dict[str, _Block] = {}
+        self._best: _Candidate | None = None
+        self._frozen = False
+        self.keywords: tuple[str, ...] = ()
+        self._refresh_keywords()
+
+    # --- public API ---------------------------------------------------------------------------
+    @property
+    def stage(self) -> str:
+        """The current stage (``startup`` until a marker or an explicit event says otherwise)."""
+        return self._stage
+
+    @property
+    def line_count(self) -> int:
+        """Physical lines fed so far."""
+        return self._lineno
+
+    @property
+    def collecting(self) -> bool:
+        """True while an error block is open: every line matters, none may be skipped."""
+        return bool(self._blocks)
+
+    def skip(self, count: int) -> None:
+        """Account for ``count`` lines that contain no keyword (fast scans; never while collecting)."""
+        self._lineno += count
+
+    def set_tail(self, tail: Sequence[tuple[int, str]]) -> None:
+        """Replace the remembered last lines (fast scans feed only some lines)."""
+        self._tail.clear()
+        self._tail.extend(tail)
+
+    def note_stage(self, stage: str) -> None:
+        """Record an explicit stage event; log markers cannot move the stage before it."""
+        if stage not in STAGE_INDEX:
+            raise ValueError(
+                f"note_stage() expects one of {', '.join(STAGE_INDEX)}, got {stage!r}"
+            )
+        self._stage = stage
+        self._floor = STAGE_INDEX[stage]
+        self._refresh_keywords()
+
+    @property
+    def done(self) -> bool:
+        """True once the first error and its traceback are complete: the engine may be stopped."""
+        if self._frozen:
+            return True
+        best = self._best
+        if best is None or best.rank < WEAK:
+            return False
+        if any(b.start <= best.start for b in self._blocks.values()):
+            return False  # an earlier error is still being collected
+        if best.rank == WEAK and self._lineno - best.line <= SOFT_WINDOW:
+            return False
+        self._frozen = True
+        return True
+
+    def feed(self, line: str) -> None:
+        """Consume one physical log line (a trailing newline is ignored)."""
+        self._lineno += 1
+        if self._frozen:
+            return
+        lineno = self._lineno
+        self._tail.append((lineno, line))
+        if self._blocks:
+            self._expire(lineno)
+        if self._blocks or any(k in line for k in self.keywords):
+            for logical in logical_lines(line):
+                self._process(lineno, logical)
+        self._ring.append((lineno, line))
+
+    def result(self) -> Failure | None:
+        """The first error so far (``None`` if there is none: the caller decides, e.g. timeout)."""
+        best = self._best
+        for block in self._blocks.values():  # provisional: blocks still being collected
+            cand = self._block_result(block)
+            if cand is not None and _wins(cand, best):
+                best = cand
+        if best is not None and best.rank >= WRAPPER:
+            return self._failure(best)
+        hang = hang_evidence(self._tail)
+        if hang is not None:
+            lineno, raw, reason = hang
+            text = next((ln.text for ln in reversed(logical_lines(raw)) if ln.text), raw.strip())
+            return Failure("timeout", self._stage, text, lineno, {"evidence": reason}, (text,))
+        return self._failure(best) if best is not None else None
+
+    # --- internals ----------------------------------------------------------------------------
+    def _refresh_keywords(self) -> None:
+        markers = live_marker_keywords(self._stage, self._floor)
+        self.keywords = tuple(dict.fromkeys((*TRIGGERS, *self._rule_keywords, *markers)))
+
+    def _failure(self, cand: _Candidate) -> Failure:
+        stage = later_stage((cand.stage, cand.hint))
+        return Failure(
+            cand.category, stage, cand.text, cand.line, dict(cand.detail), tuple(cand.traceback)
+        )
+
+    def _match(self, line: LogicalLine) -> tuple[Rule, dict[str, Any]] | None:
+        for rule in self._rules:
+            detail = rule.match(line.text, line.level)
+            if detail is not None:
+                if line.tag:
+                    detail.setdefault("process", _process_name(line.tag))
+                return rule, detail
+        return None
+
+    def _candidate(self, lineno: int, line: LogicalLine, start: int, stage: str) -> _Candidate | None:
+        found = self._match(line)
+        if found is None:
+            if line.level in _ERROR_LEVELS and line.text.strip():
+                detail = {"process": _process_name(line.tag)} if line.tag else {}
+                return _Candidate(LEVEL_ONLY, "unknown", line.text, lineno, start, stage, detail, None)
+            return None
+        rule, detail = found
+        rank = WRAPPER if rule.wrapper else WEAK if rule.weak else STRONG
+        if rank == STRONG and rule.category == "unknown":
+            rank = UNKNOWN
+        return _Candidate(rank, rule.category, line.text, lineno, start, stage, detail, rule.stage_hint)
+
+    def _process(self, lineno: int, line: LogicalLine) -> None:
+        block = self._blocks.get(line.tag)
+        if block is not None:
+            if self._extend(block, lineno, line):
+                return
+            self._close(block)
+        text = line.text
+        if text.startswith(("Traceback (most recent call last)", "Exception Group Traceback")):
+            self._blocks[line.tag] = _Block(
+                line.tag, lineno, self._stage, True, [text], last_seen=lineno
+            )
+            return
+        cand = self._candidate(lineno, line, lineno, self._stage)
+        if cand is None:
+            stage = marker_stage(text)
+            if stage is not None and STAGE_INDEX[stage] >= self._floor and stage != self._stage:
+                self._stage = stage
+                self._refresh_keywords()
+            return
+        frames = self._lookback(line.tag) if cand.rank >= UNKNOWN else []
+        if frames:
+            cand.start = min(n for n, _ in frames)
+        cand.traceback = [t for _, t in frames] + [text]
+        if cand.rank == WEAK:
+            block = _Block(line.tag, cand.start, cand.stage, False, cand.traceback, cand)
+            block.deadline = lineno + FOLLOW_LINES
+            block.last_seen = lineno
+            self._note_hints(block, line)
+            self._blocks[line.tag] = block
+            return
+        self._offer(cand)
+
+    def _extend(self, block: _Block, lineno: int, line: LogicalLine) -> bool:
+        """Add ``line`` to ``block`` if it belongs there; False means the block is over."""
+        text = line.text
+        block.last_seen = lineno
+        if block.is_traceback and not block.exception_seen:
+            if _is_frame(text) or not text.strip():
+                self._keep(block, text)
+                return True
+            block.exception_seen = True
+            block.deadline = lineno + FOLLOW_LINES
+        elif text.startswith(("Traceback (most recent call last)", *_CHAIN)):
+            block.is_traceback = True
+            block.exception_seen = False
+            self._keep(block, text)
+            return True
+        elif lineno > block.deadline:
+            return False
+        elif text.strip() and not text.startswith((" ", "\t")) and block.best is not None:
+            # After a traceback's exception line only its indented continuation belongs to it,
+            # unless the error so far is a relay or unrecognised: then the next few lines of the
+            # same process may still name the real cause (NCCL's "Last error:" lines, what()).
+            if block.best.rank == STRONG or (block.is_traceback and block.best.rank < WEAK
+                                            and block.best.rank != UNKNOWN):
+                return False
+        self._keep(block, text)
+        self._note_hints(block, line)
+        cand = self._candidate(lineno, line, block.start, block.stage)
+        if cand is not None and (block.best is None or cand.rank > block.best.rank):
+            cand.traceback = block.lines
+            block.best = cand
+        if block.best is not None and block.best.rank == STRONG:
+            self._close(block)  # a known cause ends the search in this block
+        return True
+
+    def _keep(self, block: _Block, text: str) -> None:
+        if len(block.lines) < MAX_TRACEBACK:
+            block.lines.append(text)
+        else:  # keep the head and the most recent tail of a huge traceback
+            block.lines[MAX_TRACEBACK // 2 :] = [*block.lines[MAX_TRACEBACK // 2 + 1 :], text]
+
+    def _note_hints(self, block: _Block, line: LogicalLine) -> None:
+        for rule in self._hint_rules:
+            if rule.stage_hint and rule.match(line.text, line.level) is not None:
+                block.hints.append(rule.stage_hint)
+
+    def _lookback(self, tag: str) -> list[tuple[int, str]]:
+        """Frames right before the current line (same process): a traceback missing its head."""
+        frames: list[tuple[int, str]] = []
+        for lineno, raw in reversed(self._ring):
+            pieces = [p for p in logical_lines(raw) if p.tag == tag]
+            if not pieces or not all(_is_frame(p.text) for p in pieces):
+                break
+            frames[:0] = [(lineno, p.text) for p in pieces]
+        return frames if any(t.startswith("  File ") for _, t in frames) else []
+
+    def _block_result(self, block: _Block) -> _Candidate | None:
+        cand = block.best
+        if cand is None and block.is_traceback:
+            # A traceback cut off before its exception line: keep it as an unknown error.
+            last = next((t for t in reversed(block.lines) if t.strip()), block.lines[0])
+            cand = _Candidate(UNKNOWN, "unknown", last.strip(), block.last_seen, block.start,
+                              block.stage, {"truncated": True}, None)
+        if cand is None:
+            return None
+        hint = later_stage((cand.hint, *block.hints))
+        return _Candidate(cand.rank, cand.category, cand.text, cand.line, block.start, block.stage,
+                          cand.detail, hint if hint != "startup" else cand.hint, list(block.lines))
+
+    def _close(self, block: _Block) -> None:
+        self._blocks.pop(block.tag, None)
+        cand = self._block_result(block)
+        if cand is not None:
+            self._offer(cand)
+
+    def _offer(self, cand: _Candidate) -> None:
+        if _wins(cand, self._best):
+            self._best = cand
+
+    def _expire(self, lineno: int) -> None:
+        for block in list(self._blocks.values()):
+            if block.exception_seen or not block.is_traceback:
+                if lineno > block.deadline:
+                    self._close(block)
+            elif lineno - block.last_seen > STALE_LINES:
+                self._close(block)

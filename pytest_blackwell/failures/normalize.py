@@ -1,0 +1,137 @@
+"""Turn one raw log line into clean logical lines.
+
+Real logs reach the classifier dressed in noise: ANSI colour codes, CI timestamps
+(``[2025-03-10T15:07:20Z]``), ``|`` gutters from web log viewers and ``docker compose``,
+process tags (``(EngineCore_DP0 pid=12)``, ``[rank0]:``), logger prefixes
+(``ERROR 03-10 15:07:20 [core.py:708]``), carriage-return progress bars, and pastes that were
+flattened onto a few very long lines. :func:`logical_lines` removes the noise and splits
+flattened text back into lines, keeping the process tag and the log level apart from the message
+so that tracebacks of interleaved processes can be followed separately.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+#: Physical lines longer than this are checked for flattened content.
+FLATTENED_MIN_CHARS = 320
+
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+
+# One prefix at a time; `_strip_prefixes` applies them until none matches.
+_TIMESTAMP = re.compile(
+    r"^\s*\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+    r"(?: (?P<tag>[A-Za-z]+\d*))?\]?\s?"
+)
+_GUTTER = re.compile(r"^\s*(?:\[[\w.\-]{1,40}\]|[\w.\-]{1,40})?\s*\|\s?")
+_PROC_TAG = re.compile(r"^\s*\((?P<tag>[A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+)\)\s?")
+_RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+)\]:\s?")
+_VLLM_LEVEL = re.compile(
+    r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?"
+    r"(?: \[[^\]]*\])? ?"
+)
+_PLAIN_LEVEL = re.compile(r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL):(?:[\w.]+:)?\s*")
+_GLOG_LEVEL = re.compile(
+    r"^\[(?P<level>[EWIF])(?:\d{4} \d\d:\d\d:\d\d\.\d+ \d+| ?)[ ]?[\w./\-]+:\d+\]\s?"
+)
+_GLOG_NAMES = {"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL"}
+
+# Places where a flattened paste had line breaks.
+_FLAT_SPLIT = re.compile(
+    r"(?<=\S)\s+(?="
+    r"\((?:[A-Za-z][\w\-]*)(?: rank=\d+)? pid=\d+\)"
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d"
+    r"|\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d"
+    r"|Traceback \(most recent call last\):"
+    r"|File \"[^\"]+\", line \d+"
+    r"|The above exception was the direct cause"
+    r"|During handling of the above exception"
+    r"|(?<![\w.])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)(?::\s|$)"
+    r")"
+)
+
+
+class LogicalLine(NamedTuple):
+    """A clean line: its message, the process tag and log level it carried (``""`` if none)."""
+
+    text: str
+    tag: str
+    level: str
+
+
+def strip_ansi(text: str) -> str:
+    """Remove ANSI escape sequences (colours, cursor movement, hyperlinks)."""
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+def _strip_prefixes(text: str, tag: str) -> LogicalLine:
+    for _ in range(6):  # a handful of stacked prefixes at most
+        before = text
+        for rx in (_TIMESTAMP, _GUTTER, _PROC_TAG, _RANK_TAG):
+            m = rx.match(text)
+            if m and m.end() > 0:
+                found = m.groupdict().get("tag")
+                if found:
+                    tag = found
+                text = text[m.end() :]
+        if text == before:
+            break
+    level = ""
+    for rx in (_VLLM_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL):
+        m = rx.match(text)
+        if m:
+            level = m.group("level")
+            level = "WARNING" if level == "WARN" else _GLOG_NAMES.get(level, level)
+            text = text[m.end() :]
+            break
+    return LogicalLine(text.rstrip(), tag, level)
+
+
+def unflatten(text: str) -> list[str]:
+    """Split a long, flattened line back into the lines it was made of.
+
+    Literal ``\\n`` escapes (a log pasted from JSON) count as line breaks when there are
+    several of them; otherwise the line is cut before log-record headers, process tags,
+    CI timestamps, traceback headers and frames, chain markers and exception names.
+    """
+    if text.count("\\n") >= 3:
+        return [part for chunk in text.split("\\n") for part in unflatten(chunk)]
+    if len(text) < FLATTENED_MIN_CHARS:
+        return [text]
+    pieces: list[str] = []
+    start = 0
+    for m in _FLAT_SPLIT.finditer(text):
+        pieces.append(text[start : m.start()])
+        start = m.end()
+    pieces.append(text[start:])
+    out: list[str] = []
+    for piece in pieces:
+        if piece.startswith('File "'):
+            # Frame header followed by its source line: restore the traceback layout.
+            head, sep, code = piece.partition(" " * 4)
+            out.append("  " + head.rstrip())
+            if sep and code.strip():
+                out.append("    " + code.strip())
+        else:
+            out.append(piece)
+    return [p for p in out if p.strip()] or [text]
+
+
+def logical_lines(raw: str) -> list[LogicalLine]:
+    """Clean one physical line into one or more logical lines.
+
+    Carriage returns (progress bars) and flattened pastes yield several lines; a piece that
+    carries no process tag of its own inherits the tag of the piece before it.
+    """
+    raw = strip_ansi(raw.rstrip("\r\n"))
+    parts = [p for p in raw.split("\r") if p.strip()] if "\r" in raw else [raw]
+    result: list[LogicalLine] = []
+    tag = ""
+    for part in parts:
+        pieces = unflatten(part) if len(part) >= FLATTENED_MIN_CHARS or "\\n" in part else [part]
+        for piece in pieces:
+            line = _strip_prefixes(piece, tag)
+            tag = line.tag
+            result.append(line)
+    return result

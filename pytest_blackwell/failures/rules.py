@@ -1,0 +1,261 @@
+"""The rule table: which error text means which failure category, as ordered data.
+
+Rules are tried in order against each cleaned log message; the first rule whose ``pattern``
+matches decides the line's category. Specific causes come first (a CUDA fault before the NCCL
+error that relays it), then relays (``weak`` rules such as NCCL errors and dead processes, which a
+more specific cause in the same error block replaces), then ``wrapper`` rules (lines that only say
+"see the root cause above"; they never win over a cause), then generic exception lines
+(``unknown``). Downstream rules are prepended, so they win over these.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_blackwell.failures.detail import convert_groups
+from pytest_blackwell.failures.vocabulary import STAGES
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_QUIET = ("DEBUG", "INFO", "WARNING")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One signature of a failure category.
+
+    ``pattern`` is a regular expression searched in the cleaned message (no timestamp, process
+    tag or logger prefix); its named groups become ``Failure.detail`` (see
+    :mod:`pytest_blackwell.failures.detail` for how values are typed). ``stage_hint`` names the
+    stage this error belongs to when the log's own stage markers say less (the later of the two
+    wins). ``wrapper`` marks lines that only point at an earlier root cause; ``weak`` marks relays
+    that a more specific cause in the same error block replaces. ``keywords`` are literal strings
+    one of which appears in every line the pattern can match, for lines that carry no error word
+    (``error``, ``Error``, ``ERROR``, ``Traceback``): the fast scan only looks closely at lines
+    containing a keyword. ``ignore_at`` lists log levels at which the rule does not apply (for
+    text that vLLM also logs harmlessly as a warning). ``fixed_detail`` is added to every match.
+    """
+
+    name: str
+    category: str
+    pattern: str
+    stage_hint: str | None = None
+    wrapper: bool = False
+    weak: bool = False
+    keywords: tuple[str, ...] = ()
+    ignore_at: tuple[str, ...] = ()
+    fixed_detail: tuple[tuple[str, Any], ...] = ()
+    regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        where = f"rule {self.name!r}"
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"rule name must be a non-empty string, got {self.name!r}")
+        if not isinstance(self.category, str) or not _NAME.match(self.category):
+            raise ValueError(
+                f"{where}: category must be a lower_snake name such as 'device_oom', "
+                f"got {self.category!r}"
+            )
+        if self.stage_hint is not None and self.stage_hint not in STAGES:
+            raise ValueError(
+                f"{where}: stage_hint must be one of {', '.join(STAGES)} or None, "
+                f"got {self.stage_hint!r}"
+            )
+        if isinstance(self.keywords, str) or not all(
+            isinstance(k, str) and k for k in self.keywords
+        ):
+            raise ValueError(f"{where}: keywords must be a tuple of non-empty strings")
+        try:
+            compiled = re.compile(self.pattern)
+        except (re.error, TypeError) as exc:
+            raise ValueError(f"{where}: pattern {self.pattern!r} is not a valid regex: {exc}")
+        object.__setattr__(self, "regex", compiled)
+
+    def match(self, text: str, level: str = "") -> dict[str, Any] | None:
+        """The detail of a match of this rule in ``text`` (logged at ``level``), else ``None``."""
+        if level and level in self.ignore_at:
+            return None
+        m = self.regex.search(text)
+        if m is None:
+            return None
+        detail = convert_groups(m.groupdict())
+        for key, value in self.fixed_detail:
+            detail.setdefault(key, value)
+        return detail
+
+
+def _r(name: str, category: str, pattern: str, **kw: Any) -> Rule:
+    return Rule(name, category, pattern, **kw)
+
+
+_SIZE = r"\d+(?:\.\d+)?\s?[KMGT]?i?B"
+_DEATH_WORDS = r"Segmentation fault|Aborted|Killed|Bus error|Illegal instruction|Floating point exception"
+
+#: The built-in rules, most specific first. See docs/failures.md before adding one.
+DEFAULT_RULES: tuple[Rule, ...] = (
+    # --- shared memory ------------------------------------------------------------------------
+    _r("triton_smem", "smem_limit",
+       r"out of resource: shared memory, Required: (?P<required_bytes>\d+), "
+       r"Hardware limit: (?P<limit_bytes>\d+)", keywords=("out of resource",)),
+    _r("too_many_resources", "smem_limit", r"too many resources requested for launch"),
+    _r("dynamic_smem_attribute", "smem_limit",
+       r"MaxDynamicSharedMemorySize.{0,200}?(?:invalid argument|failed|exceed)"
+       r"|cudaFuncSetAttribute.{0,200}?(?:invalid argument|failed)"),
+    _r("smem_exceeds", "smem_limit",
+       r"(?i)(?:shared memory|smem)\b[^.]{0,80}?\bexceeds?\b|\bexceeds? (?:the )?(?:max\w* )?"
+       r"(?:available )?(?:shared memory|smem)"),
+    # --- kernel faults (before NCCL, which may relay them) --------------------------------------
+    _r("illegal_address", "illegal_memory_access",
+       r"an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS|cudaErrorIllegalAddress"
+       r"|hipErrorIllegalAddress"),
+    _r("misaligned", "illegal_memory_access",
+       r"misaligned address|CUDA_ERROR_MISALIGNED_ADDRESS|cudaErrorMisalignedAddress"),
+    _r("launch_failure", "illegal_memory_access",
+       r"unspecified launch failure|CUDA_ERROR_LAUNCH_FAILED|cudaErrorLaunchFailure"),
+    _r("illegal_instruction_cuda", "illegal_memory_access",
+       r"an illegal instruction was encountered|CUDA_ERROR_ILLEGAL_INSTRUCTION"
+       r"|cudaErrorIllegalInstruction"),
+    _r("device_assert", "illegal_memory_access", r"device-side assert(?:ion)? triggered"),
+    # --- CUDA graph capture ------------------------------------------------------------------------
+    _r("capture_not_permitted", "stream_capture",
+       r"operation not permitted when stream is capturing|cudaErrorStreamCapture\w*"
+       r"|CUDA_ERROR_STREAM_CAPTURE_\w+|dependency created on uncaptured work in another stream"
+       r"|operation would make the legacy stream depend on a capturing blocking stream"
+       r"|capture (?:sequence )?(?:was |has been )?invalidated",
+       stage_hint="graph_capture"),
+    # --- KV cache budget ---------------------------------------------------------------------------
+    _r("kv_no_memory", "kv_cache_oom", r"No available memory for the cache blocks",
+       stage_hint="kv_alloc"),
+    _r("kv_needed_larger", "kv_cache_oom",
+       r"(?:max seq len \((?P<max_model_len>\d+)\)\W*)?\(?(?P<needed_bytes>" + _SIZE + r") KV cache "
+       r"is needed, which is larger than the available (?:KV cache memory )?\((?P<available_bytes>"
+       + _SIZE + r")\)(?:.*?estimated maximum model length is (?P<estimated_max_model_len>\d+))?",
+       stage_hint="kv_alloc"),
+    _r("kv_max_seq_len", "kv_cache_oom",
+       r"max seq len \((?P<max_model_len>\d+)\) is larger than the maximum number of tokens that "
+       r"can be stored in KV cache(?: \((?P<kv_cache_tokens>\d+)\))?", stage_hint="kv_alloc"),
+    _r("free_memory_on_startup", "kv_cache_oom",
+       r"Free memory on device(?: (?P<device>[\w:]+))? \((?P<free_gib>[\d.]+)/(?P<total_gib>[\d.]+)"
+       r" GiB\) on startup is less than desired GPU memory utilization \((?P<utilization>[\d.]+), "
+       r"(?P<requested_gib>[\d.]+) GiB\)"),
+    _r("cpu_node_memory", "kv_cache_oom",
+       r"Available memory on node (?P<numa_node>\d+) \((?P<available_gib>[\d.]+)/(?P<total_gib>"
+       r"[\d.]+) GiB\) on (?:startup|kv cache\s?allocation) is less than (?:desired CPU memory "
+       r"utilization \((?P<utilization>[\d.]+), (?P<requested_gib>[\d.]+) GiB\)|requested memory "
+       r"for kv \((?P<requested_gib__2>[\d.]+))", keywords=("Available memory on node",)),
+    _r("kv_cache_insufficient", "kv_cache_oom",
+       r"(?i)(?:insufficient|not enough) (?:memory|blocks?) for (?:the )?(?:kv|mamba|state) cache",
+       stage_hint="kv_alloc"),
+    # --- plain device allocation ---------------------------------------------------------------
+    _r("torch_oom", "device_oom",
+       r"out of memory\. Tried to allocate (?P<tried_bytes>" + _SIZE + r")(?:.*?total capacity of "
+       r"(?P<total_bytes>" + _SIZE + r") of which (?P<free_bytes>" + _SIZE + r") is free"
+       r"|.*?\((?:GPU \d+; )?(?P<total_bytes__2>" + _SIZE + r") total capacity;.*?(?P<free_bytes__2>"
+       + _SIZE + r") free)?"),
+    _r("cpu_alloc", "device_oom",
+       r"DefaultCPUAllocator: (?:can't|not enough memory|could not) allocate.*?(?:you tried to "
+       r"allocate (?P<tried_bytes>\d+) bytes)?"),
+    _r("alloc_failed", "device_oom",
+       r"CUDA error: out of memory|CUDA out of memory|cudaErrorMemoryAllocation|OutOfMemoryError"
+       r"|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED|CUDA_ERROR_OUT_OF_MEMORY"
+       r"|hipErrorOutOfMemory|cudaMalloc(?:Async)? failed: out of memory|\[Errno 12\] Cannot allocate"),
+    # --- no kernel for this hardware -----------------------------------------------------------
+    _r("no_kernel_image", "dispatch_failure",
+       r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
+       r"|CUDA_ERROR_NO_BINARY_FOR_GPU"),
+    _r("cutlass_scaled_mm", "dispatch_failure",
+       r"No compiled cutlass_scaled_mm\w* for (?:a )?CUDA device capability:? "
+       r"(?P<compute_capability>\d+)|dispatch_scaled_mm\w*.{0,80}?(?:capability:? "
+       r"(?P<compute_capability__2>\d+)|not (?:supported|implemented))"),
+    _r("ptxas_arch", "dispatch_failure",
+       r"ptxas\b.{0,40}?(?:fatal|error)\s*:.*?'sm_(?P<compute_capability>\d+)a?'.*?not defined"
+       r"|(?:PTXAS|ptxas) (?:fatal|error)", stage_hint="compile", keywords=("ptxas",)),
+    _r("capability_unsupported", "dispatch_failure",
+       r"Minimum capability: (?P<min_capability>\d+)\.? Current capability: "
+       r"(?P<compute_capability>\d+)|compute capability (?P<compute_capability__2>\d+(?:\.\d+)?)"
+       r"[^.]{0,40}?not supported|not supported (?:on|for) (?:compute capability|sm_?)"
+       r"(?P<compute_capability__3>\d+(?:\.\d+)?)"),
+    _r("head_dim_unsupported", "dispatch_failure",
+       r"Unsupported head_?(?:dim|size)\b(?:[^:=\d]*[:=] ?(?P<head_dim>\d+))?"
+       r"|Head size (?P<head_dim__2>\d+) is not supported"),
+    _r("no_attention_backend", "dispatch_failure", r"No valid attention backend found"),
+    _r("cpu_attention_unsupported", "dispatch_failure",
+       r"Unsupported CPU attention configuration|FP8 KV cache (?:on CPU requires|requires head_size)"
+       r"|requires x86 with AVX-512"),
+    _r("op_not_for_backend", "dispatch_failure",
+       r"Could not run '[\w:.]+' with arguments from the '(?P<backend>\w+)' backend"),
+    # --- the environment cannot run it ---------------------------------------------------------------
+    _r("driver_too_old", "env_mismatch",
+       r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|NVIDIA driver on your "
+       r"system is too old|Found no NVIDIA driver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
+       r"|PTX was compiled with an unsupported toolchain"),
+    _r("missing_compiler", "env_mismatch",
+       r"No working C\+\+ compiler found|InvalidCxxCompiler|Failed to find C compiler"
+       r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"),
+    _r("library_mismatch", "env_mismatch",
+       r"undefined symbol: (?P<symbol>\S+)|cannot open shared object file|version `(?P<glibc>"
+       r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist",
+       ignore_at=_QUIET),
+    _r("module_missing", "env_mismatch", r"No module named '(?P<module>[\w.]+)'",
+       ignore_at=_QUIET),
+    # --- configuration or model files rejected --------------------------------------------------------
+    _r("config_validation", "unsupported_config",
+       r"ValidationError: \d+ validation errors? for (?P<config>\w+)"),
+    _r("model_files", "unsupported_config",
+       r"does not appear to have (?:a file|files) named (?P<missing_file>[\w.\-]+)"
+       r"|Invalid repository ID or local directory specified: '(?P<model>[^']+)'"
+       r"|Can't load (?:the )?(?:tokenizer|config|configuration) for"
+       r"|RepositoryNotFoundError|GatedRepoError|HFValidationError|Unrecognized model in"
+       r"|does not recognize this architecture|SafetensorError|Error while deserializing header"
+       r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict|JSONDecodeError"),
+    _r("architecture_unsupported", "unsupported_config",
+       r"Model architectures? \[?'?(?P<architecture>\w+)'?\]? (?:are|is) not supported"),
+    _r("argument_rejected", "unsupported_config",
+       r"argument --[\w-]+: invalid|unrecognized arguments:|Unknown (?:quantization method|kv cache"
+       r" dtype|attention backend)|Invalid (?:attention backend|kv_cache_dtype)|max_model_len \("
+       r"(?P<max_model_len>\d+)\) is greater than the derived max_model_len|does not match the "
+       r"quantization method specified in the `quantization` argument"),
+    # --- relays: a more specific cause in the same block wins -------------------------------------
+    _r("nccl", "nccl_error",
+       r"NCCL error|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote|InvalidArgument)Error"
+       r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
+       r"|Watchdog caught collective operation timeout", weak=True, keywords=("NCCL",)),
+    _r("worker_died", "engine_died",
+       r"(?:Worker|Engine core|RayWorker\w*) proc(?:ess)? (?P<process>\S+) died unexpectedly"
+       r"(?: \(exit code: (?P<exit_code>-?\d+)\))?|(?P<process__2>\S+ rank=\d+) died unexpectedly"
+       r"|engine core exited unexpectedly",
+       weak=True, keywords=("unexpectedly",)),
+    _r("fatal_signal", "engine_died",
+       r"Fatal Python error: (?P<signal>" + _DEATH_WORDS + r")|^(?:.*: )?(?P<signal__2>"
+       + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"
+       r"|Signal (?P<signal__4>\d+) \(SIG[A-Z]+\) received|(?:killed|terminated|died) (?:by|with) "
+       r"signal (?P<signal__5>SIG[A-Z]+|\d+)|exit(?:ed)?(?: with)? (?:code|status)[: ]+"
+       r"(?P<exit_code>-\d+|1[3-5]\d)\b|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)",
+       weak=True, keywords=("Killed", "fault", "SIG", "Aborted", "core dumped")),
+    _r("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)",
+       weak=True, fixed_detail=(("signal", "SIGABRT"),)),
+    # --- generic configuration rejection (after the specific causes above) ---------------------
+    _r("value_error", "unsupported_config",
+       r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): ", ignore_at=_QUIET),
+    # --- wrappers: never a cause ------------------------------------------------------------------
+    _r("capture_failed", "unknown",
+       r"(?i)(?:capture cuda ?graph|cuda ?graph capture|capturing cuda ?graphs?) failed",
+       wrapper=True, stage_hint="graph_capture"),
+    _r("engine_init_failed", "engine_died",
+       r"Engine core initialization failed|EngineCore failed to start|WorkerProc failed to start"
+       r"|Engine process failed to start|Frontend process failed during engine core initialization"
+       r"(?:.*?Failed core proc\(s\): (?P<failed_procs>\{[^}]*\}))?", wrapper=True),
+    _r("engine_dead", "engine_died",
+       r"EngineDeadError|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
+       r"|Background loop has errored|Server exited unexpectedly|Backend worker is gone",
+       wrapper=True, keywords=("unexpectedly", "Backend worker")),
+    _r("worker_wrapper", "unknown",
+       r"Worker failed with error|Exception in worker \S+ while processing method"
+       r"|Error executing method|Exception in thread ", wrapper=True),
+    # --- anything else that is an exception ---------------------------------------------------------
+    _r("exception", "unknown",
+       r"^(?:[A-Za-z_][\w]*\.)*(?P<exception>[A-Z]\w*(?:Error|Exception|Failed|Interrupt"
+       r"|OutOfResources|InvalidCxxCompiler|Unsupported))(?::|$)", ignore_at=_QUIET),
+    _r("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
+)

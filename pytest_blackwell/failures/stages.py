@@ -1,0 +1,130 @@
+"""Stage markers in engine logs, and the signs of a hang.
+
+A marker is a literal fragment of a log message that tells which stage the engine is in from
+that line on. The last marker seen before the first error names its stage. vLLM compiles during
+its memory-profiling run, so after ``Model loading took`` the stage is ``profile`` and a
+``Dynamo bytecode transform`` line then moves it to ``compile`` (markers are not forced to
+increase; explicit stage events from the probe set a floor instead).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from pytest_blackwell.failures.vocabulary import STAGES
+
+#: ``(fragment, stage)``, checked in order; the first fragment found in a message decides.
+STAGE_MARKERS: tuple[tuple[str, str], ...] = (
+    ("init engine (profile, create kv cache, warmup model) took", "execute"),
+    ("Application startup complete", "execute"),
+    ("Starting vLLM API server", "execute"),
+    ("Processed prompts", "execute"),
+    ("Avg prompt throughput", "execute"),
+    ("Graph capturing finished", "warmup"),
+    ("Warming up done", "warmup"),
+    ("Capturing CUDA graph", "graph_capture"),
+    ("Capturing cudagraph", "graph_capture"),
+    ("KV cache size:", "kv_alloc"),
+    ("Available KV cache memory", "kv_alloc"),
+    ("Memory profiling takes", "kv_alloc"),
+    ("Maximum concurrency for", "kv_alloc"),
+    ("torch.compile takes", "profile"),
+    ("torch.compile took", "profile"),
+    ("Dynamo bytecode transform", "compile"),
+    ("Compiling a graph for", "compile"),
+    ("Start compiling", "compile"),
+    ("Warming up model for the compilation", "compile"),
+    ("Model loading took", "profile"),
+    ("Loading weights took", "loading"),
+    ("Loading safetensors checkpoint shards", "loading"),
+    ("Starting to load model", "loading"),
+    ("Shutting down", "shutdown"),
+    ("Gracefully stopping", "shutdown"),
+    ("Waiting for application shutdown", "shutdown"),
+)
+
+STAGE_INDEX: dict[str, int] = {name: i for i, name in enumerate(STAGES)}
+_EXECUTE = STAGE_INDEX["execute"]
+
+
+def marker_stage(text: str) -> str | None:
+    """The stage a message announces, or ``None``."""
+    for fragment, stage in STAGE_MARKERS:
+        if fragment in text:
+            return stage
+    return None
+
+
+def live_marker_keywords(stage: str, floor: int) -> tuple[str, ...]:
+    """Marker fragments that can still change ``stage`` (given an explicit-stage ``floor``).
+
+    Once the engine serves requests only later stages (shutdown) can follow, so the fast scan
+    stops looking for the start-up markers.
+    """
+    current = STAGE_INDEX.get(stage, 0)
+    live = []
+    for fragment, marker in STAGE_MARKERS:
+        index = STAGE_INDEX[marker]
+        if index < floor or (current >= _EXECUTE and index <= current):
+            continue
+        live.append(fragment)
+    return tuple(live)
+
+
+def later_stage(stages: Iterable[str | None]) -> str:
+    """The latest of ``stages`` in life-cycle order (unknown names and ``None`` are ignored)."""
+    best = "startup"
+    for stage in stages:
+        if stage in STAGE_INDEX and STAGE_INDEX[stage] > STAGE_INDEX[best]:
+            best = stage
+    return best
+
+
+# --- hangs: no error, only signs of no progress at the end of the log ---------------------------
+
+#: Lines at the end of a log that are examined for signs of a hang.
+HANG_TAIL_LINES = 60
+
+_ZERO_THROUGHPUT = re.compile(
+    r"generation throughput: 0\.0 tokens/s.*?Running: (?P<running>\d+) reqs?"
+    r"(?:.*?Waiting: (?P<waiting>\d+) reqs?)?"
+    r"|gen throughput \(token/s\): 0\.00.*?#queue-req: (?P<queued>\d+)"
+)
+_STUCK = re.compile(r"No available shared memory broadcast block found in \d+ seconds?")
+_WAITING = re.compile(r"(?i)\bwaiting for\b|\bstill waiting\b")
+_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | None:
+    """``(line, text, reason)`` if the end of a log shows a hang, else ``None``.
+
+    Signs: vLLM's own "No available shared memory broadcast block found" warning; two or more
+    throughput reports of ``0.0 tokens/s`` with requests running or waiting; or the same
+    "waiting for ..." message three or more times with nothing else happening in between.
+    """
+    zero: list[tuple[int, str]] = []
+    waiting: dict[str, list[tuple[int, str]]] = {}
+    last_other = 0
+    for lineno, text in tail:
+        if _STUCK.search(text):
+            return lineno, text, "no shared-memory broadcast progress"
+        m = _ZERO_THROUGHPUT.search(text)
+        if m:
+            busy = any(int(v) > 0 for v in m.groupdict().values() if v is not None)
+            if busy:
+                zero.append((lineno, text))
+            continue
+        if _WAITING.search(text):
+            waiting.setdefault(_DIGITS.sub("#", text), []).append((lineno, text))
+            continue
+        if text.strip():
+            last_other = lineno
+    if len(zero) >= 2:
+        lineno, text = zero[-1]
+        return lineno, text, "0.0 tokens/s with requests pending"
+    for repeats in waiting.values():
+        if len(repeats) >= 3 and repeats[-1][0] > last_other:
+            lineno, text = repeats[-1]
+            return lineno, text, "repeated waiting without progress"
+    return None
