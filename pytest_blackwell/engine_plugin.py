@@ -161,6 +161,40 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     )
 
 
+def engine_group(item: pytest.Item) -> str | None:
+    """The configuration id an engine test runs against (``None`` for other tests)."""
+    if not isinstance(item, pytest.Function) or not ENGINE_FIXTURES & set(item.fixturenames):
+        return None
+    callspec = getattr(item, "callspec", None)
+    variant = callspec.params.get(VARIANT_FIXTURE) if callspec is not None else None
+    return variant.id if isinstance(variant, Variant) else "default"
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run the tests of one configuration together, so each engine starts once.
+
+    Each group takes the place of its first test; other tests keep their order. With
+    ``--dist loadgroup`` the ``xdist_group`` mark keeps a configuration on one xdist worker.
+    """
+    groups: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        group = engine_group(item)
+        if group is not None:
+            groups.setdefault(group, []).append(item)
+            item.add_marker(pytest.mark.xdist_group(name=f"blackwell:{group}"))
+    if len(groups) < 2:
+        return
+    ordered: list[pytest.Item] = []
+    for item in items:
+        group = engine_group(item)
+        if group is None:
+            ordered.append(item)
+        elif group in groups:
+            ordered.extend(groups.pop(group))
+    items[:] = ordered
+
+
 def _validate_expectation(config: pytest.Config, expectation: Expectation) -> None:
     from pytest_blackwell.failures.vocabulary import CATEGORIES, STAGES
 

@@ -16,8 +16,9 @@ import pytest
 class Progress:
     """Callback ``(config_id, stage, elapsed_s)`` the engine pool calls while an engine starts."""
 
-    def __init__(self, reporter: Any, in_place: bool) -> None:
+    def __init__(self, reporter: Any, in_place: bool, capture: Any = None) -> None:
         self._reporter = reporter
+        self._capture = capture
         self._in_place = in_place
         self._last: tuple[str, str] | None = None
         self._last_draw = 0.0
@@ -30,9 +31,19 @@ class Progress:
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         if reporter is None:
             return None
-        return cls(reporter, in_place=bool(reporter.isatty))
+        capture = config.pluginmanager.get_plugin("capturemanager")
+        return cls(reporter, in_place=bool(reporter.isatty), capture=capture)
 
     def __call__(self, config_id: str, stage: str, elapsed_s: float) -> None:
+        # Engines start inside fixtures, while pytest captures output: step out of it, or the
+        # progress would land in the test's captured stdout instead of on the terminal.
+        if self._capture is not None:
+            with self._capture.global_and_fixture_disabled():
+                self._draw(config_id, stage, elapsed_s)
+        else:
+            self._draw(config_id, stage, elapsed_s)
+
+    def _draw(self, config_id: str, stage: str, elapsed_s: float) -> None:
         with self._lock:
             text = f"[blackwell] {config_id}: {stage} ({elapsed_s:.1f}s)"
             if self._in_place:
