@@ -25,9 +25,13 @@ from pytest_blackwell.config_markers import (
 )
 from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.markers import MarkInput
-from pytest_blackwell.stash import DEVICES_KEY, RECORD_EXTRAS_KEY, TEST_FACTS_KEY
+from pytest_blackwell.stash import RECORD_EXTRAS_KEY, TEST_FACTS_KEY
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pytest_blackwell.failures import Failure, Rule
+    from pytest_blackwell.device.model import DeviceInfo
     from pytest_blackwell.engine.launcher import Limits
     from pytest_blackwell.engine.pool import EngineHandle, EnginePool
     from pytest_blackwell.engine.result import EngineResult
@@ -39,19 +43,40 @@ _POOL_KEY = pytest.StashKey["EnginePool"]()
 _RESULT_KEY = pytest.StashKey["EngineResult"]()
 _EXPECT_KEY = pytest.StashKey[Expectation]()
 _STRICT_KEY = pytest.StashKey[bool]()
+_HOST_DEVICES_KEY = pytest.StashKey[list["DeviceInfo"]]()
+_REPORTED_KEY = pytest.StashKey[dict[str, int]]()
+_WRITTEN_KEY = pytest.StashKey[list[Path]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("blackwell")
     options: list[tuple[str, str, str, Any]] = [
-        ("artifacts", "DIR", "where engine logs, results.json and bug reports go "
-         "(default: .pytest_blackwell in the rootdir)", None),
-        ("max-engines", "N", "how many engines may be alive at once (default 1: an engine "
-         "takes most of a GPU)", "1"),
-        ("engine-timeout", "SECONDS", "time limit from an engine's launch to ready (default "
-         "1200)", "1200"),
-        ("stage-timeout", "SECONDS", "time limit of every engine stage (default: per stage, "
-         "generous for loading and compile)", ""),
+        (
+            "artifacts",
+            "DIR",
+            "where engine logs, results.json and bug reports go "
+            "(default: .pytest_blackwell in the rootdir)",
+            None,
+        ),
+        (
+            "max-engines",
+            "N",
+            "how many engines may be alive at once (default 1: an engine takes most of a GPU)",
+            "1",
+        ),
+        (
+            "engine-timeout",
+            "SECONDS",
+            "time limit from an engine's launch to ready (default 1200)",
+            "1200",
+        ),
+        (
+            "stage-timeout",
+            "SECONDS",
+            "time limit of every engine stage (default: per stage, "
+            "generous for loading and compile)",
+            "",
+        ),
         ("gpus-per-worker", "N", "GPUs each xdist worker's engines get (default 1)", "1"),
     ]
     for name, metavar, help_text, default in options:
@@ -218,10 +243,13 @@ def _check_against_vllm(variants: list[Variant]) -> None:
     installed; the installed vLLM is asked once, in a subprocess, and the answer cached)."""
     import importlib.util
 
-    if not any(
-        v.config.engine_args or v.config.kv_cache_dtype or v.config.attention_backend
-        for v in variants
-    ) or importlib.util.find_spec("vllm") is None:
+    if (
+        not any(
+            v.config.engine_args or v.config.kv_cache_dtype or v.config.attention_backend
+            for v in variants
+        )
+        or importlib.util.find_spec("vllm") is None
+    ):
         return
     from pytest_blackwell.engine.capabilities import problems, vllm_capabilities
 
@@ -247,6 +275,36 @@ def _blackwell_variant(request: pytest.FixtureRequest) -> Variant | None:
     return variant
 
 
+def session_rules(config: pytest.Config) -> list[Rule]:
+    """The classifier's rules: those of ``pytest_blackwell_failure_rules`` first, then ours."""
+    from pytest_blackwell.failures import DEFAULT_RULES
+
+    rules = [r for rs in config.hook.pytest_blackwell_failure_rules(config=config) for r in rs]
+    return [*rules, *DEFAULT_RULES]
+
+
+def classify_with_hooks(config: pytest.Config, log: str | os.PathLike[str]) -> Failure | None:
+    """Classify a log the way engine logs are: session rules, then the classify hook."""
+    from pytest_blackwell.failures import classify_log
+
+    failure = classify_log(log, rules=session_rules(config))
+    override = config.hook.pytest_blackwell_classify(
+        config=config, log_path=str(log), failure=failure
+    )
+    return override if override is not None else failure
+
+
+@pytest.fixture
+def blackwell_classify(pytestconfig: pytest.Config) -> Callable[[str | os.PathLike[str]], Any]:
+    """``blackwell_classify(path)`` -> the log's first ``Failure`` (or ``None``), classified
+    with this session's rules (including those added by hooks)."""
+
+    def classify(log: str | os.PathLike[str]) -> Failure | None:
+        return classify_with_hooks(pytestconfig, log)
+
+    return classify
+
+
 def engine_pool(config: pytest.Config) -> EnginePool:
     """The session's engine pool (one per process), created on first use."""
     pool = config.stash.get(_POOL_KEY, None)
@@ -256,24 +314,22 @@ def engine_pool(config: pytest.Config) -> EnginePool:
         from pytest_blackwell.progress import Progress
 
         env: dict[str, str] = {}
-        devices = [d for d in config.stash.get(DEVICES_KEY, []) if d.is_gpu]
-        real = [d for d in devices if d.source != "simulated"]
+        gpus = [d for d in engine_devices(config) if d.is_gpu]
         visible = visible_for_worker(
-            len(real),
+            len(gpus),
             os.environ.get("PYTEST_XDIST_WORKER"),
             int(_number(config, "gpus-per-worker", int)),
             os.environ.get("CUDA_VISIBLE_DEVICES"),
         )
         if visible is not None:
             env["CUDA_VISIBLE_DEVICES"] = visible
-        rules = [r for rs in config.hook.pytest_blackwell_failure_rules(config=config) for r in rs]
         pool = EnginePool(
             artifacts_dir(config),
             max_alive=int(_number(config, "max-engines", int)),
             limits=_limits(config),
             base_env=env,
             on_progress=Progress.for_config(config),
-            rules=rules or None,
+            rules=session_rules(config),
         )
         config.stash[_POOL_KEY] = pool
     return pool
@@ -300,24 +356,56 @@ def _resolve_config(request: pytest.FixtureRequest, variant: Variant | None) -> 
     return config
 
 
+def engine_devices(config: pytest.Config) -> list[DeviceInfo]:
+    """The devices engines really run on: the session's, or this host's when it is simulated.
+
+    A simulated profile changes what hardware markers see, not where vLLM runs; results and
+    reports of engine tests name the real device.
+    """
+    from pytest_blackwell.plugin import devices_of
+
+    cached = config.stash.get(_HOST_DEVICES_KEY, None)
+    if cached is None:
+        cached = list(devices_of(config))
+        if any(d.source == "simulated" for d in cached):
+            from pytest_blackwell.device.detect import detect_devices
+
+            cached = list(detect_devices(None).devices)
+        config.stash[_HOST_DEVICES_KEY] = cached
+    return cached
+
+
 def _launch(request: pytest.FixtureRequest, variant: Variant | None) -> EngineHandle:
     import importlib.util
+
+    from pytest_blackwell.markers import unmet
+    from pytest_blackwell.plugin import devices_of, requirements_of
 
     if importlib.util.find_spec("vllm") is None:
         pytest.skip("vLLM is not installed: install pytest-blackwell[vllm] (GPU) or [cpu]")
     item = request.node
+    devices = engine_devices(request.config)
+    simulated = devices_of(request.config)
+    if simulated and simulated[0].source == "simulated" and requirements_of(item):
+        reason = unmet(requirements_of(item), devices)
+        if reason is not None:
+            pytest.skip(
+                f"{reason} (the device {simulated[0].describe()} is simulated; its engine "
+                "would run on this host)"
+            )
     expect = item.get_closest_marker("expect_failure")
     if expect is not None:
-        item.stash[_EXPECT_KEY] = parse_expect_failure(MarkInput(expect.name, expect.args,
-                                                                 expect.kwargs))
+        item.stash[_EXPECT_KEY] = parse_expect_failure(
+            MarkInput(expect.name, expect.args, expect.kwargs)
+        )
     config = _resolve_config(request, variant)
     pool = engine_pool(request.config)
     handle = pool.get(config)
+    _after_launch(request.config, handle)
     result = handle.result
     item.stash[_RESULT_KEY] = result
     pool.note_test(config, item.nodeid)
     facts = item.stash.setdefault(TEST_FACTS_KEY, {})
-    devices = request.config.stash.get(DEVICES_KEY, [])
     if devices:
         facts["device"] = devices[0].name
         facts["compute_capability"] = devices[0].cc_string or "none"
@@ -333,6 +421,25 @@ def _launch(request: pytest.FixtureRequest, variant: Variant | None) -> EngineHa
             first_error=result.failure.first_error,
         )
     return handle
+
+
+def _after_launch(config: pytest.Config, handle: EngineHandle) -> None:
+    """Once per launch: let the classify hook revise the failure, then publish the result."""
+    seen = config.stash.setdefault(_REPORTED_KEY, {})
+    key = handle.config.key()
+    if seen.get(key, 0) >= handle.launches:
+        return
+    seen[key] = handle.launches
+    result = handle.result
+    if result.failure is not None and result.log_path:
+        revised = config.hook.pytest_blackwell_classify(
+            config=config, log_path=result.log_path, failure=result.failure
+        )
+        if revised is not None:
+            handle.revise_failure(revised)
+    config.hook.pytest_blackwell_engine_result(
+        config=config, engine_config=handle.config, result=handle.result
+    )
 
 
 @pytest.fixture
@@ -418,4 +525,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     extra = config.stash.get(RECORD_EXTRAS_KEY, {})
     for record in records:
         record.update(extra.get(str(record["id"]), {}))
-    finish_session(config, artifacts_dir(config), records)
+    written = finish_session(config, artifacts_dir(config), records, engine_devices(config))
+    config.stash[_WRITTEN_KEY] = written
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    written = config.stash.get(_WRITTEN_KEY, [])
+    if not written or config.get_verbosity() < -1:
+        return
+    terminalreporter.write_line(f"blackwell: engine results in {written[0]}")
+    for path in written[1:]:
+        terminalreporter.write_line(f"blackwell: bug report {path}")

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_blackwell.stash import DEVICES_KEY
+from pytest_blackwell.device.model import DeviceInfo
 
 SCHEMA = 1
 RESULTS_FILE = "results.json"
@@ -54,17 +54,18 @@ def finish_session(
     config: pytest.Config,
     out_dir: Path,
     records: list[dict[str, Any]],
-) -> Path | None:
+    devices: Sequence[DeviceInfo],
+) -> list[Path]:
     """Write this process's results; in the controller, merge the workers' and write reports.
 
-    Returns the path of ``results.json`` when one was written.
+    Returns the files written for people to read: ``results.json`` and the bug reports.
     """
     worker = os.environ.get("PYTEST_XDIST_WORKER") if hasattr(config, "workerinput") else None
     own = list(records)
     if worker is not None:
         if own:
             _write_json(out_dir / f"results-{worker}.json", {"configs": own})
-        return None
+        return []
 
     worker_files = sorted(out_dir.glob("results-gw*.json")) if out_dir.is_dir() else []
     groups: list[list[dict[str, Any]]] = [own]
@@ -75,14 +76,13 @@ def finish_session(
             raise pytest.UsageError(f"{path}: unreadable worker results ({exc})") from None
     configs = merge_records(groups)
     if not configs:
-        return None
+        return []
     for path in worker_files:
         path.unlink()
 
     from pytest_blackwell.report.bugreport import write_bug_reports
     from pytest_blackwell.report.envinfo import collect_environment
 
-    devices = config.stash.get(DEVICES_KEY, [])
     environment = collect_environment(devices)
     for entry in configs:  # the engine child knows the versions it really ran with
         for name, version in (entry.get("versions") or {}).items():
@@ -96,5 +96,4 @@ def finish_session(
     }
     path = out_dir / RESULTS_FILE
     _write_json(path, results)
-    write_bug_reports(results, out_dir)
-    return path
+    return [path, *write_bug_reports(results, out_dir)]

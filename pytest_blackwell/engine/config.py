@@ -168,6 +168,10 @@ class EngineConfig:
         text = "-".join(_ID_UNSAFE.sub("_", part) for part in parts)
         return text or "default"
 
+    def replace(self, **changes: Any) -> EngineConfig:
+        """A copy with ``changes`` applied (validated like a new configuration)."""
+        return replace(self, **changes)
+
     def key(self) -> str:
         """Canonical JSON of the whole config: equal keys mean the same engine."""
         return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
