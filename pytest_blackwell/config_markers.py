@@ -201,5 +201,7 @@ def parse_expect_failure(mark: MarkInput) -> Expectation:
             f"stage=None), got {mark.args!r} {dict(mark.kwargs)!r}"
         )
     if stage is not None and not isinstance(stage, str):
-        raise ConfigMarkerError(f"@pytest.mark.expect_failure: stage must be a string, got {stage!r}")
+        raise ConfigMarkerError(
+            f"@pytest.mark.expect_failure: stage must be a string, got {stage!r}"
+        )
     return Expectation(category, stage)

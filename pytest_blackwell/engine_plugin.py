@@ -401,7 +401,7 @@ def _launch(request: pytest.FixtureRequest, variant: Variant | None) -> EngineHa
     config = _resolve_config(request, variant)
     pool = engine_pool(request.config)
     handle = pool.get(config)
-    _after_launch(request.config, handle)
+    after_launch(request.config, handle)
     result = handle.result
     item.stash[_RESULT_KEY] = result
     pool.note_test(config, item.nodeid)
@@ -423,7 +423,7 @@ def _launch(request: pytest.FixtureRequest, variant: Variant | None) -> EngineHa
     return handle
 
 
-def _after_launch(config: pytest.Config, handle: EngineHandle) -> None:
+def after_launch(config: pytest.Config, handle: EngineHandle) -> None:
     """Once per launch: let the classify hook revise the failure, then publish the result."""
     seen = config.stash.setdefault(_REPORTED_KEY, {})
     key = handle.config.key()

@@ -11,14 +11,15 @@ properties (``blackwell.follows``) and in the terminal summary.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_blackwell.engine.isolate import DEFAULT_VARIABLES, MEMORY, parse_vary
-from pytest_blackwell.engine_plugin import artifacts_dir, engine_pool
-from pytest_blackwell.stash import DEVICES_KEY, RECORD_EXTRAS_KEY, TEST_FACTS_KEY
+from pytest_blackwell.engine_plugin import artifacts_dir, engine_devices, engine_group, engine_pool
+from pytest_blackwell.stash import RECORD_EXTRAS_KEY, TEST_FACTS_KEY
 
 if TYPE_CHECKING:
     from pytest_blackwell.engine.isolate import Isolation
@@ -43,12 +44,18 @@ ONE_VARIABLE_HELP = (
 
 #: Comparisons done in this process: (config key, variables, values) -> ``Isolation.to_dict()``.
 _DONE_KEY = pytest.StashKey[dict[str, dict[str, Any]]]()
+#: When this session started (an xdist controller only reads a results.json written since).
+_STARTED_KEY = pytest.StashKey[float]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("blackwell")
     group.addoption(
-        "--blackwell-isolate", nargs="?", const="all", default=None, metavar="WHAT",
+        "--blackwell-isolate",
+        nargs="?",
+        const="all",
+        default=None,
+        metavar="WHAT",
         help=ISOLATE_HELP,
     )
     parser.addini("blackwell_isolate", ISOLATE_HELP, default="")
@@ -57,6 +64,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", ONE_VARIABLE_HELP)
+    config.stash[_STARTED_KEY] = time.time()
     # bad values are usage errors now, not after the first failing engine
     wanted, values = isolate_setting(config) or (), ini_values(config)
     lacking = [n for n in wanted if n not in DEFAULT_VARIABLES and n not in values]
@@ -148,42 +156,59 @@ def _environment(item: pytest.Item, handle: EngineHandle) -> dict[str, Any]:
     except (RuntimeError, OSError) as exc:
         kv_dtypes, backends = (), ()
         notes.append(f"cannot ask vLLM for its dtypes and backends: {exc}")
-    gpus = [d for d in item.config.stash.get(DEVICES_KEY, []) if d.is_gpu]
-    real_gpu = any(d.source != "simulated" for d in gpus)  # else engines run on the CPU
+    gpus = [d for d in engine_devices(item.config) if d.is_gpu]  # where engines really run
     backends, defaults = platform_inputs(
-        backends, cpu=not real_gpu, actual_backend=handle.result.actual_backend
+        backends, cpu=not gpus, actual_backend=handle.result.actual_backend
     )
-    memory = gpus[0].total_memory_bytes if gpus and real_gpu else None
-    return {"kv_dtypes": kv_dtypes, "backends": backends, "defaults": defaults,
-            "device_memory_bytes": memory or None, "notes": notes}
+    memory = gpus[0].total_memory_bytes if gpus else None
+    return {
+        "kv_dtypes": kv_dtypes,
+        "backends": backends,
+        "defaults": defaults,
+        "device_memory_bytes": memory or None,
+        "notes": notes,
+    }
 
 
 def compare(
-    item: pytest.Item, handle: EngineHandle, variables: Sequence[str],
+    item: pytest.Item,
+    handle: EngineHandle,
+    variables: Sequence[str],
     values: Mapping[str, list[Any]],
 ) -> dict[str, Any]:
     """The comparison for the handle's configuration (run once per session and request)."""
     from pytest_blackwell.engine.isolate import one_variable_variants, run_isolation
 
     done = item.config.stash.setdefault(_DONE_KEY, {})
-    key = json.dumps([handle.config.key(), list(variables), dict(values)], sort_keys=True,
-                     default=str)
+    key = json.dumps(
+        [handle.config.key(), list(variables), dict(values)], sort_keys=True, default=str
+    )
     if key in done:
         return done[key]
     env = _environment(item, handle)
     try:
         variants = one_variable_variants(
-            handle.config, [v for v in variables if v not in values],
-            kv_dtypes=env["kv_dtypes"], backends=env["backends"],
-            device_memory_bytes=env["device_memory_bytes"], extra=values,
+            handle.config,
+            [v for v in variables if v not in values],
+            kv_dtypes=env["kv_dtypes"],
+            backends=env["backends"],
+            device_memory_bytes=env["device_memory_bytes"],
+            extra=values,
             defaults=env["defaults"],
         )
     except ValueError as exc:
         pytest.fail(f"one-variable comparison of {handle.config.id}: {exc}", pytrace=False)
+    from pytest_blackwell.engine_plugin import after_launch  # classify hook + result hook
+
     pool = engine_pool(item.config)
     isolation: Isolation = run_isolation(
-        pool, handle.config, variants, device_memory_bytes=env["device_memory_bytes"],
-        defaults=env["defaults"], variables=variables,
+        pool,
+        handle.config,
+        variants,
+        device_memory_bytes=env["device_memory_bytes"],
+        defaults=env["defaults"],
+        variables=variables,
+        on_launch=lambda launched: after_launch(item.config, launched),
     )
     data = isolation.to_dict()
     if env["notes"]:
@@ -214,6 +239,22 @@ def _request(item: pytest.Item, failed: bool) -> tuple[list[str], dict[str, list
     return names, {n: v for n, v in defaults.items() if n in names}
 
 
+def _same_request_next(item: pytest.Item, nextitem: pytest.Item | None) -> bool:
+    """True when the next test runs the same configuration with the same marker request."""
+    if nextitem is None or engine_group(nextitem) != engine_group(item):
+        return False
+    mine, theirs = (
+        item.get_closest_marker("one_variable"),
+        nextitem.get_closest_marker("one_variable"),
+    )
+    return (
+        mine is not None
+        and theirs is not None
+        and mine.args == theirs.args
+        and mine.kwargs == theirs.kwargs
+    )
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(
     item: pytest.Item, nextitem: pytest.Item | None
@@ -227,6 +268,8 @@ def pytest_runtest_teardown(
     if handle is None:
         return outcome
     request = _request(item, handle.result.failure is not None)
+    if request is not None and handle.alive and _same_request_next(item, nextitem):
+        return outcome  # the next test uses this running engine: compare after the last one
     if request is not None:
         data = compare(item, handle, *request)
         facts["follows"] = data["follows"]
@@ -240,6 +283,8 @@ def _collected(config: pytest.Config) -> list[dict[str, Any]]:
     # xdist controller: the workers compared; their verdicts are merged into results.json
     path = artifacts_dir(config) / "results.json"
     try:
+        if path.stat().st_mtime < config.stash.get(_STARTED_KEY, 0.0):
+            return []  # left from an earlier run
         configs = json.loads(path.read_text(encoding="utf-8")).get("configs") or []
     except (OSError, ValueError):
         return []
@@ -248,13 +293,15 @@ def _collected(config: pytest.Config) -> list[dict[str, Any]]:
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     from pytest_blackwell.engine.verdict import table_lines
+    from pytest_blackwell.report.redact import Redactor
 
     if config.get_verbosity() <= -2:
         return
     found = _collected(config)
     if not found:
         return
+    redactor = Redactor.from_environ()
     terminalreporter.write_sep("=", "blackwell one-variable comparison")
     for data in found:
         for line in table_lines(data):
-            terminalreporter.write_line(line)
+            terminalreporter.write_line(redactor.redact(line))

@@ -23,26 +23,37 @@ def register(subparsers: Any) -> None:
         description=HELP + ". Exit status: 0 when every file was read, 1 otherwise.",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="log file; '-' for stdin")
-    parser.add_argument(
-        "--json", action="store_true", help="one JSON object per file per line"
-    )
+    parser.add_argument("--json", action="store_true", help="one JSON object per file per line")
     parser.set_defaults(func=run)
 
 
 def _record(name: str, failure: Any) -> dict[str, Any]:
     if failure is None:
-        return {"file": name, "category": None, "stage": None, "first_error": None,
-                "line": None, "detail": {}}
-    return {"file": name, "category": failure.category, "stage": failure.stage,
-            "first_error": failure.first_error, "line": failure.line,
-            "detail": failure.detail}
+        return {
+            "file": name,
+            "category": None,
+            "stage": None,
+            "first_error": None,
+            "line": None,
+            "detail": {},
+        }
+    return {
+        "file": name,
+        "category": failure.category,
+        "stage": failure.stage,
+        "first_error": failure.first_error,
+        "line": failure.line,
+        "detail": failure.detail,
+    }
 
 
 def _readable(record: dict[str, Any]) -> str:
     if record["category"] is None:
         return f"{record['file']}: no error found"
-    text = (f"{record['file']}:{record['line']}: {record['category']} at {record['stage']}\n"
-            f"    {record['first_error']}")
+    text = (
+        f"{record['file']}:{record['line']}: {record['category']} at {record['stage']}\n"
+        f"    {record['first_error']}"
+    )
     if record["detail"]:
         pairs = ", ".join(f"{k}={v}" for k, v in sorted(record["detail"].items()))
         text += f"\n    detail: {pairs}"

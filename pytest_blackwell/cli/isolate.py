@@ -31,20 +31,36 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("config", type=Path, metavar="CONFIG.json")
     parser.add_argument(
-        "--vary", action="append", default=[], metavar="NAME[=V1,V2]",
+        "--vary",
+        action="append",
+        default=[],
+        metavar="NAME[=V1,V2]",
         help="a variable to change (repeatable): kv_cache_dtype, attention_backend, "
         "enforce_eager, memory_budget (or 'memory'), or any engine argument with explicit "
         "values, e.g. --vary memory_budget=16MiB,64MiB --vary max_num_seqs=1,8 (default: the "
         "first four)",
     )
-    parser.add_argument("--config", dest="config_id", default=None, metavar="ID",
-                        help="the configuration to take when CONFIG.json is a results.json")
+    parser.add_argument(
+        "--config",
+        dest="config_id",
+        default=None,
+        metavar="ID",
+        help="the configuration to take when CONFIG.json is a results.json",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
-    parser.add_argument("--artifacts", type=Path, default=Path(".pytest_blackwell"),
-                        metavar="DIR", help="where engine logs go (default: .pytest_blackwell)")
-    parser.add_argument("--device-memory", default=None, metavar="SIZE",
-                        help="device memory for budget translation, e.g. 80GiB (default: "
-                        "detected)")
+    parser.add_argument(
+        "--artifacts",
+        type=Path,
+        default=Path(".pytest_blackwell"),
+        metavar="DIR",
+        help="where engine logs go (default: .pytest_blackwell)",
+    )
+    parser.add_argument(
+        "--device-memory",
+        default=None,
+        metavar="SIZE",
+        help="device memory for budget translation, e.g. 80GiB (default: detected)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -67,8 +83,9 @@ def load_config(path: Path, config_id: str | None = None) -> EngineConfig:
         entries = [e for e in data["configs"] if isinstance(e, dict)]
         known = ", ".join(str(e.get("id")) for e in entries) or "none"
         if config_id is None:
-            raise ValueError(f"{path} is a results.json: pick a configuration with --config ID "
-                             f"(known: {known})")
+            raise ValueError(
+                f"{path} is a results.json: pick a configuration with --config ID (known: {known})"
+            )
         chosen = [e for e in entries if e.get("id") == config_id]
         if not chosen:
             raise ValueError(f"no configuration {config_id!r} in {path}; known: {known}")
@@ -84,17 +101,14 @@ def load_config(path: Path, config_id: str | None = None) -> EngineConfig:
 
 
 def _device_memory(text: str | None) -> tuple[int | None, bool]:
-    """``(device memory bytes, engines run on CPU)`` from ``--device-memory`` or detection."""
+    """``(device memory bytes, engines run on CPU)``: ``--device-memory`` over detection."""
+    from pytest_blackwell.device.detect import detect_devices
     from pytest_blackwell.engine.config import parse_size
 
-    if text is not None:
-        return parse_size(text, what="--device-memory"), False
-    from pytest_blackwell.device.detect import detect_devices
-
     gpus = [d for d in detect_devices(None).devices if d.is_gpu]
-    if not gpus:
-        return None, True
-    return gpus[0].total_memory_bytes or None, False
+    if text is not None:
+        return parse_size(text, what="--device-memory"), not gpus
+    return (gpus[0].total_memory_bytes or None) if gpus else None, not gpus
 
 
 def run(args: argparse.Namespace) -> int:
@@ -124,8 +138,11 @@ def run(args: argparse.Namespace) -> int:
     variables = [name for name, _ in requested] or list(DEFAULT_VARIABLES)
     values = {name: vals for name, vals in requested if vals is not None}
 
+    last: dict[str, str] = {}
+
     def progress(config_id: str, stage: str, elapsed_s: float) -> None:
-        if stage in ("ready", "failed") and not args.json:
+        if last.get(config_id) != stage:  # one line per stage change, on stderr
+            last[config_id] = stage
             print(f"[blackwell] {config_id}: {stage} ({elapsed_s:.1f}s)", file=sys.stderr)
 
     with EnginePool(args.artifacts, on_progress=progress) as pool:
@@ -135,18 +152,37 @@ def run(args: argparse.Namespace) -> int:
         )
         try:
             variants = one_variable_variants(
-                config, [v for v in variables if v not in values],
-                kv_dtypes=caps.kv_cache_dtypes, backends=backends,
-                device_memory_bytes=memory, extra=values, defaults=defaults,
+                config,
+                [v for v in variables if v not in values],
+                kv_dtypes=caps.kv_cache_dtypes,
+                backends=backends,
+                device_memory_bytes=memory,
+                extra=values,
+                defaults=defaults,
             )
         except ValueError as exc:
             return _error(str(exc))
-        isolation = run_isolation(pool, config, variants, device_memory_bytes=memory,
-                                  defaults=defaults, variables=variables)
+        isolation = run_isolation(
+            pool,
+            config,
+            variants,
+            device_memory_bytes=memory,
+            defaults=defaults,
+            variables=variables,
+        )
     data = isolation.to_dict()
     if args.json:
-        print(json.dumps({"id": config.id, "config": config.to_dict(),
-                          "follows": data["follows"], "isolation": data}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "id": config.id,
+                    "config": config.to_dict(),
+                    "follows": data["follows"],
+                    "isolation": data,
+                },
+                indent=2,
+            )
+        )
     else:
         for line in table_lines(data):
             print(line)

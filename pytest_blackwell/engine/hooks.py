@@ -103,34 +103,76 @@ def _title(pid: int) -> str:
     return raw.replace(b"\0", b" ").decode(errors="replace").strip()[:200]
 
 
+_titles: dict[int, str] = {}
+_reported: set[int] = set()
+_report_lock = threading.Lock()
+
+
+def _report_exit(pid: int, *, signal_number: int | None, exit_code: int | None) -> None:
+    with _report_lock:
+        if pid in _reported:
+            return
+        _reported.add(pid)
+    emit(
+        "child_exit",
+        child=pid,
+        title=_titles.get(pid) or _title(pid),
+        signal=signal_number,
+        exit_code=exit_code,
+    )
+
+
 def _watch_children(interval_s: float) -> None:
-    known: dict[int, str] = {}
     while True:
         for pid in _children():
-            known[pid] = _title(pid) or known.get(pid, "")
-        for pid, title in list(known.items()):
+            _titles[pid] = _title(pid) or _titles.get(pid, "")
+        for pid in list(_titles):
+            if pid in _reported:
+                _titles.pop(pid, None)
+                continue
             try:
                 # WNOWAIT: look at the exit status but leave reaping to vLLM.
                 info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
             except ChildProcessError:
-                known.pop(pid)  # reaped by its owner already
-                continue
+                continue  # reaped by its owner: the Popen.poll hook reports it
             if info is None:
                 continue
-            known.pop(pid)
             killed = info.si_code in (os.CLD_KILLED, os.CLD_DUMPED)
-            emit(
-                "child_exit",
-                child=pid,
-                title=title,
-                signal=info.si_status if killed else None,
+            _report_exit(
+                pid,
+                signal_number=info.si_status if killed else None,
                 exit_code=None if killed else info.si_status,
             )
         time.sleep(interval_s)
 
 
+def _hook_multiprocessing_reaping() -> None:
+    """Report children that vLLM's own process monitor reaps before the watcher looks."""
+    import multiprocessing.popen_fork as popen_fork
+
+    original = popen_fork.Popen.poll
+    if getattr(original, "_pytest_blackwell_hook", False):
+        return
+
+    @functools.wraps(original)
+    def poll(self: Any, flag: int = os.WNOHANG) -> int | None:
+        code: int | None = original(self, flag)
+        if code is not None:
+            with contextlib.suppress(Exception):
+                _report_exit(
+                    int(self.pid),
+                    signal_number=-code if code < 0 else None,
+                    exit_code=code if code >= 0 else None,
+                )
+        return code
+
+    poll._pytest_blackwell_hook = True  # type: ignore[attr-defined]
+    popen_fork.Popen.poll = poll  # type: ignore[method-assign]
+
+
 def start_child_watcher(interval_s: float = 0.2) -> bool:
     """Report deaths of this process's children as ``child_exit`` events (Linux only)."""
+    _hook_multiprocessing_reaping()
     if not Path("/proc/self/task").is_dir() or not hasattr(os, "waitid"):
         return False
     thread = threading.Thread(

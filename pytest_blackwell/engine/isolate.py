@@ -11,7 +11,7 @@ pytest, torch or vLLM.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,7 @@ from pytest_blackwell.engine.config import EngineConfig, parse_size
 from pytest_blackwell.engine.verdict import Isolation, budget_bytes, describe, judge
 
 if TYPE_CHECKING:
-    from pytest_blackwell.engine.pool import EnginePool
+    from pytest_blackwell.engine.pool import EngineHandle, EnginePool
     from pytest_blackwell.engine.result import EngineResult
 
 __all__ = [
@@ -50,7 +50,12 @@ _KV_PLAIN = ("auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2")
 _FP8_PAIR = {"fp8": "fp8_e5m2", "fp8_e4m3": "fp8_e5m2", "fp8_e5m2": "fp8_e4m3"}
 #: General-purpose attention backends, in the order they are tried.
 BACKEND_PREFERENCE = (
-    "FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "FLEX_ATTENTION", "TORCH_SDPA", "CPU_ATTN",
+    "FLASH_ATTN",
+    "FLASHINFER",
+    "TRITON_ATTN",
+    "FLEX_ATTENTION",
+    "TORCH_SDPA",
+    "CPU_ATTN",
 )
 #: vLLM's own default when a configuration sets no memory budget (on GPU).
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
@@ -306,6 +311,21 @@ def one_variable_variants(
     return variants
 
 
+def _result(
+    pool: EnginePool, config: EngineConfig, on_launch: Callable[[EngineHandle], None] | None
+) -> EngineResult:
+    """The result of ``config``'s engine: from its earlier launch when there was one (a
+    comparison needs the outcome and tokens/s, not a live engine), else launched now."""
+    key = config.key()
+    for handle in pool.handles:
+        if handle.launches and handle.config.key() == key:
+            return handle.result
+    handle = pool.get(config)
+    if on_launch is not None:
+        on_launch(handle)
+    return handle.result
+
+
 def run_isolation(
     pool: EnginePool,
     config: EngineConfig,
@@ -314,15 +334,19 @@ def run_isolation(
     device_memory_bytes: int | None = None,
     defaults: Mapping[str, Any] | None = None,
     variables: Sequence[str] | None = None,
+    on_launch: Callable[[EngineHandle], None] | None = None,
 ) -> Isolation:
     """Run ``config`` and each variant through ``pool`` (reusing engines) and judge them.
 
     ``variables`` lists every variable asked for (also those with no variant, so the verdict can
-    say they were not varied); by default the variants' own.
+    say they were not varied); by default the variants' own. ``on_launch(handle)`` is called
+    after each engine launched here (e.g. to let a classify hook revise its failure).
     """
-    base: EngineResult = pool.get(config).result
-    rows = [(v.variable, v.setting, v.value, v.config.id, pool.get(v.config).result)
-            for v in variants]
+    base = _result(pool, config, on_launch)
+    rows = [
+        (v.variable, v.setting, v.value, v.config.id, _result(pool, v.config, on_launch))
+        for v in variants
+    ]
     asked = list(variables) if variables is not None else []
     asked += [v.variable for v in variants if v.variable not in asked]
     return judge(

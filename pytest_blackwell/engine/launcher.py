@@ -147,6 +147,8 @@ class EngineProcess:
         self._threads: list[threading.Thread] = []
         self._request_id = 0
         self._stopping = False
+        # Reentrant: the SIGTERM handler may run while this thread is already killing.
+        self._kill_lock = threading.RLock()
         #: Seconds from the first fatal log line being read to the last engine process gone.
         self.fail_fast_s: float | None = None
 
@@ -246,6 +248,7 @@ class EngineProcess:
     def _check(self) -> Failure | None:
         """Turn exits, deaths and hangs into the engine's failure (killing it); None: fine."""
         if self._watch.failure is not None:
+            self._kill()  # waits for a kill already under way in the reader thread
             return self._watch.failure
         assert self._proc is not None
         code = self._proc.poll()
@@ -318,6 +321,10 @@ class EngineProcess:
         self._kill()
 
     def _kill(self) -> None:
+        with self._kill_lock:
+            self._kill_locked()
+
+    def _kill_locked(self) -> None:
         proc = self._proc
         if proc is None:
             return

@@ -12,12 +12,16 @@ import os
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pytest_blackwell.engine.config import EngineConfig
+from pytest_blackwell.engine.events import TOKEN_ENV
 from pytest_blackwell.engine.launcher import EngineError, EngineProcess, Limits, ProgressCallback
+from pytest_blackwell.engine.proctree import find_by_token
 from pytest_blackwell.engine.result import EngineResult
+from pytest_blackwell.failures.model import Failure
 
 #: Environment variables pointed into the pool's work directory, per engine.
 ISOLATED_ENV = ("TMPDIR", "VLLM_RPC_BASE_PATH", "VLLM_CACHE_ROOT", "TORCHINDUCTOR_CACHE_DIR")
@@ -36,15 +40,30 @@ class EngineHandle:
         self.launches = 0
         self._process: EngineProcess | None = None
         self._result: EngineResult | None = None
+        self._token: str | None = None
+        self._revised: Failure | None = None
         self.evicted = False
 
     @property
     def result(self) -> EngineResult:
         if self._process is not None:
-            return self._process.result
-        if self._result is None:
-            return EngineResult(config_id=self.config.id, ok=False, log_path=str(self.log_path))
-        return self._result
+            result = self._process.result
+        elif self._result is None:
+            result = EngineResult(config_id=self.config.id, ok=False, log_path=str(self.log_path))
+        else:
+            result = self._result
+        if self._revised is not None and result.failure is not None:
+            result = replace(result, failure=self._revised)
+        return result
+
+    def revise_failure(self, failure: Failure) -> None:
+        """Replace the classified failure of the current launch (e.g. by a user hook).
+
+        Only a launch that failed can be revised; a relaunch forgets the revision.
+        """
+        if self.result.failure is None:
+            raise ValueError(f"engine {self.config.id} did not fail; there is no failure to revise")
+        self._revised = failure
 
     @property
     def ok(self) -> bool:
@@ -55,8 +74,12 @@ class EngineHandle:
         return self._process is not None and self._process.alive
 
     def pids(self) -> dict[int, str]:
-        """Live processes of this engine: pid -> process title (empty once stopped)."""
-        return {} if self._process is None else self._process.pids()
+        """Live processes of the latest launch: pid -> process title (empty once stopped).
+
+        Found by the launch's token in the environment of every process on the machine, so
+        an orphan that escaped its process group still shows up here.
+        """
+        return {} if self._token is None else find_by_token(TOKEN_ENV, self._token)
 
     def generate(
         self,
@@ -138,7 +161,8 @@ class EnginePool:
         self.base_env = dict(os.environ if base_env is None else base_env)
         self.on_progress = on_progress
         self.rules = rules
-        self.work_dir = Path(tempfile.mkdtemp(prefix="pytest-blackwell-", dir=work_root))
+        self.work_dir = Path(tempfile.mkdtemp(prefix="pbw-", dir=work_root))
+        self._launch_count = 0
         self._handles: dict[str, EngineHandle] = {}
         self._tests: dict[str, list[str]] = {}
         self._alive: list[str] = []  # keys, least recently used first
@@ -187,7 +211,10 @@ class EnginePool:
     def _launch(self, key: str, handle: EngineHandle) -> None:
         handle.launches += 1
         handle.evicted = False
-        engine_dir = self.work_dir / f"{handle.log_path.stem}-{handle.launches}"
+        handle._revised = None
+        self._launch_count += 1
+        # Short names: vLLM's IPC socket paths under rpc/ must stay below 108 characters.
+        engine_dir = self.work_dir / f"e{self._launch_count}"
         env = dict(self.base_env)
         for name, sub in zip(ISOLATED_ENV, _ISOLATED_DIRS, strict=True):
             path = engine_dir / sub
@@ -206,6 +233,7 @@ class EnginePool:
             on_progress=self.on_progress,
         )
         handle._process = process
+        handle._token = process.token
         process.start()
         result = process.wait_ready()
         if result.ok:

@@ -181,8 +181,30 @@ def _exit_with_group(code: int) -> None:
     os._exit(code)
 
 
+def _watch_parent(interval_s: float = 1.0) -> None:
+    """The launcher died without stopping us (SIGKILL of pytest): take the engine down."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval_s)
+        print("pytest-blackwell probe: the launching process is gone; stopping", flush=True)
+        _exit_with_group(1)
+
+    threading.Thread(target=watch, name="pytest-blackwell-parent", daemon=True).start()
+
+
+def _run(argv: list[str]) -> int:
+    _watch_parent()
+    try:
+        return main(argv)
+    except BaseException:  # the traceback is the log's first error; exit at once after it
+        traceback.print_exc()
+        return 1
+
+
 if __name__ == "__main__":
-    _exit_with_group(main(sys.argv[1:]))
+    _exit_with_group(_run(sys.argv[1:]))
 elif __name__ == "__mp_main__" and os.environ.get(EVENTS_ENV):
     # vLLM's EngineCore and workers are spawned: they import this module as __mp_main__,
     # which is where their stage hooks get installed.

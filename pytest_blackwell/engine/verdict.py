@@ -41,11 +41,13 @@ class Run:
     effect: str
     relative_tokens_per_s: float | None = None
     budget_bytes: int | None = None
+    #: The base row's label: its values of the variables compared (``kv_cache_dtype=fp8``).
+    base_label: str = "base"
 
     @property
     def label(self) -> str:
         if self.setting is None:
-            return "base"
+            return self.base_label
         return f"{self.setting}={describe(self.setting, self.value)}"
 
     @property
@@ -68,7 +70,8 @@ class Run:
             "outcome": self.outcome,
             "effect": self.effect,
             "tokens_per_s": None if tps is None else round(tps, 2),
-            "relative": None if self.relative_tokens_per_s is None
+            "relative": None
+            if self.relative_tokens_per_s is None
             else round(self.relative_tokens_per_s, 2),
             "budget": None if self.budget_bytes is None else human_size(self.budget_bytes),
             "backend": self.result.actual_backend,
@@ -86,8 +89,12 @@ class Verdict:
     text: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"variable": self.variable, "follows": self.follows, "tested": self.tested,
-                "text": self.text}
+        return {
+            "variable": self.variable,
+            "follows": self.follows,
+            "tested": self.tested,
+            "text": self.text,
+        }
 
 
 @dataclass(frozen=True)
@@ -200,8 +207,11 @@ def _memory_phrase(base_run: Run, runs: Sequence[Run], failing_sig: str) -> str 
     points = [r for r in (base_run, *runs) if r.effect != "untested" and r.budget_bytes]
     failing = [r.budget_bytes or 0 for r in points if r.result.failure is not None]
     passing = [r.budget_bytes or 0 for r in points if r.result.ok]
-    if not failing or not passing or len({_sig_text(r.result) for r in points if
-                                         r.result.failure is not None}) != 1:
+    if (
+        not failing
+        or not passing
+        or len({_sig_text(r.result) for r in points if r.result.failure is not None}) != 1
+    ):
         return None
     if max(failing) < min(passing):
         return (
@@ -216,25 +226,25 @@ def _memory_phrase(base_run: Run, runs: Sequence[Run], failing_sig: str) -> str 
     return None
 
 
-def _verdict(
-    variable: str, base_run: Run, runs: Sequence[Run], base_label: str
-) -> Verdict:
+def _verdict(variable: str, base_run: Run, runs: Sequence[Run], base_label: str) -> Verdict:
     tried = [r for r in runs if r.effect != "untested"]
     untested = [r for r in runs if r.effect == "untested"]
     if not runs:
         return Verdict(variable, False, False, "not varied (no other value to try)")
     if not tried:
         ran = ", ".join(sorted({r.result.actual_backend or "nothing" for r in untested}))
-        return Verdict(variable, False, False,
-                       f"not tested: {_values(untested)} did not run (vLLM ran {ran})")
+        return Verdict(
+            variable, False, False, f"not tested: {_values(untested)} did not run (vLLM ran {ran})"
+        )
     base_ok = base_run.result.ok
     same = [r for r in tried if r.effect == "same"]
     passes = [r for r in tried if r.effect == "passes"]
     changes = [r for r in tried if r.effect in ("changes", "breaks")]
     if not passes and not changes:
         what = "passes" if base_ok else "same failure"
-        return Verdict(variable, False, True,
-                       f"does not matter ({what} with {variable}={_values(same)})")
+        return Verdict(
+            variable, False, True, f"does not matter ({what} with {variable}={_values(same)})"
+        )
     phrases: list[str] = []
     sig = _sig_text(base_run.result)
     if variable == MEMORY and not base_ok:
@@ -249,8 +259,9 @@ def _verdict(
         )
     for run in changes:
         if base_ok:
-            phrases.append(f"passes as configured but fails with {run.label} "
-                           f"({_sig_text(run.result)})")
+            phrases.append(
+                f"passes as configured but fails with {run.label} ({_sig_text(run.result)})"
+            )
         else:
             phrases.append(f"{run.label} changes it to {_sig_text(run.result)}")
     return Verdict(variable, True, True, "; ".join(phrases))
@@ -323,20 +334,36 @@ def judge(
 
     memory_setting, memory_value = base_values.get(MEMORY, (None, None))
     base_budget = budget_bytes(memory_setting or "", memory_value, device_memory_bytes)
-    base_run = Run(None, None, None, config.id, base, "base", 1.0 if reference else None,
-                   base_budget)
-    runs = [
-        Run(variable, setting, value, config_id, result, _effect(base, variable, result),
-            relative(result),
-            budget_bytes(setting, value, device_memory_bytes) if variable == MEMORY else None)
-        for variable, setting, value, config_id, result in variants
-    ]
     base_labels: dict[str, str] = {}
     for name in variables:
         setting, value = base_values.get(name, (name, None))
         if name == "attention_backend" and value is None:
             value = base.actual_backend
         base_labels[name] = f"{setting}={describe(setting, value)}"
+    base_run = Run(
+        None,
+        None,
+        None,
+        config.id,
+        base,
+        "base",
+        1.0 if reference else None,
+        base_budget,
+        ", ".join(base_labels.values()) or "base",
+    )
+    runs = [
+        Run(
+            variable,
+            setting,
+            value,
+            config_id,
+            result,
+            _effect(base, variable, result),
+            relative(result),
+            budget_bytes(setting, value, device_memory_bytes) if variable == MEMORY else None,
+        )
+        for variable, setting, value, config_id, result in variants
+    ]
     verdicts = [
         _verdict(
             name,
@@ -366,14 +393,26 @@ def judge(
     slow = _costs(slower, base_labels)
     if slow:
         summary += "; slower: " + "; ".join(slow)
-    return Isolation(config, (base_run, *runs), tuple(verdicts), summary, tuple(costs),
-                     device_memory_bytes, tuple(notes))
+    return Isolation(
+        config,
+        (base_run, *runs),
+        tuple(verdicts),
+        summary,
+        tuple(costs),
+        device_memory_bytes,
+        tuple(notes),
+    )
 
 
 #: Columns of the text table, with their headers.
 _TABLE_COLUMNS = (
-    ("variable", "variable"), ("value", "value"), ("outcome", "outcome"), ("effect", "effect"),
-    ("tokens_per_s", "tok/s"), ("relative", "rel"), ("budget", "budget"),
+    ("variable", "variable"),
+    ("value", "value"),
+    ("outcome", "outcome"),
+    ("effect", "effect"),
+    ("tokens_per_s", "tok/s"),
+    ("relative", "rel"),
+    ("budget", "budget"),
 )
 
 
@@ -385,8 +424,10 @@ def table_lines(data: Mapping[str, Any]) -> list[str]:
     cells += [["—" if r.get(k) is None else str(r.get(k)) for k, _ in columns] for r in runs]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
     lines = [f"{data.get('base', '?')}: {data.get('summary', '')}"]
-    lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-              for row in cells]
+    lines += [
+        "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        for row in cells
+    ]
     for key in ("relative_cost", "notes"):
         if data.get(key):
             lines.append(f"  {key.replace('_', ' ')}: {data[key]}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from dataclasses import replace
 from typing import Any
 
 from pytest_blackwell.engine.config import EngineConfig
@@ -43,6 +44,23 @@ def died_failure(
     return Failure("engine_died", stage, message, detail=detail)
 
 
+def _lacks_signal(failure: Failure) -> bool:
+    return failure.category == "engine_died" and "signal" not in failure.detail
+
+
+def _prefer_cause(found: Failure | None, ours: Failure) -> Failure:
+    """The classifier's failure when it names a real cause; else ours (it knows the signal).
+
+    A classifier ``engine_died`` without a signal (e.g. vLLM's "engine core exited
+    unexpectedly" warning) keeps its line and traceback but gains our detail and message.
+    """
+    if found is None:
+        return ours
+    if not _lacks_signal(found):
+        return found
+    return replace(found, first_error=ours.first_error, detail={**found.detail, **ours.detail})
+
+
 class Watch:
     """State of one engine launch; every method may be called from any thread."""
 
@@ -67,6 +85,7 @@ class Watch:
         self._log_closed = False
         self._replies: dict[int, dict[str, Any]] = {}
         self._death: tuple[float, dict[str, Any]] | None = None
+        self._pending_since: float | None = None
 
     # ------------------------------------------------------------------ inputs
     def started(self) -> None:
@@ -83,9 +102,15 @@ class Watch:
             if self.failure is not None:
                 return False
             self._classifier.feed(line)
-            if not self._classifier.done:
+            if not self._classifier.done or self._pending_since is not None:
                 return False
-            self.failure = self._classifier.result()
+            found = self._classifier.result()
+            if found is not None and _lacks_signal(found) and self._death is None:
+                # vLLM's own "engine died" line: wait briefly for the child_exit event that
+                # names the signal (check_deaths settles it).
+                self._pending_since = time.monotonic()
+                return False
+            self.failure = found
             self._cond.notify_all()
             return self.failure is not None
 
@@ -143,41 +168,45 @@ class Watch:
 
     # ------------------------------------------------------------------ verdicts
     def check_deaths(self) -> None:
+        """Settle a pending death: the classifier's cause, ours (with the signal), or both."""
         with self._cond:
-            if self.failure is not None or self._death is None:
+            if self.failure is not None:
                 return
-            deadline, event = self._death
-            found = self._classifier.result() if self._classifier.done else None
-            if found is None and time.monotonic() < deadline:
-                return
-            self.failure = (
-                found
-                or self._classifier.result()
-                or died_failure(
+            now = time.monotonic()
+            ours = None
+            if self._death is not None:
+                deadline, event = self._death
+                ours = died_failure(
                     self.stage,
                     what=str(event.get("title") or "child"),
                     pid=event.get("child"),
                     signal_number=event.get("signal"),
                     exit_status=event.get("exit_code"),
                 )
-            )
-            self._cond.notify_all()
+            found = self._classifier.result() if self._classifier.done else None
+            if ours is not None and (found is not None or now >= deadline):
+                self.failure = _prefer_cause(found or self._classifier.result(), ours)
+            elif (
+                found is not None
+                and self._pending_since is not None
+                and now - self._pending_since >= SIGNAL_GRACE_S
+            ):
+                self.failure = found
+            if self.failure is not None:
+                self._cond.notify_all()
 
     def probe_exited(self, code: int) -> None:
         with self._cond:
             if self.failure is not None:
                 return
-            found = self._classifier.result()
-            if found is not None:
-                self.failure = found
-            elif code < 0:
-                self.failure = died_failure(
-                    self.stage, what="probe", pid=None, signal_number=-code, exit_status=None
-                )
-            else:
-                self.failure = died_failure(
-                    self.stage, what="probe", pid=None, signal_number=None, exit_status=code
-                )
+            ours = died_failure(
+                self.stage,
+                what="probe",
+                pid=None,
+                signal_number=-code if code < 0 else None,
+                exit_status=code if code >= 0 else None,
+            )
+            self.failure = _prefer_cause(self._classifier.result(), ours)
             self._cond.notify_all()
 
     def check_limits(self, limits: Any, *, serving: bool) -> None:

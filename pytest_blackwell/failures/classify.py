@@ -13,15 +13,34 @@ Which error is "first":
 - an unrecognised exception (``unknown``) is kept unless a known cause follows;
 - wrappers and bare ``ERROR`` lines only count when nothing else is found;
 - with no error at all, signs of a hang at the end of the log give ``timeout``.
+
+Only lines containing a keyword (an error word, a live stage marker, a rule's own keywords) are
+looked at closely while no error block is open; the last ``HANG_TAIL_LINES`` lines are always
+matched in full, because a dead process's last words (``Killed``) carry no error word.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_blackwell.failures.candidates import (
+    CHAIN,
+    LEVEL_ONLY,
+    RING_LINES,
+    SOFT_WINDOW,
+    STRONG,
+    UNKNOWN,
+    WEAK,
+    WRAPPER,
+    Block,
+    Candidate,
+    is_frame,
+    is_header,
+    merged,
+    process_name,
+)
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.rules import DEFAULT_RULES, Rule
@@ -29,75 +48,20 @@ from pytest_blackwell.failures.stages import (
     HANG_TAIL_LINES,
     STAGE_INDEX,
     hang_evidence,
+    late_stage,
     later_stage,
     live_marker_keywords,
     marker_stage,
 )
 
-# Ranks of candidate errors, best last.
-LEVEL_ONLY, WRAPPER, UNKNOWN, WEAK, STRONG = range(5)
-
 #: Literal strings found in (nearly) every error line; lines without any of them (and without a
 #: rule keyword or live stage marker) are skipped unless an error block is open.
-TRIGGERS: tuple[str, ...] = ("rror", "RROR", "Traceback", "CRITICAL")
-RING_LINES = 40  # recent lines kept to recover the frames of a headless traceback
+TRIGGERS: tuple[str, ...] = ("rror", "ERROR")
 FOLLOW_LINES = 8  # lines after a relay or a traceback's last line that may still refine it
-SOFT_WINDOW = 30  # lines after a relay within which a new known cause replaces it
 STALE_LINES = 400  # an unfinished traceback that gets no line for this long is closed
 MAX_TRACEBACK = 120  # traceback lines kept per error (head and tail)
+MAX_LINE_CHARS = 1 << 20  # a longer physical line keeps its head and tail (a flattened paste)
 _ERROR_LEVELS = ("ERROR", "CRITICAL")
-_CHAIN = ("The above exception was the direct cause", "During handling of the above exception")
-
-
-@dataclass
-class _Candidate:
-    rank: int
-    category: str
-    text: str
-    line: int
-    start: int
-    stage: str
-    detail: dict[str, Any]
-    hint: str | None
-    traceback: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _Block:
-    tag: str
-    start: int
-    stage: str
-    is_traceback: bool
-    lines: list[str]
-    best: _Candidate | None = None
-    hints: list[str] = field(default_factory=list)
-    exception_seen: bool = False
-    deadline: int = 0
-    last_seen: int = 0
-
-
-def _wins(new: _Candidate, cur: _Candidate | None) -> bool:
-    """Whether ``new`` replaces ``cur`` as the first error."""
-    if cur is None:
-        return True
-    if new.rank == cur.rank:
-        return new.start < cur.start
-    if new.rank < cur.rank:
-        return False
-    if cur.rank < UNKNOWN:
-        return True
-    if cur.rank == UNKNOWN:
-        return new.rank == STRONG
-    return new.rank == STRONG and new.start - cur.line <= SOFT_WINDOW  # cur is a relay
-
-
-def _process_name(tag: str) -> str:
-    """``"EngineCore_DP0 pid=12"`` -> ``"EngineCore_DP0"`` (pids differ from run to run)."""
-    return tag.split(" pid=", 1)[0]
-
-
-def _is_frame(text: str) -> bool:
-    return text.startswith(("  File ", "    ", "\t")) or text.lstrip().startswith(("^", "~"))
 
 
 class StreamClassifier:
@@ -118,9 +82,10 @@ class StreamClassifier:
         self._lineno = 0
         self._ring: deque[tuple[int, str]] = deque(maxlen=RING_LINES)
         self._tail: deque[tuple[int, str]] = deque(maxlen=HANG_TAIL_LINES)
-        self._blocks: dict[str, _Block] = {}
-        self._best: _Candidate | None = None
+        self._blocks: dict[str, Block] = {}
+        self._best: Candidate | None = None
         self._frozen = False
+        self._recovered_upto = 0
         self.keywords: tuple[str, ...] = ()
         self._refresh_keywords()
 
@@ -141,7 +106,7 @@ class StreamClassifier:
         return bool(self._blocks)
 
     def skip(self, count: int) -> None:
-        """Account for ``count`` lines that contain no keyword (fast scans; never while collecting)."""
+        """Count ``count`` keyword-free lines as read (fast scans; never while collecting)."""
         self._lineno += count
 
     def set_tail(self, tail: Sequence[tuple[int, str]]) -> None:
@@ -152,9 +117,7 @@ class StreamClassifier:
     def note_stage(self, stage: str) -> None:
         """Record an explicit stage event; log markers cannot move the stage before it."""
         if stage not in STAGE_INDEX:
-            raise ValueError(
-                f"note_stage() expects one of {', '.join(STAGE_INDEX)}, got {stage!r}"
-            )
+            raise ValueError(f"note_stage() expects one of {', '.join(STAGE_INDEX)}, got {stage!r}")
         self._stage = stage
         self._floor = STAGE_INDEX[stage]
         self._refresh_keywords()
@@ -167,8 +130,10 @@ class StreamClassifier:
         best = self._best
         if best is None or best.rank < WEAK:
             return False
-        if any(b.start <= best.start for b in self._blocks.values()):
-            return False  # an earlier error is still being collected
+        if any(b.start <= best.line + RING_LINES for b in self._blocks.values()):
+            # An earlier error is still being collected, or a wrapper right after the cause
+            # that may still name its stage (``Capture cuda graph failed``).
+            return False
         if best.rank == WEAK and self._lineno - best.line <= SOFT_WINDOW:
             return False
         self._frozen = True
@@ -179,6 +144,9 @@ class StreamClassifier:
         self._lineno += 1
         if self._frozen:
             return
+        if len(line) > MAX_LINE_CHARS:
+            half = MAX_LINE_CHARS // 2
+            line = f"{line[:half]} ... {line[-half:]}"
         lineno = self._lineno
         self._tail.append((lineno, line))
         if self._blocks:
@@ -193,23 +161,76 @@ class StreamClassifier:
         best = self._best
         for block in self._blocks.values():  # provisional: blocks still being collected
             cand = self._block_result(block)
-            if cand is not None and _wins(cand, best):
-                best = cand
+            if cand is not None:
+                best = merged(best, cand)
+        for cand in self._tail_candidates():
+            best = merged(best, cand)
         if best is not None and best.rank >= WRAPPER:
             return self._failure(best)
         hang = hang_evidence(self._tail)
         if hang is not None:
             lineno, raw, reason = hang
             text = next((ln.text for ln in reversed(logical_lines(raw)) if ln.text), raw.strip())
-            return Failure("timeout", self._stage, text, lineno, {"evidence": reason}, (text,))
+            stage = late_stage(raw for _, raw in self._tail) or self._stage
+            return Failure("timeout", stage, text, lineno, {"evidence": reason}, (text,))
         return self._failure(best) if best is not None else None
 
     # --- internals ----------------------------------------------------------------------------
+    def _tail_candidates(self) -> list[Candidate]:
+        """Errors among the last lines, including lines without a keyword.
+
+        A process that dies leaves its last word at the end of the log (``Killed``,
+        ``Segmentation fault (core dumped)``, ``engine core exited unexpectedly``), so the tail
+        is matched in full instead of paying a keyword search through the whole log for them.
+        """
+        found = []
+        open_traceback: list[str] = []  # a traceback the log ends in, cut before its exception
+        start = last = 0
+        for lineno, raw in self._tail:
+            for line in logical_lines(raw):
+                if is_header(line.text):
+                    open_traceback, start = [line.text], lineno
+                elif open_traceback and (is_frame(line.text) or not line.text.strip()):
+                    open_traceback.append(line.text)
+                    last = lineno if line.text.strip() else last
+                else:
+                    open_traceback = []
+                if line.text.strip() and not is_frame(line.text):
+                    cand = self._candidate(lineno, line, lineno, self._error_stage())
+                    if cand is not None and cand.rank >= WRAPPER:
+                        cand.traceback = [line.text]
+                        found.append(cand)
+        if len(open_traceback) > 1:
+            text = next(t for t in reversed(open_traceback) if t.strip()).strip()
+            detail: dict[str, Any] = {"truncated": True}
+            found.append(
+                Candidate(
+                    UNKNOWN,
+                    "unknown",
+                    text,
+                    last,
+                    start,
+                    self._error_stage(),
+                    detail,
+                    None,
+                    open_traceback,
+                )
+            )
+        return found
+
     def _refresh_keywords(self) -> None:
         markers = live_marker_keywords(self._stage, self._floor)
         self.keywords = tuple(dict.fromkeys((*TRIGGERS, *self._rule_keywords, *markers)))
 
-    def _failure(self, cand: _Candidate) -> Failure:
+    def _error_stage(self) -> str:
+        """The stage of an error starting now: the current one, or shutdown if it just began."""
+        if STAGE_INDEX[self._stage] < STAGE_INDEX["shutdown"]:
+            late = late_stage(raw for _, raw in self._ring)
+            if late is not None:
+                return late
+        return self._stage
+
+    def _failure(self, cand: Candidate) -> Failure:
         stage = later_stage((cand.stage, cand.hint))
         return Failure(
             cand.category, stage, cand.text, cand.line, dict(cand.detail), tuple(cand.traceback)
@@ -220,22 +241,28 @@ class StreamClassifier:
             detail = rule.match(line.text, line.level)
             if detail is not None:
                 if line.tag:
-                    detail.setdefault("process", _process_name(line.tag))
+                    detail.setdefault("process", process_name(line.tag))
                 return rule, detail
         return None
 
-    def _candidate(self, lineno: int, line: LogicalLine, start: int, stage: str) -> _Candidate | None:
+    def _candidate(
+        self, lineno: int, line: LogicalLine, start: int, stage: str
+    ) -> Candidate | None:
         found = self._match(line)
         if found is None:
             if line.level in _ERROR_LEVELS and line.text.strip():
-                detail = {"process": _process_name(line.tag)} if line.tag else {}
-                return _Candidate(LEVEL_ONLY, "unknown", line.text, lineno, start, stage, detail, None)
+                detail = {"process": process_name(line.tag)} if line.tag else {}
+                return Candidate(
+                    LEVEL_ONLY, "unknown", line.text, lineno, start, stage, detail, None
+                )
             return None
         rule, detail = found
         rank = WRAPPER if rule.wrapper else WEAK if rule.weak else STRONG
         if rank == STRONG and rule.category == "unknown":
             rank = UNKNOWN
-        return _Candidate(rank, rule.category, line.text, lineno, start, stage, detail, rule.stage_hint)
+        return Candidate(
+            rank, rule.category, line.text, lineno, start, stage, detail, rule.stage_hint
+        )
 
     def _process(self, lineno: int, line: LogicalLine) -> None:
         block = self._blocks.get(line.tag)
@@ -244,24 +271,27 @@ class StreamClassifier:
                 return
             self._close(block)
         text = line.text
-        if text.startswith(("Traceback (most recent call last)", "Exception Group Traceback")):
-            self._blocks[line.tag] = _Block(
-                line.tag, lineno, self._stage, True, [text], last_seen=lineno
+        if is_header(text):
+            self._blocks[line.tag] = Block(
+                line.tag, lineno, self._error_stage(), True, [text], last_seen=lineno
             )
             return
-        cand = self._candidate(lineno, line, lineno, self._stage)
+        cand = self._candidate(lineno, line, lineno, self._error_stage())
         if cand is None:
             stage = marker_stage(text)
             if stage is not None and STAGE_INDEX[stage] >= self._floor and stage != self._stage:
                 self._stage = stage
                 self._refresh_keywords()
             return
+        if cand.rank in (WRAPPER, UNKNOWN, WEAK) and (self._best is None or self._best.rank < WEAK):
+            self._recover_quiet_causes(cand.hint)
         frames = self._lookback(line.tag) if cand.rank >= UNKNOWN else []
         if frames:
             cand.start = min(n for n, _ in frames)
         cand.traceback = [t for _, t in frames] + [text]
-        if cand.rank == WEAK:
-            block = _Block(line.tag, cand.start, cand.stage, False, cand.traceback, cand)
+        if cand.rank in (WRAPPER, UNKNOWN, WEAK):
+            # Not a known cause yet: the next lines of this process may name it.
+            block = Block(line.tag, cand.start, cand.stage, False, cand.traceback, cand)
             block.deadline = lineno + FOLLOW_LINES
             block.last_seen = lineno
             self._note_hints(block, line)
@@ -269,30 +299,38 @@ class StreamClassifier:
             return
         self._offer(cand)
 
-    def _extend(self, block: _Block, lineno: int, line: LogicalLine) -> bool:
+    def _extend(self, block: Block, lineno: int, line: LogicalLine) -> bool:
         """Add ``line`` to ``block`` if it belongs there; False means the block is over."""
         text = line.text
         block.last_seen = lineno
         if block.is_traceback and not block.exception_seen:
-            if _is_frame(text) or not text.strip():
+            if is_frame(text) or not text.strip():
                 self._keep(block, text)
                 return True
             block.exception_seen = True
             block.deadline = lineno + FOLLOW_LINES
-        elif text.startswith(("Traceback (most recent call last)", *_CHAIN)):
+        elif is_header(text) or text.startswith(CHAIN):
+            if not block.is_traceback and (block.best is None or block.best.rank <= WRAPPER):
+                block.lines = []  # the traceback a wrapper announced: keep only the traceback
             block.is_traceback = True
             block.exception_seen = False
             self._keep(block, text)
             return True
         elif lineno > block.deadline:
             return False
-        elif text.strip() and not text.startswith((" ", "\t")) and block.best is not None:
+        elif (
+            text.strip()
+            and not text.startswith((" ", "\t"))
+            and block.best is not None
+            and (
+                block.best.rank == STRONG
+                or (block.is_traceback and block.best.rank < WEAK and block.best.rank != UNKNOWN)
+            )
+        ):
             # After a traceback's exception line only its indented continuation belongs to it,
             # unless the error so far is a relay or unrecognised: then the next few lines of the
             # same process may still name the real cause (NCCL's "Last error:" lines, what()).
-            if block.best.rank == STRONG or (block.is_traceback and block.best.rank < WEAK
-                                            and block.best.rank != UNKNOWN):
-                return False
+            return False
         self._keep(block, text)
         self._note_hints(block, line)
         cand = self._candidate(lineno, line, block.start, block.stage)
@@ -303,49 +341,92 @@ class StreamClassifier:
             self._close(block)  # a known cause ends the search in this block
         return True
 
-    def _keep(self, block: _Block, text: str) -> None:
+    def _keep(self, block: Block, text: str) -> None:
         if len(block.lines) < MAX_TRACEBACK:
             block.lines.append(text)
         else:  # keep the head and the most recent tail of a huge traceback
             block.lines[MAX_TRACEBACK // 2 :] = [*block.lines[MAX_TRACEBACK // 2 + 1 :], text]
 
-    def _note_hints(self, block: _Block, line: LogicalLine) -> None:
+    def _note_hints(self, block: Block, line: LogicalLine) -> None:
         for rule in self._hint_rules:
             if rule.stage_hint and rule.match(line.text, line.level) is not None:
                 block.hints.append(rule.stage_hint)
 
     def _lookback(self, tag: str) -> list[tuple[int, str]]:
-        """Frames right before the current line (same process): a traceback missing its head."""
+        """The traceback right before the current line (same process), read back from the ring.
+
+        Tracebacks printed without a logger prefix only reveal themselves at their exception line
+        (the one with the error word), so their header and frames are recovered here.
+        """
         frames: list[tuple[int, str]] = []
         for lineno, raw in reversed(self._ring):
             pieces = [p for p in logical_lines(raw) if p.tag == tag]
-            if not pieces or not all(_is_frame(p.text) for p in pieces):
+            if pieces and is_header(pieces[-1].text):
+                frames[:0] = [(lineno, pieces[-1].text)]
+                break
+            if not pieces or not all(is_frame(p.text) for p in pieces):
                 break
             frames[:0] = [(lineno, p.text) for p in pieces]
         return frames if any(t.startswith("  File ") for _, t in frames) else []
 
-    def _block_result(self, block: _Block) -> _Candidate | None:
+    def _recover_quiet_causes(self, hint: str | None) -> None:
+        """Match the recent lines in full when a wrapper or an unrecognised error shows up.
+
+        The keyword filter skips lines without an error word, such as a ``ptxas fatal`` line
+        logged at INFO before ``Capture cuda graph failed``; the wrapper's stage hint carries over.
+        """
+        for lineno, raw in self._ring:
+            if lineno <= self._recovered_upto:
+                continue
+            for line in logical_lines(raw):
+                if not line.text.strip() or is_frame(line.text):
+                    continue
+                cand = self._candidate(lineno, line, lineno, self._stage)
+                if cand is not None and cand.rank >= WEAK:
+                    cand.hint = later_stage((cand.hint, hint)) if hint else cand.hint
+                    cand.traceback = [line.text]
+                    self._offer(cand)
+        if self._ring:
+            self._recovered_upto = self._ring[-1][0]
+
+    def _block_result(self, block: Block) -> Candidate | None:
         cand = block.best
         if cand is None and block.is_traceback:
             # A traceback cut off before its exception line: keep it as an unknown error.
             last = next((t for t in reversed(block.lines) if t.strip()), block.lines[0])
-            cand = _Candidate(UNKNOWN, "unknown", last.strip(), block.last_seen, block.start,
-                              block.stage, {"truncated": True}, None)
+            cand = Candidate(
+                UNKNOWN,
+                "unknown",
+                last.strip(),
+                block.last_seen,
+                block.start,
+                block.stage,
+                {"truncated": True},
+                None,
+            )
         if cand is None:
             return None
         hint = later_stage((cand.hint, *block.hints))
-        return _Candidate(cand.rank, cand.category, cand.text, cand.line, block.start, block.stage,
-                          cand.detail, hint if hint != "startup" else cand.hint, list(block.lines))
+        return Candidate(
+            cand.rank,
+            cand.category,
+            cand.text,
+            cand.line,
+            block.start,
+            block.stage,
+            cand.detail,
+            hint if hint != "startup" else cand.hint,
+            list(block.lines),
+        )
 
-    def _close(self, block: _Block) -> None:
+    def _close(self, block: Block) -> None:
         self._blocks.pop(block.tag, None)
         cand = self._block_result(block)
         if cand is not None:
             self._offer(cand)
 
-    def _offer(self, cand: _Candidate) -> None:
-        if _wins(cand, self._best):
-            self._best = cand
+    def _offer(self, cand: Candidate) -> None:
+        self._best = merged(self._best, cand)
 
     def _expire(self, lineno: int) -> None:
         for block in list(self._blocks.values()):

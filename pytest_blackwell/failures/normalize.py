@@ -16,13 +16,17 @@ from typing import NamedTuple
 
 #: Physical lines longer than this are checked for flattened content.
 FLATTENED_MIN_CHARS = 320
+#: Longest message kept per logical line (an error message is far shorter; binary-ish noise is not).
+MAX_MESSAGE_CHARS = 8192
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
 # One prefix at a time; `_strip_prefixes` applies them until none matches.
+_STAMP = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+# "[2025-03-10T15:07:20Z]", "[2025-03-10 15:07:20 TP0]" (SGLang: a tag inside the brackets),
+# or a bare "2025-03-10T15:07:20.1234567Z" (GitHub Actions).
 _TIMESTAMP = re.compile(
-    r"^\s*\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
-    r"(?: (?P<tag>[A-Za-z]+\d*))?\]?\s?"
+    r"^\s*(?:\[" + _STAMP + r"(?: (?P<tag>[A-Za-z]+\d*))?\]|" + _STAMP + r")\s?"
 )
 _GUTTER = re.compile(r"^\s*(?:\[[\w.\-]{1,40}\]|[\w.\-]{1,40})?\s*\|\s?")
 _PROC_TAG = re.compile(r"^\s*\((?P<tag>[A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+)\)\s?")
@@ -32,8 +36,9 @@ _VLLM_LEVEL = re.compile(
     r"(?: \[[^\]]*\])? ?"
 )
 _PLAIN_LEVEL = re.compile(r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL):(?:[\w.]+:)?\s*")
+# "[E1010 12:34:56.789012 ProcessGroupNCCL.cpp:616]", "[W socket.cpp:663]"
 _GLOG_LEVEL = re.compile(
-    r"^\[(?P<level>[EWIF])(?:\d{4} \d\d:\d\d:\d\d\.\d+ \d+| ?)[ ]?[\w./\-]+:\d+\]\s?"
+    r"^\[(?P<level>[EWIF])(?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?(?: \d+)?)? [\w./\-]+:\d+\]\s?"
 )
 _GLOG_NAMES = {"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL"}
 
@@ -52,6 +57,13 @@ _FLAT_SPLIT = re.compile(
 )
 
 
+# A piece that is nothing but a record header: glue it back to the message that follows.
+_HEADER_ONLY = re.compile(
+    r"^(?:\([^()]*pid=\d+\)\s*)?(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d "
+    r"\d\d:\d\d:\d\d(?:\.\d+)?(?: \[[^\]]*\])?)?\s*$"
+)
+
+
 class LogicalLine(NamedTuple):
     """A clean line: its message, the process tag and log level it carried (``""`` if none)."""
 
@@ -66,14 +78,13 @@ def strip_ansi(text: str) -> str:
 
 
 def _strip_prefixes(text: str, tag: str) -> LogicalLine:
+    own = ""  # the outermost tag of this piece wins: "(Worker pid=3) [rank1]:" is Worker
     for _ in range(6):  # a handful of stacked prefixes at most
         before = text
         for rx in (_TIMESTAMP, _GUTTER, _PROC_TAG, _RANK_TAG):
             m = rx.match(text)
             if m and m.end() > 0:
-                found = m.groupdict().get("tag")
-                if found:
-                    tag = found
+                own = own or (m.groupdict().get("tag") or "")
                 text = text[m.end() :]
         if text == before:
             break
@@ -85,7 +96,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
             level = "WARNING" if level == "WARN" else _GLOG_NAMES.get(level, level)
             text = text[m.end() :]
             break
-    return LogicalLine(text.rstrip(), tag, level)
+    return LogicalLine(text.rstrip(), own or tag, level)
 
 
 def unflatten(text: str) -> list[str]:
@@ -105,8 +116,14 @@ def unflatten(text: str) -> list[str]:
         pieces.append(text[start : m.start()])
         start = m.end()
     pieces.append(text[start:])
-    out: list[str] = []
+    glued: list[str] = []
     for piece in pieces:
+        if glued and _HEADER_ONLY.match(glued[-1]) and glued[-1].strip():
+            glued[-1] = glued[-1] + " " + piece
+        else:
+            glued.append(piece)
+    out: list[str] = []
+    for piece in glued:
         if piece.startswith('File "'):
             # Frame header followed by its source line: restore the traceback layout.
             head, sep, code = piece.partition(" " * 4)
@@ -124,14 +141,14 @@ def logical_lines(raw: str) -> list[LogicalLine]:
     Carriage returns (progress bars) and flattened pastes yield several lines; a piece that
     carries no process tag of its own inherits the tag of the piece before it.
     """
-    raw = strip_ansi(raw.rstrip("\r\n"))
+    raw = strip_ansi(raw.rstrip("\r\n")).lstrip("\ufeff")
     parts = [p for p in raw.split("\r") if p.strip()] if "\r" in raw else [raw]
     result: list[LogicalLine] = []
     tag = ""
     for part in parts:
         pieces = unflatten(part) if len(part) >= FLATTENED_MIN_CHARS or "\\n" in part else [part]
         for piece in pieces:
-            line = _strip_prefixes(piece, tag)
+            line = _strip_prefixes(piece[:MAX_MESSAGE_CHARS], tag)
             tag = line.tag
             result.append(line)
     return result

@@ -69,7 +69,9 @@ class Rule:
         try:
             compiled = re.compile(self.pattern)
         except (re.error, TypeError) as exc:
-            raise ValueError(f"{where}: pattern {self.pattern!r} is not a valid regex: {exc}")
+            raise ValueError(
+                f"{where}: pattern {self.pattern!r} is not a valid regular expression: {exc}"
+            ) from None
         object.__setattr__(self, "regex", compiled)
 
     def match(self, text: str, level: str = "") -> dict[str, Any] | None:
@@ -90,14 +92,18 @@ def _r(name: str, category: str, pattern: str, **kw: Any) -> Rule:
 
 
 _SIZE = r"\d+(?:\.\d+)?\s?[KMGT]?i?B"
-_DEATH_WORDS = r"Segmentation fault|Aborted|Killed|Bus error|Illegal instruction|Floating point exception"
+_DEATH_WORDS = (
+    r"Segmentation fault|Aborted|Killed|Bus error|Illegal instruction|Floating point exception"
+)
 
+# The table is kept in its compact hand layout: one rule per short block reads like data.
+# fmt: off
 #: The built-in rules, most specific first. See docs/failures.md before adding one.
 DEFAULT_RULES: tuple[Rule, ...] = (
     # --- shared memory ------------------------------------------------------------------------
     _r("triton_smem", "smem_limit",
        r"out of resource: shared memory, Required: (?P<required_bytes>\d+), "
-       r"Hardware limit: (?P<limit_bytes>\d+)", keywords=("out of resource",)),
+       r"Hardware limit: (?P<limit_bytes>\d+)"),
     _r("too_many_resources", "smem_limit", r"too many resources requested for launch"),
     _r("dynamic_smem_attribute", "smem_limit",
        r"MaxDynamicSharedMemorySize.{0,200}?(?:invalid argument|failed|exceed)"
@@ -107,8 +113,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"(?:available )?(?:shared memory|smem)"),
     # --- kernel faults (before NCCL, which may relay them) --------------------------------------
     _r("illegal_address", "illegal_memory_access",
-       r"an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS|cudaErrorIllegalAddress"
-       r"|hipErrorIllegalAddress"),
+       r"an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS"
+       r"|cudaErrorIllegalAddress|hipErrorIllegalAddress"),
     _r("misaligned", "illegal_memory_access",
        r"misaligned address|CUDA_ERROR_MISALIGNED_ADDRESS|cudaErrorMisalignedAddress"),
     _r("launch_failure", "illegal_memory_access",
@@ -117,18 +123,19 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"an illegal instruction was encountered|CUDA_ERROR_ILLEGAL_INSTRUCTION"
        r"|cudaErrorIllegalInstruction"),
     _r("device_assert", "illegal_memory_access", r"device-side assert(?:ion)? triggered"),
-    # --- CUDA graph capture ------------------------------------------------------------------------
+    # --- CUDA graph capture -----------------------------------------------------------------------
     _r("capture_not_permitted", "stream_capture",
        r"operation not permitted when stream is capturing|cudaErrorStreamCapture\w*"
        r"|CUDA_ERROR_STREAM_CAPTURE_\w+|dependency created on uncaptured work in another stream"
        r"|operation would make the legacy stream depend on a capturing blocking stream"
        r"|capture (?:sequence )?(?:was |has been )?invalidated",
        stage_hint="graph_capture"),
-    # --- KV cache budget ---------------------------------------------------------------------------
+    # --- KV cache budget --------------------------------------------------------------------------
     _r("kv_no_memory", "kv_cache_oom", r"No available memory for the cache blocks",
        stage_hint="kv_alloc"),
     _r("kv_needed_larger", "kv_cache_oom",
-       r"(?:max seq len \((?P<max_model_len>\d+)\)\W*)?\(?(?P<needed_bytes>" + _SIZE + r") KV cache "
+       r"(?:max seq len \((?P<max_model_len>\d+)\)\W*)?\(?(?P<needed_bytes>" + _SIZE
+       + r") KV cache "
        r"is needed, which is larger than the available (?:KV cache memory )?\((?P<available_bytes>"
        + _SIZE + r")\)(?:.*?estimated maximum model length is (?P<estimated_max_model_len>\d+))?",
        stage_hint="kv_alloc"),
@@ -139,11 +146,14 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"Free memory on device(?: (?P<device>[\w:]+))? \((?P<free_gib>[\d.]+)/(?P<total_gib>[\d.]+)"
        r" GiB\) on startup is less than desired GPU memory utilization \((?P<utilization>[\d.]+), "
        r"(?P<requested_gib>[\d.]+) GiB\)"),
-    _r("cpu_node_memory", "kv_cache_oom",
+    _r("cpu_node_memory_startup", "kv_cache_oom",
        r"Available memory on node (?P<numa_node>\d+) \((?P<available_gib>[\d.]+)/(?P<total_gib>"
-       r"[\d.]+) GiB\) on (?:startup|kv cache\s?allocation) is less than (?:desired CPU memory "
-       r"utilization \((?P<utilization>[\d.]+), (?P<requested_gib>[\d.]+) GiB\)|requested memory "
-       r"for kv \((?P<requested_gib__2>[\d.]+))", keywords=("Available memory on node",)),
+       r"[\d.]+) GiB\) on startup is less than desired CPU memory utilization \("
+       r"(?P<utilization>[\d.]+), (?P<requested_gib>[\d.]+) GiB\)"),
+    _r("cpu_node_memory_kv", "kv_cache_oom",
+       r"Available memory on node (?P<numa_node>\d+) \((?P<available_gib>[\d.]+)/(?P<total_gib>"
+       r"[\d.]+) GiB\) on kv cache\s?allocation is less than requested memory for kv \("
+       r"(?:[\d.]+/)?(?P<requested_gib>[\d.]+)", stage_hint="kv_alloc"),
     _r("kv_cache_insufficient", "kv_cache_oom",
        r"(?i)(?:insufficient|not enough) (?:memory|blocks?) for (?:the )?(?:kv|mamba|state) cache",
        stage_hint="kv_alloc"),
@@ -151,7 +161,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("torch_oom", "device_oom",
        r"out of memory\. Tried to allocate (?P<tried_bytes>" + _SIZE + r")(?:.*?total capacity of "
        r"(?P<total_bytes>" + _SIZE + r") of which (?P<free_bytes>" + _SIZE + r") is free"
-       r"|.*?\((?:GPU \d+; )?(?P<total_bytes__2>" + _SIZE + r") total capacity;.*?(?P<free_bytes__2>"
+       r"|.*?\((?:GPU \d+; )?(?P<total_bytes__2>" + _SIZE
+       + r") total capacity;.*?(?P<free_bytes__2>"
        + _SIZE + r") free)?"),
     _r("cpu_alloc", "device_oom",
        r"DefaultCPUAllocator: (?:can't|not enough memory|could not) allocate.*?(?:you tried to "
@@ -159,7 +170,9 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("alloc_failed", "device_oom",
        r"CUDA error: out of memory|CUDA out of memory|cudaErrorMemoryAllocation|OutOfMemoryError"
        r"|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED|CUDA_ERROR_OUT_OF_MEMORY"
-       r"|hipErrorOutOfMemory|cudaMalloc(?:Async)? failed: out of memory|\[Errno 12\] Cannot allocate"),
+       r"|hipErrorOutOfMemory|cudaMalloc(?:Async)? failed: out of memory"
+       r"|Cuda failure (?:\d+ )?'out of memory'"
+       r"|\[Errno 12\] Cannot allocate"),
     # --- no kernel for this hardware -----------------------------------------------------------
     _r("no_kernel_image", "dispatch_failure",
        r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
@@ -170,7 +183,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"(?P<compute_capability__2>\d+)|not (?:supported|implemented))"),
     _r("ptxas_arch", "dispatch_failure",
        r"ptxas\b.{0,40}?(?:fatal|error)\s*:.*?'sm_(?P<compute_capability>\d+)a?'.*?not defined"
-       r"|(?:PTXAS|ptxas) (?:fatal|error)", stage_hint="compile", keywords=("ptxas",)),
+       r"|(?:PTXAS|ptxas) (?:fatal|error)", stage_hint="compile"),
     _r("capability_unsupported", "dispatch_failure",
        r"Minimum capability: (?P<min_capability>\d+)\.? Current capability: "
        r"(?P<compute_capability>\d+)|compute capability (?P<compute_capability__2>\d+(?:\.\d+)?)"
@@ -181,11 +194,12 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"|Head size (?P<head_dim__2>\d+) is not supported"),
     _r("no_attention_backend", "dispatch_failure", r"No valid attention backend found"),
     _r("cpu_attention_unsupported", "dispatch_failure",
-       r"Unsupported CPU attention configuration|FP8 KV cache (?:on CPU requires|requires head_size)"
+       r"Unsupported CPU attention configuration"
+       r"|FP8 KV cache (?:on CPU requires|requires head_size)"
        r"|requires x86 with AVX-512"),
     _r("op_not_for_backend", "dispatch_failure",
        r"Could not run '[\w:.]+' with arguments from the '(?P<backend>\w+)' backend"),
-    # --- the environment cannot run it ---------------------------------------------------------------
+    # --- the environment cannot run it ------------------------------------------------------------
     _r("driver_too_old", "env_mismatch",
        r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|NVIDIA driver on your "
        r"system is too old|Found no NVIDIA driver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
@@ -197,9 +211,11 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"undefined symbol: (?P<symbol>\S+)|cannot open shared object file|version `(?P<glibc>"
        r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist",
        ignore_at=_QUIET),
+    _r("extension_not_loaded", "env_mismatch",
+       r"'_OpNamespace' '_C\w*' object has no attribute '(?P<op>\w+)'"),
     _r("module_missing", "env_mismatch", r"No module named '(?P<module>[\w.]+)'",
        ignore_at=_QUIET),
-    # --- configuration or model files rejected --------------------------------------------------------
+    # --- configuration or model files rejected ----------------------------------------------------
     _r("config_validation", "unsupported_config",
        r"ValidationError: \d+ validation errors? for (?P<config>\w+)"),
     _r("model_files", "unsupported_config",
@@ -220,21 +236,19 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("nccl", "nccl_error",
        r"NCCL error|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote|InvalidArgument)Error"
        r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
-       r"|Watchdog caught collective operation timeout", weak=True, keywords=("NCCL",)),
+       r"|Watchdog caught collective operation timeout", weak=True),
     _r("worker_died", "engine_died",
        r"(?:Worker|Engine core|RayWorker\w*) proc(?:ess)? (?P<process>\S+) died unexpectedly"
        r"(?: \(exit code: (?P<exit_code>-?\d+)\))?|(?P<process__2>\S+ rank=\d+) died unexpectedly"
        r"|engine core exited unexpectedly",
-       weak=True, keywords=("unexpectedly",)),
+       weak=True),
     _r("fatal_signal", "engine_died",
        r"Fatal Python error: (?P<signal>" + _DEATH_WORDS + r")|^(?:.*: )?(?P<signal__2>"
        + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"
        r"|Signal (?P<signal__4>\d+) \(SIG[A-Z]+\) received|(?:killed|terminated|died) (?:by|with) "
        r"signal (?P<signal__5>SIG[A-Z]+|\d+)|exit(?:ed)?(?: with)? (?:code|status)[: ]+"
        r"(?P<exit_code>-\d+|1[3-5]\d)\b|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)",
-       weak=True, keywords=("Killed", "fault", "SIG", "Aborted", "core dumped")),
-    _r("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)",
-       weak=True, fixed_detail=(("signal", "SIGABRT"),)),
+       weak=True),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     _r("value_error", "unsupported_config",
        r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): ", ignore_at=_QUIET),
@@ -243,19 +257,23 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"(?i)(?:capture cuda ?graph|cuda ?graph capture|capturing cuda ?graphs?) failed",
        wrapper=True, stage_hint="graph_capture"),
     _r("engine_init_failed", "engine_died",
-       r"Engine core initialization failed|EngineCore failed to start|WorkerProc failed to start"
-       r"|Engine process failed to start|Frontend process failed during engine core initialization"
-       r"(?:.*?Failed core proc\(s\): (?P<failed_procs>\{[^}]*\}))?", wrapper=True),
+       r"(?:Engine core initialization failed|EngineCore failed to start|WorkerProc failed to "
+       r"start|Engine process failed to start|Frontend process failed during engine core "
+       r"initialization)(?:.*?Failed core proc\(s\): (?P<failed_procs>\{[^}]*\}))?",
+       wrapper=True),
     _r("engine_dead", "engine_died",
        r"EngineDeadError|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
        r"|Background loop has errored|Server exited unexpectedly|Backend worker is gone",
-       wrapper=True, keywords=("unexpectedly", "Backend worker")),
+       wrapper=True),
+    _r("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)",
+       wrapper=True, fixed_detail=(("signal", "SIGABRT"),)),
     _r("worker_wrapper", "unknown",
        r"Worker failed with error|Exception in worker \S+ while processing method"
        r"|Error executing method|Exception in thread ", wrapper=True),
-    # --- anything else that is an exception ---------------------------------------------------------
+    # --- anything else that is an exception -------------------------------------------------------
     _r("exception", "unknown",
        r"^(?:[A-Za-z_][\w]*\.)*(?P<exception>[A-Z]\w*(?:Error|Exception|Failed|Interrupt"
        r"|OutOfResources|InvalidCxxCompiler|Unsupported))(?::|$)", ignore_at=_QUIET),
     _r("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
 )
+# fmt: on

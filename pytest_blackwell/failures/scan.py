@@ -14,12 +14,14 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import BinaryIO
 
-from pytest_blackwell.failures.classify import RING_LINES, StreamClassifier
+from pytest_blackwell.failures.candidates import RING_LINES
+from pytest_blackwell.failures.classify import StreamClassifier
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.rules import Rule
 from pytest_blackwell.failures.stages import HANG_TAIL_LINES
 
 CHUNK_BYTES = 1 << 22
+WINDOW_BYTES = 1 << 17  # searched by all keywords in turn while it sits in the CPU cache
 MAX_LINE_BYTES = 1 << 24  # a "line" longer than this is cut (binary data or a runaway paste)
 
 
@@ -60,107 +62,122 @@ def classify_stream(
     classifier = StreamClassifier(rules)
     tail: deque[bytes] = deque(maxlen=HANG_TAIL_LINES)
     carry = b""
-    base = 0  # lines before the current chunk
     while not classifier.done:
         block = stream.read(CHUNK_BYTES)
         if not block:
             break
-        data = carry + block if carry else block
-        cut = data.rfind(b"\n") + 1
-        if cut == 0 and len(data) < MAX_LINE_BYTES:
-            carry = data
+        cut = block.rfind(b"\n") + 1
+        if cut == 0:  # no line ends in this block
+            carry += block
+            if len(carry) >= MAX_LINE_BYTES:
+                _check_text(carry, name, classifier.line_count)
+                _scan(classifier, carry, 0, len(carry))
+                _remember_tail(tail, carry, 0, len(carry))
+                carry = b""
             continue
-        if cut == 0:
-            cut = len(data)
-        body, carry = data[:cut], data[cut:]
-        _check_text(body, name, base)
-        _scan(classifier, body, base)
-        base += body.count(b"\n") if body.endswith(b"\n") else body.count(b"\n") + 1
-        _remember_tail(tail, body)
+        lo = 0
+        if carry:  # finish the line begun in the previous block
+            lo = block.find(b"\n") + 1
+            line = carry + block[:lo]
+            _check_text(line, name, classifier.line_count)
+            _scan(classifier, line, 0, len(line))
+            _remember_tail(tail, line, 0, len(line))
+        _check_text(block, name, classifier.line_count, lo, cut)
+        _scan(classifier, block, lo, cut)
+        _remember_tail(tail, block, lo, cut)
+        carry = block[cut:]
     if carry and not classifier.done:
-        _check_text(carry, name, base)
-        _scan(classifier, carry, base)
-        _remember_tail(tail, carry)
+        _check_text(carry, name, classifier.line_count)
+        _scan(classifier, carry, 0, len(carry))
+        _remember_tail(tail, carry, 0, len(carry))
     if not classifier.done:
-        first = base - len(tail) + (1 if carry else 0) + 1
-        classifier.set_tail(
-            [(first + i, raw.decode("utf-8")) for i, raw in enumerate(tail)]
-        )
+        first = classifier.line_count - len(tail) + 1
+        classifier.set_tail([(first + i, raw.decode("utf-8")) for i, raw in enumerate(tail)])
     return classifier.result()
 
 
-def _remember_tail(tail: deque[bytes], body: bytes) -> None:
-    lines = body.split(b"\n")
+def _remember_tail(tail: deque[bytes], body: bytes, lo: int, hi: int) -> None:
+    """Keep the last lines of ``body[lo:hi]`` (whole lines) in ``tail``."""
+    start = hi - 1 if body.endswith(b"\n", lo, hi) else hi
+    for _ in range(HANG_TAIL_LINES):
+        start = body.rfind(b"\n", lo, start)
+        if start == -1:
+            start = lo - 1
+            break
+    lines = body[start + 1 : hi].split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
-    tail.extend(lines[-HANG_TAIL_LINES:])
+    tail.extend(lines)
 
 
-def _check_text(body: bytes, name: str, base: int) -> None:
-    nul = body.find(b"\x00")
+def _check_text(body: bytes, name: str, before: int, lo: int = 0, hi: int | None = None) -> None:
+    """Raise :class:`LogReadError` unless ``body[lo:hi]`` is UTF-8 text."""
+    hi = len(body) if hi is None else hi
+    nul = body.find(b"\x00", lo, hi)
     if nul != -1:
-        line = base + body.count(b"\n", 0, nul) + 1
+        line = before + body.count(b"\n", lo, nul) + 1
         raise LogReadError(
             f"{name}: not a text log: NUL byte at line {line} (binary data?); "
             "expected a UTF-8 engine log"
         )
-    if not body.isascii():
+    if not body.isascii():  # the whole buffer: cheaper than copying the part out
+        part = body if (lo == 0 and hi == len(body)) else body[lo:hi]
         try:
-            body.decode("utf-8")
+            part.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = base + body.count(b"\n", 0, exc.start) + 1
+            line = before + part.count(b"\n", 0, exc.start) + 1
             raise LogReadError(
-                f"{name}: invalid UTF-8 at line {line} (byte offset {exc.start} of that chunk): "
-                f"{exc.reason}; expected a UTF-8 engine log"
+                f"{name}: invalid UTF-8 at line {line}: {exc.reason}; expected a UTF-8 engine log"
             ) from None
 
 
-def _scan(classifier: StreamClassifier, body: bytes, base: int) -> None:
-    """Feed ``body`` (whole lines) to ``classifier``, skipping lines no keyword can touch."""
-    pos = 0
-    end = len(body)
-    lineno = base  # lines of this body consumed so far, as a count from the log start
+def _feed_line(classifier: StreamClassifier, body: bytes, pos: int, hi: int) -> int:
+    stop = body.find(b"\n", pos, hi)
+    stop = hi if stop == -1 else stop
+    classifier.feed(body[pos:stop].decode("utf-8"))
+    return stop + 1
+
+
+def _scan(classifier: StreamClassifier, body: bytes, lo: int, hi: int) -> None:
+    """Feed the whole lines of ``body[lo:hi]`` to ``classifier``, skipping lines no keyword can
+    touch. The text is searched window by window so that the keyword passes hit the CPU cache."""
+    pos = lo
     keywords: tuple[str, ...] = ()
     needles: list[bytes] = []
     nexts: list[int] = []
-    while pos < end and not classifier.done:
+    win_end = lo
+    while pos < hi and not classifier.done:
         if classifier.collecting:
-            stop = body.find(b"\n", pos)
-            stop = end if stop == -1 else stop
-            classifier.feed(body[pos:stop].decode("utf-8"))
-            lineno += 1
-            pos = stop + 1
+            pos = _feed_line(classifier, body, pos, hi)
             continue
-        if classifier.keywords != keywords:  # stage markers switch on and off
+        if pos >= win_end or classifier.keywords != keywords:
+            if pos >= win_end:
+                win_end = min(hi, pos + WINDOW_BYTES)
+                newline = body.find(b"\n", win_end, hi) if win_end < hi else -1
+                win_end = hi if (newline == -1 or win_end >= hi) else newline + 1
             keywords = classifier.keywords
             needles = [k.encode("utf-8") for k in keywords]
-            nexts = [-2] * len(needles)
-        hit = end
+            nexts = [-1] * len(needles)
+        hit = win_end
         for i, needle in enumerate(needles):
             at = nexts[i]
             if at < pos:
-                at = body.find(needle, pos)
-                nexts[i] = end if at == -1 else at
-                at = nexts[i]
-            hit = min(hit, at)
-        if hit >= end:
-            classifier.skip(body.count(b"\n", pos) + (0 if body.endswith(b"\n") else 1))
-            return
-        line_start = body.rfind(b"\n", pos, hit) + 1
+                at = body.find(needle, pos, win_end)
+                at = win_end if at == -1 else at
+                nexts[i] = at
+            if at < hit:
+                hit = at
+        if hit >= win_end:
+            classifier.skip(body.count(b"\n", pos, win_end))
+            pos = win_end
+            continue
+        line_start = max(body.rfind(b"\n", pos, hit) + 1, pos)
         ctx_start = line_start
         for _ in range(RING_LINES):  # context for headless tracebacks
             if ctx_start <= pos:
                 break
-            ctx_start = body.rfind(b"\n", pos, ctx_start - 1) + 1
-        ctx_start = max(ctx_start, pos)
-        skipped = body.count(b"\n", pos, ctx_start)
-        classifier.skip(skipped)
-        lineno += skipped
+            ctx_start = max(body.rfind(b"\n", pos, ctx_start - 1) + 1, pos)
+        classifier.skip(body.count(b"\n", pos, ctx_start))
         pos = ctx_start
-        # Feed the context lines and the hit line itself.
-        while pos <= line_start and pos < end and not classifier.done:
-            stop = body.find(b"\n", pos)
-            stop = end if stop == -1 else stop
-            classifier.feed(body[pos:stop].decode("utf-8"))
-            lineno += 1
-            pos = stop + 1
+        while pos <= line_start and pos < hi and not classifier.done:
+            pos = _feed_line(classifier, body, pos, hi)

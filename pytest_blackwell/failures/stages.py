@@ -39,10 +39,11 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Loading weights took", "loading"),
     ("Loading safetensors checkpoint shards", "loading"),
     ("Starting to load model", "loading"),
-    ("Shutting down", "shutdown"),
-    ("Gracefully stopping", "shutdown"),
-    ("Waiting for application shutdown", "shutdown"),
 )
+
+#: Markers of the end of a run. An error during shutdown comes right after them, so instead of
+#: searching the whole log for them they are looked for among the lines just before an error.
+LATE_MARKERS: tuple[tuple[str, str], ...] = (("Shutting down", "shutdown"),)
 
 STAGE_INDEX: dict[str, int] = {name: i for i, name in enumerate(STAGES)}
 _EXECUTE = STAGE_INDEX["execute"]
@@ -50,9 +51,18 @@ _EXECUTE = STAGE_INDEX["execute"]
 
 def marker_stage(text: str) -> str | None:
     """The stage a message announces, or ``None``."""
-    for fragment, stage in STAGE_MARKERS:
+    for fragment, stage in (*STAGE_MARKERS, *LATE_MARKERS):
         if fragment in text:
             return stage
+    return None
+
+
+def late_stage(lines: Iterable[str]) -> str | None:
+    """The stage a late marker among ``lines`` announces (``shutdown``), else ``None``."""
+    for text in lines:
+        for fragment, stage in LATE_MARKERS:
+            if fragment in text:
+                return stage
     return None
 
 

@@ -201,6 +201,21 @@ def _arguments_section(config: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+#: Column order of the one-variable comparison table (other keys follow, in their order).
+_RUN_COLUMNS = (
+    "variable",
+    "value",
+    "config",
+    "outcome",
+    "effect",
+    "first_error",
+    "tokens_per_s",
+    "relative",
+    "budget",
+    "backend",
+)
+
+
 def _isolation_section(entry: Mapping[str, Any]) -> list[str]:
     lines: list[str] = []
     follows = entry.get("follows")
@@ -208,15 +223,26 @@ def _isolation_section(entry: Mapping[str, Any]) -> list[str]:
     if follows is None and isolation is None:
         return lines
     lines += ["## One-variable comparison", ""]
-    if follows is not None:
-        lines += [f"This configuration follows `{_md(follows)}`.", ""]
+    if follows == "none":
+        lines += ["The failure follows none of the variables tried.", ""]
+    elif follows is not None:
+        lines += [f"The failure follows: `{_md(follows)}`.", ""]
     rows = isolation if isinstance(isolation, list) else None
     if isinstance(isolation, Mapping):
-        lines += [f"- {k}: `{_md(v)}`" for k, v in isolation.items() if not isinstance(v, list)]
+        if isolation.get("summary"):
+            lines += [f"**{_md(isolation['summary'])}**", ""]
+        lines += [
+            f"- {k}: `{_md(v)}`"
+            for k, v in isolation.items()
+            if k not in ("summary", "follows") and not isinstance(v, list)
+        ]
         found = [v for v in isolation.values() if isinstance(v, list)]
         rows = found[0] if found else None
     if rows and all(isinstance(r, Mapping) for r in rows):
-        keys = list(dict.fromkeys(k for r in rows for k in r))
+        present = list(dict.fromkeys(k for r in rows for k in r))
+        keys = [k for k in _RUN_COLUMNS if k in present] + [
+            k for k in present if k not in _RUN_COLUMNS
+        ]
         lines += ["", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
         lines += ["| " + " | ".join(_md_text(r.get(k)) for k in keys) + " |" for r in rows]
     return lines

@@ -219,10 +219,10 @@ def test_isolation_table_when_present(tmp_path: Path) -> None:
     }
     text = render_bug_report(entry, data["devices"], data["environment"], log_root=tmp_path)
     section = text.split("## One-variable comparison", 1)[1]
-    assert "This configuration follows `kv=auto`." in section
+    assert "The failure follows: `kv=auto`." in section
     assert "- variable: `kv_cache_dtype`" in section
-    assert "| config | kv_cache_dtype | outcome |" in section
-    assert "| kv=fp8 | fp8 | kv_cache_oom@kv_alloc |" in section
+    assert "| config | outcome | kv_cache_dtype |" in section
+    assert "| kv=fp8 | kv_cache_oom@kv_alloc | fp8 |" in section
     plain = render_bug_report(data["configs"][1], data["devices"], data["environment"])
     assert "One-variable comparison" not in plain
 

@@ -1,0 +1,96 @@
+"""Candidate first errors and the order between them (private to the classifier).
+
+Ranks, best last: a bare ``ERROR`` line, a wrapper, an unrecognised exception, a relay (``weak``
+rule) and a known cause. :func:`merged` decides which of two candidates is the first error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pytest_blackwell.failures.stages import later_stage
+
+# Ranks of candidate errors, best last.
+LEVEL_ONLY, WRAPPER, UNKNOWN, WEAK, STRONG = range(5)
+
+RING_LINES = 40  # recent lines kept to recover the frames of a headless traceback
+SOFT_WINDOW = 30  # lines after a relay within which a new known cause replaces it
+HEADERS = ("Traceback (most recent call last)", "Exception Group Traceback")
+CHAIN = ("The above exception was the direct cause", "During handling of the above exception")
+
+
+@dataclass
+class Candidate:
+    """A possible first error: the line that carries it and where its block started."""
+
+    rank: int
+    category: str
+    text: str
+    line: int
+    start: int
+    stage: str
+    detail: dict[str, Any]
+    hint: str | None
+    traceback: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Block:
+    """An error being collected for one process: a traceback, or an error and what follows."""
+
+    tag: str
+    start: int
+    stage: str
+    is_traceback: bool
+    lines: list[str]
+    best: Candidate | None = None
+    hints: list[str] = field(default_factory=list)
+    exception_seen: bool = False
+    deadline: int = 0
+    last_seen: int = 0
+
+
+def wins(new: Candidate, cur: Candidate | None) -> bool:
+    """Whether ``new`` replaces ``cur`` as the first error."""
+    if cur is None:
+        return True
+    if new.rank == cur.rank:
+        return new.start < cur.start
+    if new.rank < cur.rank:
+        return False
+    if cur.rank < UNKNOWN:
+        return True
+    if cur.rank == UNKNOWN:
+        return new.rank == STRONG
+    return new.rank == STRONG and new.start - cur.line <= SOFT_WINDOW  # cur is a relay
+
+
+def merged(best: Candidate | None, cand: Candidate) -> Candidate:
+    """The first error once ``cand`` is known too (``best`` itself is never modified)."""
+    if best is None or wins(cand, best):
+        return cand
+    if (
+        cand.rank == WRAPPER
+        and cand.hint
+        and best.rank >= WEAK
+        and 0 <= cand.start - best.line <= RING_LINES
+    ):
+        # A wrapper right after the cause (``Capture cuda graph failed`` after a compiler
+        # error) still tells the stage the cause happened in.
+        return replace(best, hint=later_stage((best.hint, cand.hint)))
+    return best
+
+
+def is_header(text: str) -> bool:
+    """A traceback header, also at the end of a message (``EngineCore hit an exception: ...``)."""
+    return text.startswith(HEADERS) or text.endswith(HEADERS[0] + ":")
+
+
+def process_name(tag: str) -> str:
+    """``"EngineCore_DP0 pid=12"`` -> ``"EngineCore_DP0"`` (pids differ from run to run)."""
+    return tag.split(" pid=", 1)[0]
+
+
+def is_frame(text: str) -> bool:
+    return text.startswith(("  File ", "    ", "\t")) or text.lstrip().startswith(("^", "~"))
