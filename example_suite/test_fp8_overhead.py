@@ -17,5 +17,6 @@ MODEL = "Qwen/Qwen3-4B"
 def test_tokens_per_second_recorded(vllm_engine_result, record_property):
     result = vllm_engine_result
     assert result.ok, result.summary
-    assert result.tokens_per_s and result.tokens_per_s > 0
+    assert result.tokens_per_s
+    assert result.tokens_per_s > 0
     record_property("tokens_per_s", f"{result.tokens_per_s:.1f}")

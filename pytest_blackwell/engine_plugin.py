@@ -30,11 +30,11 @@ from pytest_blackwell.stash import RECORD_EXTRAS_KEY, TEST_FACTS_KEY
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from pytest_blackwell.failures import Failure, Rule
     from pytest_blackwell.device.model import DeviceInfo
     from pytest_blackwell.engine.launcher import Limits
     from pytest_blackwell.engine.pool import EngineHandle, EnginePool
     from pytest_blackwell.engine.result import EngineResult
+    from pytest_blackwell.failures import Failure, Rule
 
 ENGINE_FIXTURES = frozenset({"vllm_engine", "vllm_engine_result"})
 VARIANT_FIXTURE = "_blackwell_variant"

@@ -46,9 +46,7 @@ def test_memory_budget_lists_and_sizes() -> None:
     )
     assert [v.config.kv_cache_memory_bytes for v in variants] == [16 * 1024**2, 1024**3]
     assert [v.id for v in variants] == ["kvmem=16MiB", "kvmem=1GiB"]
-    both = expand(
-        EngineConfig(), [mark("memory_budget", gpu_memory_utilization=[0.5, 0.9])]
-    )
+    both = expand(EngineConfig(), [mark("memory_budget", gpu_memory_utilization=[0.5, 0.9])])
     assert [v.config.gpu_memory_utilization for v in both] == [0.5, 0.9]
 
 

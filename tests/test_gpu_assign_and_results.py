@@ -28,8 +28,13 @@ def test_one_gpu_per_worker_respects_outer_visible_devices() -> None:
 
 def test_merge_adds_launches_joins_tests_and_keeps_a_failure() -> None:
     ok = {"id": "kv=fp8", "outcome": "passed", "launches": 1, "tests": ["a"]}
-    failed = {"id": "kv=fp8", "outcome": "failed", "category": "kv_cache_oom", "launches": 1,
-              "tests": ["b"]}
+    failed = {
+        "id": "kv=fp8",
+        "outcome": "failed",
+        "category": "kv_cache_oom",
+        "launches": 1,
+        "tests": ["b"],
+    }
     other = {"id": "kv=auto", "outcome": "passed", "launches": 1, "tests": ["c"]}
     merged = merge_records([[ok, other], [failed]])
     by_id = {m["id"]: m for m in merged}

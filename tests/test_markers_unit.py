@@ -54,7 +54,7 @@ def test_several_arch_markers_mean_any_of_them() -> None:
     marks = [MarkInput("sm100", (), {}), MarkInput("sm120", (), {})]
     assert unmet(parse_requirements(marks), [SM120]) is None
     assert unmet(parse_requirements(marks), [SM100]) is None
-    reason = unmet(parse_requirements(marks[:1] + [MarkInput("sm90", (), {})]), [SM120])
+    reason = unmet(parse_requirements([*marks[:1], MarkInput("sm90", (), {})]), [SM120])
     assert reason == "requires sm100 or sm90; NVIDIA RTX PRO 6000 Blackwell (sm_120) is sm120"
 
 
@@ -146,5 +146,5 @@ def test_declared_marker_combines_requirements() -> None:
     )
     with pytest.raises(MarkerError, match="conftest: marker 'x': unknown requirement 'smem'"):
         parse_marker_definition("x", {"smem": 1}, "conftest")
-    with pytest.raises(MarkerError, match="conftest: marker 'y': .*requires_smem"):
+    with pytest.raises(MarkerError, match=r"conftest: marker 'y': .*requires_smem"):
         parse_marker_definition("y", {"requires_smem": {"kb": "big"}}, "conftest")

@@ -130,7 +130,8 @@ def test_header_says_simulated(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--blackwell-device=rtx-pro-6000")
     result.stdout.fnmatch_lines(
         [
-            "blackwell: NVIDIA RTX PRO 6000 Blackwell* (sm_120), * GiB, smem 128 KB/SM 99 KB/block [[]simulated]"
+            "blackwell: NVIDIA RTX PRO 6000 Blackwell* (sm_120), * GiB, "
+            "smem 128 KB/SM 99 KB/block [[]simulated]"
         ]
     )
 

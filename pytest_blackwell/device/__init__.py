@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pytest_blackwell._lazy import lazy_getattr
-
 from pytest_blackwell.device.model import DeviceInfo
 
 if TYPE_CHECKING:

@@ -276,13 +276,14 @@ class StreamClassifier:
                 line.tag, lineno, self._error_stage(), True, [text], last_seen=lineno
             )
             return
-        cand = self._candidate(lineno, line, lineno, self._error_stage())
+        cand = self._candidate(lineno, line, lineno, self._stage)
         if cand is None:
             stage = marker_stage(text)
             if stage is not None and STAGE_INDEX[stage] >= self._floor and stage != self._stage:
                 self._stage = stage
                 self._refresh_keywords()
             return
+        cand.stage = self._error_stage()
         if cand.rank in (WRAPPER, UNKNOWN, WEAK) and (self._best is None or self._best.rank < WEAK):
             self._recover_quiet_causes(cand.hint)
         frames = self._lookback(line.tag) if cand.rank >= UNKNOWN else []

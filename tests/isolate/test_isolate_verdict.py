@@ -299,7 +299,8 @@ def test_isolation_data_is_json_with_one_table_for_the_bug_report(tmp_path: Path
     text = render_bug_report(entry, [], {}, log_root=tmp_path, redactor=Redactor([]))
     section = text.split("## One-variable comparison", 1)[1]
     assert f"**{iso.summary}**" in section
-    assert "| kv_cache_dtype | kv_cache_dtype=auto | kv=auto | passed | passes | — | 58.0 |" in section
+    row = "| kv_cache_dtype | kv_cache_dtype=auto | kv=auto | passed | passes | — | 58.0 |"
+    assert row in section
     lines = table_lines(data)
     assert lines[0] == f"kv=fp8: {iso.summary}"
     assert lines[1].split() == ["variable", "value", "outcome", "effect", "tok/s"]

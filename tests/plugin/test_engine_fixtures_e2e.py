@@ -53,8 +53,12 @@ def test_engines_fixtures_expectations_and_reuse(pytester: pytest.Pytester) -> N
     pytester.makepyfile(SUITE)
     artifacts = pytester.path / "artifacts"
     result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", f"--blackwell-artifacts={artifacts}", "-rA",
-        f"--junitxml={pytester.path / 'junit.xml'}", timeout=600,
+        "-p",
+        "no:cacheprovider",
+        f"--blackwell-artifacts={artifacts}",
+        "-rA",
+        f"--junitxml={pytester.path / 'junit.xml'}",
+        timeout=600,
     )
     result.assert_outcomes(passed=3, failed=3)
     # An unexpected engine failure fails (not errors) the test, summary first.
@@ -64,12 +68,8 @@ def test_engines_fixtures_expectations_and_reuse(pytester: pytest.Pytester) -> N
             "*kv_cache_oom at kv_alloc: *",
         ]
     )
-    result.stdout.fnmatch_lines(
-        ["*expected smem_limit; got kv_cache_oom at kv_alloc: *"]
-    )
-    result.stdout.fnmatch_lines(
-        ["*expected kv_cache_oom; got an engine that started and served*"]
-    )
+    result.stdout.fnmatch_lines(["*expected smem_limit; got kv_cache_oom at kv_alloc: *"])
+    result.stdout.fnmatch_lines(["*expected kv_cache_oom; got an engine that started and served*"])
     results = load_results(artifacts)
     # 6 tests over 2 configurations: exactly 2 launches.
     assert set(results) == {"default", "kvmem=64KiB"}

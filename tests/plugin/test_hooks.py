@@ -22,9 +22,7 @@ def test_hardware_markers_hook(pytester: pytest.Pytester) -> None:
                                              "requires_smem": {"kb": 200}}}
         """
     )
-    pytester.makepyfile(
-        "import pytest\n@pytest.mark.datacenter_blackwell\ndef test_dc(): pass\n"
-    )
+    pytester.makepyfile("import pytest\n@pytest.mark.datacenter_blackwell\ndef test_dc(): pass\n")
     pytester.runpytest("--strict-markers", "--blackwell-device=gb200").assert_outcomes(passed=1)
     result = pytester.runpytest("--strict-markers", "--blackwell-device=rtx-5090", "-rs")
     result.assert_outcomes(skipped=1)
@@ -114,8 +112,10 @@ def test_expect_failure_accepts_a_hook_category_and_rejects_unknown(
     )
     result = pytester.runpytest("--collect-only", "-q")
     result.stdout.fnmatch_lines(
-        ["*::test_unknown: @pytest.mark.expect_failure: unknown category 'kv_cache_boom'; "
-         "expected one of *mylib_assert*"]
+        [
+            "*::test_unknown: @pytest.mark.expect_failure: unknown category 'kv_cache_boom'; "
+            "expected one of *mylib_assert*"
+        ]
     )
     result.stdout.no_fnmatch_line("*test_known*unknown category*")
 
