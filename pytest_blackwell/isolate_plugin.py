@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_blackwell.engine.isolate import DEFAULT_VARIABLES, MEMORY, parse_vary
-from pytest_blackwell.engine_plugin import artifacts_dir, engine_devices, engine_group, engine_pool
+from pytest_blackwell.engine_collection import engine_group
+from pytest_blackwell.engine_plugin import artifacts_dir, engine_devices, engine_pool
 from pytest_blackwell.stash import RECORD_EXTRAS_KEY, TEST_FACTS_KEY
 
 if TYPE_CHECKING:

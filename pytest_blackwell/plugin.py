@@ -28,7 +28,11 @@ from pytest_blackwell.markers import (
 )
 from pytest_blackwell.stash import DEVICES_KEY, TEST_FACTS_KEY
 
-pytest_plugins = ["pytest_blackwell.engine_plugin", "pytest_blackwell.isolate_plugin"]
+pytest_plugins = [
+    "pytest_blackwell.engine_plugin",
+    "pytest_blackwell.engine_collection",
+    "pytest_blackwell.isolate_plugin",
+]
 
 DEVICE_ENV = "PYTEST_BLACKWELL_DEVICE"
 WORKERINPUT_DEVICES = "blackwell_devices"

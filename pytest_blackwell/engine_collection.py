@@ -1,0 +1,135 @@
+"""Collection of engine tests: configuration markers -> parametrized instances.
+
+Expands ``kv_dtype`` / ``attention_backend`` / ``memory_budget`` / ``vllm_config`` into one test
+instance per configuration (with keyword marks for ``-m`` selection), checks them against the
+installed vLLM, validates ``expect_failure``, and orders engine tests by configuration so each
+engine starts once.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_blackwell.config_markers import (
+    ConfigMarkerError,
+    Expectation,
+    Variant,
+    expand,
+    has_config_marks,
+    parse_expect_failure,
+)
+from pytest_blackwell.engine_plugin import ENGINE_FIXTURES, VARIANT_FIXTURE, base_config
+from pytest_blackwell.markers import MarkInput
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    definition = metafunc.definition
+    marks = [MarkInput(m.name, tuple(m.args), m.kwargs) for m in definition.iter_markers()]
+    uses_engine = bool(ENGINE_FIXTURES & set(metafunc.fixturenames))
+    if not uses_engine:
+        own = [m.name for m in definition.own_markers]
+        if has_config_marks(own) or "expect_failure" in own:
+            raise pytest.Collector.CollectError(
+                f"{definition.nodeid}: configuration markers need the vllm_engine or "
+                "vllm_engine_result fixture; this test requests neither"
+            )
+        return
+    try:
+        for mark in marks:
+            if mark.name == "expect_failure":
+                _validate_expectation(metafunc.config, parse_expect_failure(mark))
+                break
+        if not has_config_marks(m.name for m in marks):
+            return
+        variants = expand(base_config(metafunc.config), marks)
+        _check_against_vllm(variants)
+    except ConfigMarkerError as exc:
+        raise pytest.Collector.CollectError(f"{definition.nodeid}: {exc}") from None
+    metafunc.parametrize(
+        VARIANT_FIXTURE,
+        [
+            pytest.param(v, id=v.id, marks=[getattr(pytest.mark, n)(**kw) for n, kw in v.marks])
+            for v in variants
+        ],
+        indirect=True,
+    )
+
+
+def engine_group(item: pytest.Item) -> str | None:
+    """The configuration id an engine test runs against (``None`` for other tests)."""
+    if not isinstance(item, pytest.Function) or not ENGINE_FIXTURES & set(item.fixturenames):
+        return None
+    callspec = getattr(item, "callspec", None)
+    variant = callspec.params.get(VARIANT_FIXTURE) if callspec is not None else None
+    return variant.id if isinstance(variant, Variant) else "default"
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run the tests of one configuration together, so each engine starts once.
+
+    Each group takes the place of its first test; other tests keep their order. With
+    ``--dist loadgroup`` the ``xdist_group`` mark keeps a configuration on one xdist worker.
+    """
+    groups: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        group = engine_group(item)
+        if group is not None:
+            groups.setdefault(group, []).append(item)
+            item.add_marker(pytest.mark.xdist_group(name=f"blackwell:{group}"))
+    if len(groups) < 2:
+        return
+    ordered: list[pytest.Item] = []
+    for item in items:
+        group = engine_group(item)
+        if group is None:
+            ordered.append(item)
+        elif group in groups:
+            ordered.extend(groups.pop(group))
+    items[:] = ordered
+
+
+def _validate_expectation(config: pytest.Config, expectation: Expectation) -> None:
+    from pytest_blackwell.failures.vocabulary import CATEGORIES, STAGES
+
+    categories = set(CATEGORIES)
+    for rules in config.hook.pytest_blackwell_failure_rules(config=config):
+        categories.update(rule.category for rule in rules or [])
+    if expectation.category not in categories:
+        raise ConfigMarkerError(
+            f"@pytest.mark.expect_failure: unknown category {expectation.category!r}; "
+            f"expected one of {', '.join(sorted(categories))}"
+        )
+    if expectation.stage is not None and expectation.stage not in STAGES:
+        raise ConfigMarkerError(
+            f"@pytest.mark.expect_failure: unknown stage {expectation.stage!r}; "
+            f"expected one of {', '.join(STAGES)}"
+        )
+
+
+def _check_against_vllm(variants: list[Variant]) -> None:
+    """Unknown engine arguments, kv dtypes and backends are collection errors (when vLLM is
+    installed; the installed vLLM is asked once, in a subprocess, and the answer cached)."""
+    import importlib.util
+
+    if (
+        not any(
+            v.config.engine_args or v.config.kv_cache_dtype or v.config.attention_backend
+            for v in variants
+        )
+        or importlib.util.find_spec("vllm") is None
+    ):
+        return
+    from pytest_blackwell.engine.capabilities import problems, vllm_capabilities
+
+    try:
+        caps = vllm_capabilities()
+    except (RuntimeError, OSError) as exc:  # checked again, with the full log, at launch
+        import warnings
+
+        warnings.warn(f"pytest-blackwell: cannot check engine arguments: {exc}", stacklevel=1)
+        return
+    for variant in variants:
+        found = problems(variant.config, caps)
+        if found:
+            raise ConfigMarkerError(f"[{variant.id}]: " + "; ".join(found))

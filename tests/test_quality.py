@@ -1,0 +1,54 @@
+"""House rules as tests: lint, strict typing, module size, and a light import."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "pytest_blackwell"
+
+
+def run(*command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+
+
+@pytest.mark.skipif(
+    shutil.which("ruff") is None and sys.prefix == sys.base_prefix, reason="ruff is not installed"
+)
+def test_ruff_clean() -> None:
+    done = run(
+        sys.executable, "-m", "ruff", "check", "pytest_blackwell", "tests", "bench", "example_suite"
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_strict_clean() -> None:
+    pytest.importorskip("mypy")
+    done = run(sys.executable, "-m", "mypy", "pytest_blackwell")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_modules_stay_small() -> None:
+    big = {
+        str(path.relative_to(ROOT)): n
+        for path in PACKAGE.rglob("*.py")
+        if (n := len(path.read_text().splitlines())) > 500
+    }
+    assert big == {}
+
+
+def test_importing_the_plugin_imports_no_heavy_dependency() -> None:
+    code = (
+        "import sys, pytest_blackwell.plugin, pytest_blackwell.engine_plugin, "
+        "pytest_blackwell.isolate_plugin, pytest_blackwell.report_plugin\n"
+        "heavy = [m for m in ('torch', 'vllm', 'pynvml', 'junitparser') if m in sys.modules]\n"
+        "print(','.join(heavy))"
+    )
+    done = run(sys.executable, "-c", code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""
