@@ -121,14 +121,14 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"unspecified launch failure|CUDA_ERROR_LAUNCH_FAILED|cudaErrorLaunchFailure"),
     _r("illegal_instruction_cuda", "illegal_memory_access",
        r"an illegal instruction was encountered|CUDA_ERROR_ILLEGAL_INSTRUCTION"
-       r"|cudaErrorIllegalInstruction"),
+       r"|cudaErrorIllegalInstruction|CUBLAS_STATUS_EXECUTION_FAILED"),
     _r("device_assert", "illegal_memory_access", r"device-side assert(?:ion)? triggered"),
     # --- CUDA graph capture -----------------------------------------------------------------------
     _r("capture_not_permitted", "stream_capture",
        r"operation not permitted when stream is capturing|cudaErrorStreamCapture\w*"
        r"|CUDA_ERROR_STREAM_CAPTURE_\w+|dependency created on uncaptured work in another stream"
        r"|operation would make the legacy stream depend on a capturing blocking stream"
-       r"|capture (?:sequence )?(?:was |has been )?invalidated",
+       r"|capture (?:sequence )?(?:was |has been )?invalidated|previous error during capture",
        stage_hint="graph_capture"),
     # --- KV cache budget --------------------------------------------------------------------------
     _r("kv_no_memory", "kv_cache_oom", r"No available memory for the cache blocks",
@@ -155,7 +155,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"[\d.]+) GiB\) on kv cache\s?allocation is less than requested memory for kv \("
        r"(?:[\d.]+/)?(?P<requested_gib>[\d.]+)", stage_hint="kv_alloc"),
     _r("kv_cache_insufficient", "kv_cache_oom",
-       r"(?i)(?:insufficient|not enough) (?:memory|blocks?) for (?:the )?(?:kv|mamba|state) cache",
+       r"(?i)(?:insufficient|not enough)(?: available)? (?:memory|blocks?|space) for (?:the )?"
+       r"(?:kv|mamba|state) cache|Not enough memory\. Please try to increase --mem-fraction-static",
        stage_hint="kv_alloc"),
     # --- plain device allocation ---------------------------------------------------------------
     _r("torch_oom", "device_oom",
@@ -165,10 +166,11 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        + r") total capacity;.*?(?P<free_bytes__2>"
        + _SIZE + r") free)?"),
     _r("cpu_alloc", "device_oom",
-       r"DefaultCPUAllocator: (?:can't|not enough memory|could not) allocate.*?(?:you tried to "
-       r"allocate (?P<tried_bytes>\d+) bytes)?"),
+       r"DefaultCPUAllocator: (?:can't allocate|not enough memory|could not allocate)"
+       r"(?:.*?you tried to allocate (?P<tried_bytes>\d+) bytes)?"),
     _r("alloc_failed", "device_oom",
-       r"CUDA error: out of memory|CUDA out of memory|cudaErrorMemoryAllocation|OutOfMemoryError"
+       r"CUDA (?:driver )?error: out of memory|CUDA out of memory|cudaErrorMemoryAllocation"
+       r"|OutOfMemoryError"
        r"|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED|CUDA_ERROR_OUT_OF_MEMORY"
        r"|hipErrorOutOfMemory|cudaMalloc(?:Async)? failed: out of memory"
        r"|Cuda failure (?:\d+ )?'out of memory'"
@@ -176,7 +178,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     # --- no kernel for this hardware -----------------------------------------------------------
     _r("no_kernel_image", "dispatch_failure",
        r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
-       r"|CUDA_ERROR_NO_BINARY_FOR_GPU"),
+       r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function|CUBLAS_STATUS_NOT_SUPPORTED"
+       r"|CUDNN_STATUS_NOT_SUPPORTED|CUDNN_STATUS_ARCH_MISMATCH"),
     _r("cutlass_scaled_mm", "dispatch_failure",
        r"No compiled cutlass_scaled_mm\w* for (?:a )?CUDA device capability:? "
        r"(?P<compute_capability>\d+)|dispatch_scaled_mm\w*.{0,80}?(?:capability:? "
@@ -188,11 +191,18 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"Minimum capability: (?P<min_capability>\d+)\.? Current capability: "
        r"(?P<compute_capability>\d+)|compute capability (?P<compute_capability__2>\d+(?:\.\d+)?)"
        r"[^.]{0,40}?not supported|not supported (?:on|for) (?:compute capability|sm_?)"
-       r"(?P<compute_capability__3>\d+(?:\.\d+)?)"),
+       r"(?P<compute_capability__3>\d+(?:\.\d+)?)|supported on GPUs with compute capability of "
+       r"at least (?P<min_capability__2>[\d.]+)(?:.*?has compute capability "
+       r"(?P<compute_capability__4>[\d.]+))?"
+       r"|only supports (?:Ampere|Hopper|Blackwell|Turing|sm_?\d+)[\w ]*(?:GPUs?)?(?: or newer)?"
+       r"|Cannot use FlashAttention(?:-2)? backend for"),
     _r("head_dim_unsupported", "dispatch_failure",
        r"Unsupported head_?(?:dim|size)\b(?:[^:=\d]*[:=] ?(?P<head_dim>\d+))?"
        r"|Head size (?P<head_dim__2>\d+) is not supported"),
     _r("no_attention_backend", "dispatch_failure", r"No valid attention backend found"),
+    # A backend refusing this kv-cache dtype or compute capability: no kernel for this setup.
+    _r("backend_not_valid", "dispatch_failure",
+       r"Selected backend (?:\w+\.)?(?P<backend>\w+) is not valid for this configuration"),
     _r("cpu_attention_unsupported", "dispatch_failure",
        r"Unsupported CPU attention configuration"
        r"|FP8 KV cache (?:on CPU requires|requires head_size)"
@@ -207,6 +217,10 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("missing_compiler", "env_mismatch",
        r"No working C\+\+ compiler found|InvalidCxxCompiler|Failed to find C compiler"
        r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"),
+    _r("no_device", "env_mismatch",
+       r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
+       r"device\(s\) is/are busy or unavailable|Failed to infer device type|Cannot re-initialize "
+       r"CUDA in forked subprocess|\[Errno 28\] No space left on device"),
     _r("library_mismatch", "env_mismatch",
        r"undefined symbol: (?P<symbol>\S+)|cannot open shared object file|version `(?P<glibc>"
        r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist",
@@ -219,14 +233,15 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("config_validation", "unsupported_config",
        r"ValidationError: \d+ validation errors? for (?P<config>\w+)"),
     _r("model_files", "unsupported_config",
-       r"does not appear to have (?:a file|files) named (?P<missing_file>[\w.\-]+)"
+       r"does not appear to have (?:a file|files) named (?P<missing_file>[\w\-]+(?:\.\w+)*)"
        r"|Invalid repository ID or local directory specified: '(?P<model>[^']+)'"
        r"|Can't load (?:the )?(?:tokenizer|config|configuration) for"
        r"|RepositoryNotFoundError|GatedRepoError|HFValidationError|Unrecognized model in"
        r"|does not recognize this architecture|SafetensorError|Error while deserializing header"
        r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict|JSONDecodeError"),
     _r("architecture_unsupported", "unsupported_config",
-       r"Model architectures? \[?'?(?P<architecture>\w+)'?\]? (?:are|is) not supported"),
+       r"Model architectures? \[?'?(?P<architecture>\w+)'?\]? (?:are|is) not supported"
+       r"|Model architectures? \[?'?(?P<architecture__2>\w+)'?\]? failed to be inspected"),
     _r("argument_rejected", "unsupported_config",
        r"argument --[\w-]+: invalid|unrecognized arguments:|Unknown (?:quantization method|kv cache"
        r" dtype|attention backend)|Invalid (?:attention backend|kv_cache_dtype)|max_model_len \("
@@ -234,7 +249,9 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"quantization method specified in the `quantization` argument"),
     # --- relays: a more specific cause in the same block wins -------------------------------------
     _r("nccl", "nccl_error",
-       r"NCCL error|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote|InvalidArgument)Error"
+       r"NCCL [Ee]rror"
+       r"|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote|InvalidArgument)Error"
+       r"|NCCL communicator was aborted|retrieving ncclUniqueId"
        r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
        r"|Watchdog caught collective operation timeout", weak=True),
     _r("worker_died", "engine_died",
@@ -263,7 +280,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        wrapper=True),
     _r("engine_dead", "engine_died",
        r"EngineDeadError|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
-       r"|Background loop has errored|Server exited unexpectedly|Backend worker is gone",
+       r"|Background loop has errored|Server exited unexpectedly|Backend worker is gone"
+       r"|Received sigquit from a child process",
        wrapper=True),
     _r("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)",
        wrapper=True, fixed_detail=(("signal", "SIGABRT"),)),
