@@ -24,9 +24,7 @@ from pytest_blackwell.markers import MarkInput
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     definition = metafunc.definition
-    marks = [MarkInput(m.name, tuple(m.args), m.kwargs) for m in definition.iter_markers()]
-    uses_engine = bool(ENGINE_FIXTURES & set(metafunc.fixturenames))
-    if not uses_engine:
+    if not ENGINE_FIXTURES.intersection(metafunc.fixturenames):
         own = [m.name for m in definition.own_markers]
         if has_config_marks(own) or "expect_failure" in own:
             raise pytest.Collector.CollectError(
@@ -34,6 +32,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                 "vllm_engine_result fixture; this test requests neither"
             )
         return
+    marks = [MarkInput(m.name, tuple(m.args), m.kwargs) for m in definition.iter_markers()]
     try:
         for mark in marks:
             if mark.name == "expect_failure":
@@ -57,7 +56,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 def engine_group(item: pytest.Item) -> str | None:
     """The configuration id an engine test runs against (``None`` for other tests)."""
-    if not isinstance(item, pytest.Function) or not ENGINE_FIXTURES & set(item.fixturenames):
+    if not isinstance(item, pytest.Function) or ENGINE_FIXTURES.isdisjoint(item.fixturenames):
         return None
     callspec = getattr(item, "callspec", None)
     variant = callspec.params.get(VARIANT_FIXTURE) if callspec is not None else None

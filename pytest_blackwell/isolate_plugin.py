@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_blackwell.engine.isolate import DEFAULT_VARIABLES, MEMORY, parse_vary
+from pytest_blackwell.engine.variables import DEFAULT_VARIABLES, MEMORY
 from pytest_blackwell.engine_collection import engine_group
 from pytest_blackwell.engine_plugin import artifacts_dir, engine_devices, engine_pool
 from pytest_blackwell.stash import RECORD_EXTRAS_KEY, TEST_FACTS_KEY
@@ -91,6 +91,8 @@ def isolate_setting(config: pytest.Config) -> tuple[str, ...] | None:
     names = []
     for part in text.split(","):
         try:
+            from pytest_blackwell.engine.isolate import parse_vary
+
             name, values = parse_vary(part, origin=origin)
         except ValueError as exc:
             raise pytest.UsageError(
@@ -110,6 +112,8 @@ def ini_values(config: pytest.Config) -> dict[str, list[Any]]:
     found: dict[str, list[Any]] = {}
     for line in config.getini("blackwell_isolate_values"):
         try:
+            from pytest_blackwell.engine.isolate import parse_vary
+
             name, values = parse_vary(str(line), origin="ini option blackwell_isolate_values")
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
@@ -293,14 +297,14 @@ def _collected(config: pytest.Config) -> list[dict[str, Any]]:
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    from pytest_blackwell.engine.verdict import table_lines
-    from pytest_blackwell.report.redact import Redactor
-
     if config.get_verbosity() <= -2:
         return
     found = _collected(config)
     if not found:
         return
+    from pytest_blackwell.engine.verdict import table_lines
+    from pytest_blackwell.report.redact import Redactor
+
     redactor = Redactor.from_environ()
     terminalreporter.write_sep("=", "blackwell one-variable comparison")
     for data in found:

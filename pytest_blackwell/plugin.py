@@ -50,8 +50,10 @@ MARKERS_HELP = (
 _REQUIREMENTS_KEY = pytest.StashKey[list[Requirement]]()
 _CUSTOM_MARKERS_KEY = pytest.StashKey[dict[str, list[Requirement]]]()
 _SKIPPED_PROVIDERS_KEY = pytest.StashKey[list[tuple[str, str]]]()
-_VERDICT_CACHE_KEY = pytest.StashKey[dict[Any, tuple[list[Requirement], "str | None"]]]()
-_CHAIN_MARKS_KEY = pytest.StashKey[list[MarkInput]]()
+_VERDICT_CACHE_KEY = pytest.StashKey[
+    dict[Any, tuple[list[Requirement], "pytest.MarkDecorator | None"]]
+]()
+_CHAIN_MARKS_KEY = pytest.StashKey[list[pytest.Mark]]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -184,55 +186,51 @@ def pytest_pycollect_makeitem(
     for item in items:
         if not isinstance(item, pytest.Function):
             continue
-        marks = _own_hardware_marks(item, custom) + inherited
+        marks = [m for m in item.own_markers if is_hardware_marker(m.name, custom)]
+        marks += inherited
         if not marks:
             continue
         try:
-            requirements, reason = _evaluate(config, marks, custom)
+            requirements, skip = _evaluate(config, marks, custom)
         except MarkerError as exc:
             raise collector.CollectError(f"{item.nodeid}: {exc}") from None
         item.stash[_REQUIREMENTS_KEY] = requirements
-        if reason is not None:
+        if skip is not None:
             # A skip mark (not a skip raised later) so the report points at the test itself,
             # and collection stays identical on every machine.
-            item.add_marker(pytest.mark.skip(reason=reason))
+            item.add_marker(skip)
     return result
 
 
-def _own_hardware_marks(node: pytest.Item | pytest.Collector, custom: Any) -> list[MarkInput]:
-    return [
-        MarkInput(m.name, tuple(m.args), m.kwargs)
-        for m in node.own_markers
-        if is_hardware_marker(m.name, custom)
-    ]
-
-
-def _chain_marks(node: pytest.Collector, custom: Any) -> list[MarkInput]:
+def _chain_marks(node: pytest.Collector, custom: Any) -> list[pytest.Mark]:
     """Hardware marks of a collector and its parents, computed once per collector."""
     cached = node.stash.get(_CHAIN_MARKS_KEY, None)
     if cached is None:
         parent = node.parent
         above = _chain_marks(parent, custom) if isinstance(parent, pytest.Collector) else []
-        cached = _own_hardware_marks(node, custom) + above
+        cached = [m for m in node.own_markers if is_hardware_marker(m.name, custom)] + above
         node.stash[_CHAIN_MARKS_KEY] = cached
     return cached
 
 
 def _evaluate(
-    config: pytest.Config, marks: list[MarkInput], custom: Any
-) -> tuple[list[Requirement], str | None]:
-    """Requirements and skip reason of a set of marks; suites repeat the same few sets, so each
+    config: pytest.Config, marks: list[pytest.Mark], custom: Any
+) -> tuple[list[Requirement], pytest.MarkDecorator | None]:
+    """Requirements and skip mark of a set of marks. Suites repeat the same few sets, so each
     distinct set is parsed and checked against the devices once per session."""
     try:
-        key: Any = tuple((m.name, m.args, tuple(sorted(m.kwargs.items()))) for m in marks)
+        key: Any = tuple((m.name, m.args, tuple(m.kwargs.items())) for m in marks)
         hash(key)
     except TypeError:  # unhashable marker arguments: no caching, same answer
         key = None
     cache = config.stash.setdefault(_VERDICT_CACHE_KEY, {})
     if key is not None and key in cache:
         return cache[key]
-    requirements = parse_requirements(marks, custom)
-    verdict = (requirements, unmet(requirements, devices_of(config)))
+    requirements = parse_requirements(
+        [MarkInput(m.name, tuple(m.args), m.kwargs) for m in marks], custom
+    )
+    reason = unmet(requirements, devices_of(config))
+    verdict = (requirements, None if reason is None else pytest.mark.skip(reason=reason))
     if key is not None:
         cache[key] = verdict
     return verdict

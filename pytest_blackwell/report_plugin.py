@@ -7,20 +7,11 @@ Registered by the main plugin through :func:`register`. Each hook delegates to s
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_blackwell.report.envinfo import collect_environment, suite_properties
-from pytest_blackwell.report.matrix import (
-    Observation,
-    build_matrix,
-    cell_from_facts,
-    column_label,
-    row_test_name,
-)
 from pytest_blackwell.report.redact import Redactor
-from pytest_blackwell.report.render import render_text
 from pytest_blackwell.report.xmltext import (
     TEXT_LIMIT,
     facts_to_properties,
@@ -28,6 +19,9 @@ from pytest_blackwell.report.xmltext import (
     sanitize_text,
 )
 from pytest_blackwell.stash import DEVICES_KEY, TEST_FACTS_KEY
+
+if TYPE_CHECKING:
+    from pytest_blackwell.report.matrix import Observation
 
 PLUGIN_NAME = "blackwell-report"
 
@@ -141,6 +135,13 @@ class ReportPlugin:
             return
         config = facts.get("config", "")
         device = facts.get("device", "")
+        from pytest_blackwell.report.matrix import (
+            Observation,
+            cell_from_facts,
+            column_label,
+            row_test_name,
+        )
+
         test = row_test_name("", report.nodeid, config, [device])
         status = {"skipped": "skip", "failed": "fail"}.get(facts.get("outcome", ""), "pass")
         self.observations.append(
@@ -161,6 +162,9 @@ class ReportPlugin:
         if not self.observations or verbosity <= -2:
             return
         failures_only = verbosity < 0
+        from pytest_blackwell.report.matrix import build_matrix
+        from pytest_blackwell.report.render import render_text
+
         lines = render_text(build_matrix(self.observations), failures_only=failures_only)
         if not lines:
             return
@@ -180,6 +184,8 @@ class ReportPlugin:
         if logxml is None:
             return
         devices = self.config.stash.get(DEVICES_KEY, [])
+        from pytest_blackwell.report.envinfo import collect_environment, suite_properties
+
         environment = collect_environment(devices, redactor=self.redactor)
         for name, value in suite_properties(devices, environment):
             logxml.add_global_property(name, sanitize_text(value, redactor=self.redactor))

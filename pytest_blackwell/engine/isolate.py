@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from pytest_blackwell.engine.config import EngineConfig, parse_size
+from pytest_blackwell.engine.variables import DEFAULT_VARIABLES, MEMORY
 from pytest_blackwell.engine.verdict import Isolation, budget_bytes, describe, judge
 
 if TYPE_CHECKING:
@@ -37,11 +38,6 @@ __all__ = [
     "run_isolation",
 ]
 
-#: The variable name that stands for the memory budget (``gpu_memory_utilization`` or
-#: ``kv_cache_memory_bytes``, whichever the configuration sizes its memory with).
-MEMORY = "memory_budget"
-#: What ``--blackwell-isolate`` varies when no variable is named.
-DEFAULT_VARIABLES = ("kv_cache_dtype", "attention_backend", "enforce_eager", MEMORY)
 #: At most this many generated values per variable (each one is an engine launch).
 MAX_VALUES = 3
 #: KV-cache dtypes worth trying as an alternative; others (MLA-only, exotic quantised caches)

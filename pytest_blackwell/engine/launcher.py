@@ -281,6 +281,8 @@ class EngineProcess:
         while True:
             reply = self._watch.take_reply(request_id)
             if reply is not None:
+                if reply.get("engine_dead"):
+                    self._settle_after_error()
                 return reply
             failure = self._check()
             if failure is not None:
@@ -290,6 +292,19 @@ class EngineProcess:
                 self._kill()
                 raise EngineError(self._unhealthy_message(), self._watch.failure)
             self._watch.wait(0.05)
+
+    def _settle_after_error(self) -> None:
+        """The engine died under a request: give the log and the events a moment to say how."""
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline:
+            failure = self._check()
+            if failure is not None:
+                raise EngineError(self._unhealthy_message(), failure)
+            self._watch.wait(0.05)
+        # No cause turned up: the engine is dead all the same.
+        self._watch.engine_dead_reply()
+        self._kill()
+        raise EngineError(self._unhealthy_message(), self._watch.failure)
 
     def _unhealthy_message(self) -> str:
         failure = self._watch.failure

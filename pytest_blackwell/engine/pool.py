@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from pytest_blackwell.engine import vllmcache
 from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.engine.events import TOKEN_ENV
 from pytest_blackwell.engine.launcher import EngineError, EngineProcess, Limits, ProgressCallback
@@ -26,6 +27,8 @@ from pytest_blackwell.failures.model import Failure
 #: Environment variables pointed into the pool's work directory, per engine.
 ISOLATED_ENV = ("TMPDIR", "VLLM_RPC_BASE_PATH", "VLLM_CACHE_ROOT", "TORCHINDUCTOR_CACHE_DIR")
 _ISOLATED_DIRS = ("tmp", "rpc", "vllm-cache", "inductor-cache")
+#: Of those, the caches: shared and kept when the pool is given a ``vllm_cache_dir``.
+_CACHE_ENV = ("VLLM_CACHE_ROOT", "TORCHINDUCTOR_CACHE_DIR")
 
 
 class EngineHandle:
@@ -107,9 +110,14 @@ class EngineHandle:
         process = self._process
         if process is None or not self.result.ok:
             failure = self.result.failure
-            why = failure.summary if failure is not None else "engine was not started"
-            if self.evicted and failure is None:
+            if failure is not None:
+                why = failure.summary
+            elif self.evicted:
                 why = "engine was stopped to make room for another (raise max_alive)"
+            elif self.launches:
+                why = "engine was stopped (its pool was closed)"
+            else:
+                why = "engine was never started (get it from EnginePool.get)"
             raise EngineError(f"{why}\nengine {self.config.id} (log: {self.log_path})", failure)
         payload = {
             "cmd": "generate",
@@ -139,7 +147,13 @@ class EnginePool:
     ``limits``: time limits for every engine; ``base_env``: the engines' environment (default:
     this process's); ``on_progress(config_id, stage, elapsed_s)``: called about twice a second
     while an engine starts (``elapsed_s`` since its launch) and once with ``ready`` or the
-    failed stage; ``rules``: classifier rules (default: the built-in table).
+    failed stage; ``rules``: classifier rules (default: the built-in table); ``work_root``:
+    where the pool's private work directory is made (default: the system temp dir; keep it
+    short, vLLM's IPC socket paths live under it); ``vllm_cache_dir``: a persistent
+    ``VLLM_CACHE_ROOT``/``TORCHINDUCTOR_CACHE_DIR`` shared by all engines and kept after close
+    (e.g. to reuse torch.compile results across sessions); by default each engine gets a
+    private one, removed on close, seeded with vLLM's model-inspection cache
+    (:mod:`pytest_blackwell.engine.vllmcache`).
     """
 
     def __init__(
@@ -152,6 +166,7 @@ class EnginePool:
         on_progress: ProgressCallback | None = None,
         rules: Any = None,
         work_root: str | os.PathLike[str] | None = None,
+        vllm_cache_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         if max_alive < 1:
             raise ValueError(f"EnginePool: max_alive must be at least 1; got {max_alive}")
@@ -162,6 +177,7 @@ class EnginePool:
         self.on_progress = on_progress
         self.rules = rules
         self.work_dir = Path(tempfile.mkdtemp(prefix="pbw-", dir=work_root))
+        self.vllm_cache_dir = None if vllm_cache_dir is None else Path(vllm_cache_dir)
         self._launch_count = 0
         self._handles: dict[str, EngineHandle] = {}
         self._tests: dict[str, list[str]] = {}
@@ -218,8 +234,12 @@ class EnginePool:
         env = dict(self.base_env)
         for name, sub in zip(ISOLATED_ENV, _ISOLATED_DIRS, strict=True):
             path = engine_dir / sub
+            if self.vllm_cache_dir is not None and name in _CACHE_ENV:
+                path = self.vllm_cache_dir / sub
             path.mkdir(parents=True, exist_ok=True)
             env[name] = str(path)
+        if self.vllm_cache_dir is None:
+            vllmcache.seed(Path(env["VLLM_CACHE_ROOT"]))
         log_path = handle.log_path
         if handle.launches > 1:
             log_path = log_path.with_name(f"{log_path.stem}.{handle.launches}.log")
@@ -236,6 +256,8 @@ class EnginePool:
         handle._token = process.token
         process.start()
         result = process.wait_ready()
+        if self.vllm_cache_dir is None:
+            vllmcache.harvest(Path(env["VLLM_CACHE_ROOT"]))
         if result.ok:
             self._alive.append(key)
         else:

@@ -72,6 +72,19 @@ def _generate(llm: Any, vllm: Any, prompts: list[Any], max_tokens: int, ignore_e
     return [out.outputs[0] for out in outputs]
 
 
+def _engine_dead(exc: BaseException) -> bool:
+    try:
+        from vllm.v1.engine.exceptions import EngineDeadError
+    except ImportError:
+        return True  # cannot tell: let the classifier see the traceback
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, EngineDeadError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def _serve(llm: Any, vllm: Any) -> None:
     for raw in sys.stdin:
         line = raw.strip()
@@ -99,9 +112,14 @@ def _serve(llm: Any, vllm: Any) -> None:
                 seconds=time.perf_counter() - started,
             )
         except Exception as exc:
-            traceback.print_exc()
+            dead = _engine_dead(exc)
+            if dead:
+                traceback.print_exc()  # the engine is gone: the log must say so
+            else:  # a rejected request; the engine still serves, so keep the log clean
+                print(f"pytest-blackwell probe: request {request_id} rejected: {exc!r}")
+            sys.stdout.flush()
             sys.stderr.flush()
-            emit("reply", id=request_id, error=f"{type(exc).__name__}: {exc}")
+            emit("reply", id=request_id, error=f"{type(exc).__name__}: {exc}", engine_dead=dead)
 
 
 def _stop_engine_tree(llm: Any) -> None:

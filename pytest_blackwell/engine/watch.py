@@ -222,6 +222,21 @@ class Watch:
             elif total > float(limits.startup_s):
                 self._timeout(total, float(limits.startup_s), "startup")
 
+    def engine_dead_reply(self) -> None:
+        """vLLM reported its engine dead to a request and nothing names a cause."""
+        with self._cond:
+            if self.failure is None:
+                self.failure = _prefer_cause(
+                    self._classifier.result(),
+                    Failure(
+                        "engine_died",
+                        self.stage,
+                        "vLLM reported its engine dead (EngineDeadError) with no earlier cause",
+                        detail={"process": "EngineCore"},
+                    ),
+                )
+                self._cond.notify_all()
+
     def request_timeout(self, limit: float) -> None:
         with self._cond:
             if self.failure is None:

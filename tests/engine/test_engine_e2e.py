@@ -14,6 +14,7 @@ from pytest_blackwell.engine import (
     EngineHandle,
     EnginePool,
     parse_size,
+    vllmcache,
 )
 from pytest_blackwell.engine.tinymodel import make_malformed_model
 
@@ -67,6 +68,8 @@ def test_healthy_result_has_stage_timings_throughput_and_backend(healthy: Engine
     assert result.versions["vllm"]
     log = Path(healthy.log_path).read_text()
     assert "Resolved architecture: LlamaForCausalLM" in log
+    # vLLM's model inspection was kept for the next engine, outside the throw-away cache root
+    assert list(vllmcache.store_dir().glob("*.json"))
 
 
 def test_n_gets_over_k_configs_launch_k_engines(pool: EnginePool) -> None:
