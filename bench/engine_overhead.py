@@ -10,7 +10,9 @@
    (target: under 2 s), for the in-process and the multiprocess engine layout, next to how long
    vLLM itself takes from that line to exiting.
 
-    python bench/engine_overhead.py [--rounds 3] [--skip-fail-fast]
+    python bench/engine_overhead.py [--rounds 3] [--skip-fail-fast] [--no-warmup]
+
+An untimed warm-up pair runs first (page cache, model-inspection cache), unless --no-warmup.
 """
 
 from __future__ import annotations
@@ -150,12 +152,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--skip-fail-fast", action="store_true")
+    parser.add_argument(
+        "--no-warmup", dest="warmup", action="store_false", help="time the cold first pair too"
+    )
     args = parser.parse_args()
     cpu = _cpu_build()
     bare: list[float] = []
     plugin: list[float] = []
     with tempfile.TemporaryDirectory(prefix="pbw-bench-") as tmp:
         work = Path(tmp)
+        if args.warmup:
+            # Untimed pair: fills the page cache, vLLM's and our model-inspection caches.
+            bare_run(CONFIG, cpu, work)
+            plugin_run(CONFIG, cpu, work / "artifacts-warmup")
         for n in range(args.rounds):
             bare.append(bare_run(CONFIG, cpu, work))
             plugin.append(plugin_run(CONFIG, cpu, work / f"artifacts-{n}"))

@@ -27,6 +27,8 @@ from pytest_blackwell.failures.model import Failure
 #: Environment variables pointed into the pool's work directory, per engine.
 ISOLATED_ENV = ("TMPDIR", "VLLM_RPC_BASE_PATH", "VLLM_CACHE_ROOT", "TORCHINDUCTOR_CACHE_DIR")
 _ISOLATED_DIRS = ("tmp", "rpc", "vllm-cache", "inductor-cache")
+#: vLLM's sockets are <work dir>/eN/rpc/<36-char uuid>; AF_UNIX paths hold 107 characters.
+_MAX_WORK_DIR_CHARS = 56
 #: Of those, the caches: shared and kept when the pool is given a ``vllm_cache_dir``.
 _CACHE_ENV = ("VLLM_CACHE_ROOT", "TORCHINDUCTOR_CACHE_DIR")
 
@@ -177,6 +179,14 @@ class EnginePool:
         self.on_progress = on_progress
         self.rules = rules
         self.work_dir = Path(tempfile.mkdtemp(prefix="pbw-", dir=work_root))
+        if len(str(self.work_dir)) > _MAX_WORK_DIR_CHARS:
+            shutil.rmtree(self.work_dir, ignore_errors=True)
+            raise ValueError(
+                f"EnginePool: work directory {self.work_dir} is too long "
+                f"({len(str(self.work_dir))} > {_MAX_WORK_DIR_CHARS} characters): vLLM puts IPC "
+                "sockets under it and socket paths are limited to 107 characters; pass a "
+                "shorter work_root"
+            )
         self.vllm_cache_dir = None if vllm_cache_dir is None else Path(vllm_cache_dir)
         self._launch_count = 0
         self._handles: dict[str, EngineHandle] = {}

@@ -126,7 +126,7 @@ def _stop_engine_tree(llm: Any) -> None:
     """Shut vLLM down, but never for long: the process group goes with us anyway."""
     closer = threading.Thread(target=_shutdown_quietly, args=(llm,), daemon=True)
     closer.start()
-    closer.join(timeout=5.0)
+    closer.join(timeout=1.0)
 
 
 def _shutdown_quietly(llm: Any) -> None:
@@ -158,7 +158,14 @@ def main(argv: list[str]) -> int:
 
     from pytest_blackwell.engine.hooks import install_in_engine_process
 
-    if "attention_backend" in kwargs and "attention_backend" not in EngineArgs.__dataclass_fields__:
+    accepted = set(EngineArgs.__dataclass_fields__)
+    unknown = sorted(set(kwargs) - accepted - {"attention_backend"})
+    if unknown:
+        raise ValueError(
+            f"unknown engine argument(s) {', '.join(unknown)} for vLLM {vllm.__version__} "
+            "(expected names of vllm.engine.arg_utils.EngineArgs fields)"
+        )
+    if "attention_backend" in kwargs and "attention_backend" not in accepted:
         os.environ["VLLM_ATTENTION_BACKEND"] = str(kwargs.pop("attention_backend"))
     emit(
         "info",

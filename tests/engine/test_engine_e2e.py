@@ -111,6 +111,14 @@ def test_malformed_model_config_is_unsupported_config_at_loading(
     assert handle.pids() == {}
 
 
+def test_unknown_engine_argument_is_unsupported_config_at_startup(pool: EnginePool) -> None:
+    handle = pool.get(BASE.merged(blok_size=16))
+    failure = handle.result.failure
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("unsupported_config", "startup")
+    assert "unknown engine argument(s) blok_size" in failure.first_error
+
+
 def test_fp8_kv_cache_on_a_cpu_without_avx512_is_dispatch_failure(
     pool: EnginePool, cpu_flags: set[str]
 ) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pytest_blackwell.engine import vllmcache
 
 
@@ -21,3 +23,13 @@ def test_new_model_infos_are_harvested_and_seed_the_next_root(tmp_path: Path) ->
         '{"architecture": "LlamaForCausalLM"}'
     )
     assert not list(store.glob(".*.tmp"))
+
+
+def test_pool_refuses_a_work_dir_too_long_for_vllm_sockets(tmp_path: Path) -> None:
+    from pytest_blackwell.engine import EnginePool
+
+    deep = tmp_path / ("d" * 60)
+    deep.mkdir()
+    with pytest.raises(ValueError, match="socket paths are limited to 107 characters"):
+        EnginePool(tmp_path / "artifacts", work_root=deep)
+    assert list(deep.iterdir()) == []
