@@ -170,7 +170,7 @@ def test_isolate_flag_finds_that_the_failure_tracks_the_memory_budget(
     report = (artifacts / "reports" / "len=4096-kvmem=1MiB.md").read_text()
     section = report.split("## One-variable comparison", 1)[1]
     assert "The failure follows: `memory_budget`." in section
-    assert f"- summary: `{verdict}`" in section
+    assert f"**{verdict}**" in section
     row = next(line for line in section.splitlines() if "kvmem=4MiB" in line)
     assert "| passes |" in row
     assert "| kv_cache_memory_bytes=4MiB |" in row
