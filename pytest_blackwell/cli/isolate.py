@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pytest_blackwell.engine.config import EngineConfig
 
-EXIT_INPUT_ERROR = 2
+from pytest_blackwell.cli._common import input_error, pick_config, read_json
 
 
 def register(subparsers: Any) -> None:
@@ -65,31 +65,22 @@ def register(subparsers: Any) -> None:
 
 
 def _error(message: str) -> int:
-    print(f"pytest-blackwell isolate: error: {message}", file=sys.stderr)
-    return EXIT_INPUT_ERROR
+    return input_error("isolate", message)
 
 
 def load_config(path: Path, config_id: str | None = None) -> EngineConfig:
     """The ``EngineConfig`` in ``path``: ``ValueError`` naming the file and what was expected."""
     from pytest_blackwell.engine.config import EngineConfig
 
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise ValueError(f"{path} is not JSON: {exc}") from None
+    data = read_json(path)
     if isinstance(data, dict) and isinstance(data.get("configs"), list):
         entries = [e for e in data["configs"] if isinstance(e, dict)]
-        known = ", ".join(str(e.get("id")) for e in entries) or "none"
         if config_id is None:
+            known = ", ".join(str(e.get("id")) for e in entries) or "none"
             raise ValueError(
                 f"{path} is a results.json: pick a configuration with --config ID (known: {known})"
             )
-        chosen = [e for e in entries if e.get("id") == config_id]
-        if not chosen:
-            raise ValueError(f"no configuration {config_id!r} in {path}; known: {known}")
-        data = chosen[0]
+        data = pick_config(entries, config_id, path)
     if isinstance(data, dict) and isinstance(data.get("config"), dict) and "id" in data:
         data = data["config"]  # one results.json entry
     if not isinstance(data, dict):

@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pytest_blackwell.cli._common import EXIT_INPUT_ERROR
+
 #: Exit status when ``--fail-on-regression`` finds one (distinct from usage errors, 2).
 EXIT_REGRESSION = 1
-EXIT_INPUT_ERROR = 2
 
 
 def register(subparsers: Any) -> None:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_INPUT_ERROR = 2
+from pytest_blackwell.cli._common import input_error, pick_config, read_json
 
 
 def register(subparsers: Any) -> None:
@@ -34,18 +33,12 @@ def register(subparsers: Any) -> None:
 
 
 def _error(message: str) -> int:
-    print(f"pytest-blackwell report: error: {message}", file=sys.stderr)
-    return EXIT_INPUT_ERROR
+    return input_error("report", message)
 
 
 def load_results(path: Path) -> dict[str, Any]:
     """``results.json`` as a dict; ``ValueError`` naming the file when it is not one."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise ValueError(f"{path} is not JSON: {exc}") from None
+    data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("configs"), list):
         raise ValueError(
             f"{path} is not a pytest-blackwell results.json: expected an object with a "
@@ -68,10 +61,10 @@ def run(args: argparse.Namespace) -> int:
         return _error(str(exc))
     log_root = args.results.parent
     if args.config is not None:
-        chosen = [e for e in results["configs"] if e.get("id") == args.config]
-        if not chosen:
-            known = ", ".join(str(e.get("id")) for e in results["configs"]) or "none"
-            return _error(f"no configuration {args.config!r} in {args.results}; known: {known}")
+        try:
+            chosen = [pick_config(results["configs"], args.config, args.results)]
+        except ValueError as exc:
+            return _error(str(exc))
     else:
         chosen = failing_entries(results)
         if not chosen:
