@@ -91,11 +91,21 @@ def _budgets(kwargs: Mapping[str, Any]) -> list[dict[str, Any]]:
         sizes = []
         for value in _as_list(kwargs["kv_cache_memory_bytes"]):
             try:
-                sizes.append(parse_size(value, what="kv_cache_memory_bytes"))
+                size = parse_size(value, what="kv_cache_memory_bytes")
             except ValueError as exc:
                 raise ConfigMarkerError(f"@pytest.mark.memory_budget: {exc}") from None
+            if size <= 0:
+                raise ConfigMarkerError(
+                    f"@pytest.mark.memory_budget: kv_cache_memory_bytes must be more than 0 "
+                    f"bytes, got {value!r}"
+                )
+            sizes.append(size)
     return [
-        {k: v for k, v in (("gpu_memory_utilization", g), ("kv_cache_memory_bytes", s)) if v}
+        {
+            k: v
+            for k, v in (("gpu_memory_utilization", g), ("kv_cache_memory_bytes", s))
+            if v is not None
+        }
         for g, s in itertools.product(gmus, sizes)
     ]
 
@@ -171,9 +181,22 @@ def expand(base: EngineConfig, marks: Sequence[MarkInput]) -> list[Variant]:
             if mark_out is not None:
                 marks_out.append(mark_out)
         variant_config = replace(config, **changes)
-        variant_id = EngineConfig(**changes).id if changes else "default"
-        variants.append(Variant(variant_config, variant_id, tuple(marks_out)))
+        variants.append(Variant(variant_config, _diff_id(base, variant_config), tuple(marks_out)))
     return variants
+
+
+def _diff_id(base: EngineConfig, config: EngineConfig) -> str:
+    """The id of what ``config`` changes relative to ``base`` (``default`` when nothing)."""
+    changed: dict[str, Any] = {
+        f.name: getattr(config, f.name)
+        for f in fields(EngineConfig)
+        if f.name not in ("engine_args", "env") and getattr(config, f.name) != getattr(base, f.name)
+    }
+    changed["engine_args"] = {
+        k: v for k, v in config.engine_args.items() if base.engine_args.get(k) != v
+    }
+    changed["env"] = {k: v for k, v in config.env.items() if base.env.get(k) != v}
+    return EngineConfig(**changed).id
 
 
 def has_config_marks(names: Iterable[str]) -> bool:

@@ -8,6 +8,8 @@ engine starts once.
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from pytest_blackwell.config_markers import (
@@ -55,12 +57,17 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def engine_group(item: pytest.Item) -> str | None:
-    """The configuration id an engine test runs against (``None`` for other tests)."""
+    """A short key of the configuration an engine test runs against (``None`` for others).
+
+    Equal keys mean the same engine (before ``pytest_blackwell_adjust_engine_config``, which
+    is applied the same way to every configuration).
+    """
     if not isinstance(item, pytest.Function) or ENGINE_FIXTURES.isdisjoint(item.fixturenames):
         return None
     callspec = getattr(item, "callspec", None)
     variant = callspec.params.get(VARIANT_FIXTURE) if callspec is not None else None
-    return variant.id if isinstance(variant, Variant) else "default"
+    config = variant.config if isinstance(variant, Variant) else base_config(item.config)
+    return hashlib.sha256(config.key().encode()).hexdigest()[:12]
 
 
 @pytest.hookimpl(trylast=True)

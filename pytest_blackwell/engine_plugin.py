@@ -228,6 +228,9 @@ def engine_pool(config: pytest.Config) -> EnginePool:
             base_env=env,
             on_progress=Progress.for_config(config),
             rules=session_rules(config),
+            log_tag=os.environ.get("PYTEST_XDIST_WORKER")
+            if hasattr(config, "workerinput")
+            else None,
         )
         config.stash[_POOL_KEY] = pool
     return pool
@@ -244,13 +247,23 @@ def _limits(config: pytest.Config) -> Limits:
 
 
 def _resolve_config(request: pytest.FixtureRequest, variant: Variant | None) -> EngineConfig:
+    """The test's configuration after every ``pytest_blackwell_adjust_engine_config``.
+
+    Implementations are chained in hook call order: each sees the previous one's result, so
+    several plugins can each add their own change.
+    """
     config = variant.config if variant is not None else base_config(request.config)
-    adjusted = request.config.hook.pytest_blackwell_adjust_engine_config(
-        config=request.config, engine_config=config
-    )
-    for candidate in adjusted:
-        if isinstance(candidate, EngineConfig):
-            config = candidate
+    caller = request.config.hook.pytest_blackwell_adjust_engine_config
+    for impl in reversed(caller.get_hookimpls()):
+        available = {"config": request.config, "engine_config": config}
+        adjusted = impl.function(**{name: available[name] for name in impl.argnames})
+        if adjusted is not None:
+            if not isinstance(adjusted, EngineConfig):
+                raise pytest.UsageError(
+                    f"pytest_blackwell_adjust_engine_config in {impl.plugin_name} returned "
+                    f"{type(adjusted).__name__}; expected an EngineConfig or None"
+                )
+            config = adjusted
     return config
 
 

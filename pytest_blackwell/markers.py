@@ -185,7 +185,22 @@ def _size(marker: str, key: str, args: tuple[Any, ...], kwargs: Mapping[str, Any
     return float(value)
 
 
-def _check_kwargs(marker: str, kwargs: Mapping[str, Any], allowed: Iterable[str]) -> None:
+def _check_kwargs(
+    marker: str,
+    kwargs: Mapping[str, Any],
+    allowed: Sequence[str],
+    args: tuple[Any, ...] = (),
+) -> None:
+    if len(args) > len(allowed):
+        raise MarkerError(
+            f"@pytest.mark.{marker}: takes at most {len(allowed)} argument(s) "
+            f"({', '.join(allowed)}), got {len(args)}: {args!r}"
+        )
+    twice = sorted(set(allowed[: len(args)]) & set(kwargs))
+    if twice:
+        raise MarkerError(
+            f"@pytest.mark.{marker}: {', '.join(twice)} given twice (positionally and by name)"
+        )
     unknown = sorted(set(kwargs) - set(allowed))
     if unknown:
         raise MarkerError(
@@ -201,7 +216,7 @@ _CC_ATOM = re.compile(r"^\s*(===|==|!=|~=|<=|>=|<|>)\s*\d+(\.\d+)?\s*$")
 def parse_capability(marker: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Requirement:
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-    _check_kwargs(marker, kwargs, ["spec"])
+    _check_kwargs(marker, kwargs, ["spec"], args)
     spec = args[0] if args else kwargs.get("spec")
     if len(args) > 1 or not isinstance(spec, str) or not spec.strip():
         raise MarkerError(
@@ -221,7 +236,7 @@ def parse_capability(marker: str, args: tuple[Any, ...], kwargs: Mapping[str, An
 
 
 def parse_smem(marker: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Requirement:
-    _check_kwargs(marker, kwargs, ["kb", "scope"])
+    _check_kwargs(marker, kwargs, ["kb", "scope"], args)
     scope = args[1] if len(args) > 1 else kwargs.get("scope", "block")
     if scope not in SMEM_SCOPES:
         raise MarkerError(
@@ -232,12 +247,12 @@ def parse_smem(marker: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) ->
 
 
 def parse_gpu_memory(marker: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Requirement:
-    _check_kwargs(marker, kwargs, ["gb"])
+    _check_kwargs(marker, kwargs, ["gb"], args)
     return GpuMemoryRequirement(_size(marker, "gb", args, kwargs))
 
 
 def parse_gpu_count(marker: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Requirement:
-    _check_kwargs(marker, kwargs, ["count"])
+    _check_kwargs(marker, kwargs, ["count"], args)
     count = args[0] if args else kwargs.get("count", 1)
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise MarkerError(f"@pytest.mark.{marker}: expected count=<integer >= 1>, got {count!r}")

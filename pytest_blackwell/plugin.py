@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Generator, Sequence
 from typing import Any
 
@@ -26,7 +27,7 @@ from pytest_blackwell.markers import (
     parse_requirements,
     unmet,
 )
-from pytest_blackwell.stash import DEVICES_KEY, TEST_FACTS_KEY
+from pytest_blackwell.stash import DEVICES_KEY, SESSION_START_KEY, TEST_FACTS_KEY
 
 pytest_plugins = [
     "pytest_blackwell.engine_plugin",
@@ -105,6 +106,7 @@ def pytest_blackwell_detect_devices(
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    config.stash[SESSION_START_KEY] = time.time() - 1.0  # file times are coarse on some systems
     for line in MARKER_HELP.values():
         config.addinivalue_line("markers", line)
     custom = _custom_markers(config)
@@ -152,6 +154,8 @@ def _custom_markers(config: pytest.Config) -> dict[str, list[Requirement]]:
                 raise MarkerError(f"{origin}: {raw.strip()!r} is not JSON ({exc.msg})") from None
             if not isinstance(spec, dict):
                 raise MarkerError(f"{origin}: expected 'NAME: {{JSON object}}', got {line!r}")
+            if name.strip() in HARDWARE_MARKERS:
+                raise MarkerError(f"{origin}: {name.strip()!r} is a built-in marker")
             custom[name.strip()] = parse_marker_definition(name.strip(), spec, origin)
         for result in config.hook.pytest_blackwell_hardware_markers(config=config):
             for name, spec in (result or {}).items():
@@ -219,7 +223,15 @@ def _evaluate(
     """Requirements and skip mark of a set of marks. Suites repeat the same few sets, so each
     distinct set is parsed and checked against the devices once per session."""
     try:
-        key: Any = tuple((m.name, m.args, tuple(m.kwargs.items())) for m in marks)
+        # Typed values: True == 1 and hash(True) == hash(1), but only one of them is valid.
+        key: Any = tuple(
+            (
+                m.name,
+                tuple((type(a), a) for a in m.args),
+                tuple((k, type(v), v) for k, v in m.kwargs.items()),
+            )
+            for m in marks
+        )
         hash(key)
     except TypeError:  # unhashable marker arguments: no caching, same answer
         key = None
@@ -280,4 +292,10 @@ def blackwell_devices(pytestconfig: pytest.Config) -> list[DeviceInfo]:
 @pytest.fixture(scope="session")
 def blackwell_device(blackwell_devices: list[DeviceInfo]) -> DeviceInfo:
     """The first device of this session: the one an engine uses by default."""
+    if not blackwell_devices:
+        pytest.fail(
+            "blackwell_device: the session has no device at all (a pytest_blackwell_detect_devices"
+            " hook returned an empty list; return None to fall through to built-in detection)",
+            pytrace=False,
+        )
     return blackwell_devices[0]

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_blackwell.device.model import DeviceInfo
+from pytest_blackwell.stash import SESSION_START_KEY
 
 SCHEMA = 1
 RESULTS_FILE = "results.json"
@@ -67,7 +68,13 @@ def finish_session(
             _write_json(out_dir / f"results-{worker}.json", {"configs": own})
         return []
 
-    worker_files = sorted(out_dir.glob("results-gw*.json")) if out_dir.is_dir() else []
+    # Only this session's workers: files an interrupted earlier run left behind are older.
+    started = config.stash.get(SESSION_START_KEY, 0.0)
+    worker_files = [
+        path
+        for path in (sorted(out_dir.glob("results-gw*.json")) if out_dir.is_dir() else [])
+        if path.stat().st_mtime >= started
+    ]
     groups: list[list[dict[str, Any]]] = [own]
     for path in worker_files:
         try:
@@ -82,18 +89,25 @@ def finish_session(
 
     from pytest_blackwell.report.bugreport import write_bug_reports
     from pytest_blackwell.report.envinfo import collect_environment
+    from pytest_blackwell.report.redact import Redactor
 
     environment = collect_environment(devices)
     for entry in configs:  # the engine child knows the versions it really ran with
         for name, version in (entry.get("versions") or {}).items():
             environment.setdefault(name, None)
             environment[name] = environment[name] or version
-    results = {
-        "schema": SCHEMA,
-        "devices": [d.to_dict() for d in devices],
-        "environment": environment,
-        "configs": configs,
-    }
+    redactor = Redactor.from_environ()
+    results = redactor.redact_data(
+        {
+            "schema": SCHEMA,
+            "devices": [d.to_dict() for d in devices],
+            "environment": environment,
+            "configs": configs,
+        }
+    )
     path = out_dir / RESULTS_FILE
     _write_json(path, results)
-    return [path, *write_bug_reports(results, out_dir)]
+    # Reports of an earlier run would read as this run's failures: start the set afresh.
+    for old in (out_dir / "reports").glob("*.md") if (out_dir / "reports").is_dir() else []:
+        old.unlink()
+    return [path, *write_bug_reports(results, out_dir, redactor=redactor)]

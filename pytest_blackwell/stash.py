@@ -18,3 +18,6 @@ TEST_FACTS_KEY = pytest.StashKey[dict[str, Any]]()
 #: Extra fields for a configuration's entry in results.json, by configuration id (e.g. the
 #: one-variable comparison under ``isolation`` and its verdict under ``follows``).
 RECORD_EXTRAS_KEY = pytest.StashKey[dict[str, dict[str, Any]]]()
+
+#: ``time.time()`` when the session was configured (to tell this run's files from older ones).
+SESSION_START_KEY = pytest.StashKey[float]()

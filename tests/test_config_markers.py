@@ -59,7 +59,7 @@ def test_vllm_config_fields_engine_args_and_env_closest_wins() -> None:
         ],
     )
     (variant,) = variants
-    assert variant.id == "default"
+    assert variant.id == "len=128-graphs-block_size=32-env.A=1"
     assert variant.config.enforce_eager is False  # the first (closest) mark wins
     assert variant.config.max_model_len == 128
     assert variant.config.engine_args == {"block_size": 32}
@@ -99,3 +99,25 @@ def test_expect_failure_forms() -> None:
         parse_expect_failure(mark("expect_failure"))
     with pytest.raises(ConfigMarkerError, match="expected expect_failure"):
         parse_expect_failure(mark("expect_failure", "a", "b", "c"))
+
+
+@pytest.mark.parametrize(
+    ("marks", "message"),
+    [
+        ([mark("memory_budget", kv_cache_memory_bytes=0)], "must be more than 0 bytes"),
+        ([mark("vllm_config", enforce_eager="no")], "enforce_eager: expected true or false"),
+    ],
+)
+def test_values_that_would_silently_change_meaning_are_errors(
+    marks: list[MarkInput], message: str
+) -> None:
+    with pytest.raises(ConfigMarkerError, match=message):
+        expand(EngineConfig(), marks)
+
+
+def test_vllm_config_changes_show_in_the_id_relative_to_the_base() -> None:
+    base = EngineConfig(max_model_len=256, max_num_seqs=4)
+    (variant,) = expand(base, [mark("vllm_config", max_model_len=512, block_size=16)])
+    assert variant.id == "len=512-block_size=16"
+    (same,) = expand(base, [mark("vllm_config", max_model_len=256)])
+    assert same.id == "default"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -148,3 +149,19 @@ def test_declared_marker_combines_requirements() -> None:
         parse_marker_definition("x", {"smem": 1}, "conftest")
     with pytest.raises(MarkerError, match=r"conftest: marker 'y': .*requires_smem"):
         parse_marker_definition("y", {"requires_smem": {"kb": "big"}}, "conftest")
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "kwargs", "expected"),
+    [
+        ("requires_smem", (99, "sm", "extra"), {}, "takes at most 2 argument(s)"),
+        ("requires_gpu_memory", (1, 2), {}, "takes at most 1 argument(s)"),
+        ("requires_smem", (99, "sm"), {"scope": "block"}, "scope given twice"),
+        ("requires_gpu", (True,), {}, "expected count=<integer >= 1>, got True"),
+    ],
+)
+def test_extra_or_doubled_arguments_are_errors(
+    name: str, args: tuple[Any, ...], kwargs: dict[str, Any], expected: str
+) -> None:
+    with pytest.raises(MarkerError, match=re.escape(expected)):
+        parse_requirements([MarkInput(name, args, kwargs)])

@@ -281,3 +281,22 @@ def test_each_xdist_worker_gets_its_own_gpu(
     )
     result = pytester.runpytest_subprocess("-n", "2", "--blackwell-device=h100*4")
     result.assert_outcomes(passed=2)
+
+
+def test_a_bad_marker_is_reported_even_after_an_equal_looking_good_one(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.requires_gpu(count=1)
+        def test_one(): pass
+
+        @pytest.mark.requires_gpu(count=True)
+        def test_true(): pass
+        """
+    )
+    result = pytester.runpytest("--blackwell-device=h100")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*::test_true: @pytest.mark.requires_gpu: expected count=*True"])

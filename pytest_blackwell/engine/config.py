@@ -124,6 +124,11 @@ class EngineConfig:
                 "gpu_memory_utilization: expected a fraction in (0, 1]; got "
                 f"{self.gpu_memory_utilization!r}"
             )
+        if self.enforce_eager is not None and not isinstance(self.enforce_eager, bool):
+            raise ValueError(f"enforce_eager: expected true or false; got {self.enforce_eager!r}")
+        if self.kv_cache_memory_bytes is not None and self.kv_cache_memory_bytes <= 0:
+            size = self.kv_cache_memory_bytes
+            raise ValueError(f"kv_cache_memory_bytes: expected more than 0 bytes; got {size}")
         for name in ("max_model_len", "max_num_seqs"):
             value = getattr(self, name)
             if value is not None and (

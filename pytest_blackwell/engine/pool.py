@@ -169,10 +169,13 @@ class EnginePool:
         rules: Any = None,
         work_root: str | os.PathLike[str] | None = None,
         vllm_cache_dir: str | os.PathLike[str] | None = None,
+        log_tag: str | None = None,
     ) -> None:
         if max_alive < 1:
             raise ValueError(f"EnginePool: max_alive must be at least 1; got {max_alive}")
         self.artifacts_dir = Path(artifacts_dir)
+        #: Added to log file names, so pools of parallel processes never share a log file.
+        self.log_tag = log_tag
         self.max_alive = max_alive
         self.limits = limits or Limits()
         self.base_env = dict(os.environ if base_env is None else base_env)
@@ -196,10 +199,11 @@ class EnginePool:
 
     def _log_path(self, config: EngineConfig) -> Path:
         taken = {h.log_path.name for h in self._handles.values()}
-        name, n = f"{config.id}.log", 1
+        stem = config.id if self.log_tag is None else f"{config.id}.{self.log_tag}"
+        name, n = f"{stem}.log", 1
         while name in taken:
             n += 1
-            name = f"{config.id}~{n}.log"
+            name = f"{stem}~{n}.log"
         return self.artifacts_dir / "logs" / name
 
     def get(self, config: EngineConfig) -> EngineHandle:

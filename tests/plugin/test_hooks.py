@@ -127,9 +127,20 @@ def test_adjust_engine_config_and_engine_result_hooks(pytester: pytest.Pytester)
         """
         import json
 
+        import pytest
+
         def pytest_blackwell_adjust_engine_config(config, engine_config):
             # Force a KV cache far too small: proves the adjusted config is the one launched.
-            return engine_config.replace(kv_cache_memory_bytes=64 * 1024, max_model_len=256)
+            return engine_config.replace(kv_cache_memory_bytes=64 * 1024)
+
+        class SecondPlugin:
+            # A second implementation sees the first one's result: the changes chain.
+            @pytest.hookimpl(tryfirst=True)
+            def pytest_blackwell_adjust_engine_config(self, engine_config):
+                return engine_config.replace(max_model_len=256)
+
+        def pytest_configure(config):
+            config.pluginmanager.register(SecondPlugin(), "second")
 
         def pytest_blackwell_engine_result(config, engine_config, result):
             with open("results.jsonl", "a") as f:
