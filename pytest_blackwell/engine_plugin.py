@@ -23,7 +23,7 @@ from pytest_blackwell.config_markers import (
 )
 from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.markers import MarkInput
-from pytest_blackwell.stash import RECORD_EXTRAS_KEY, TEST_FACTS_KEY
+from pytest_blackwell.stash import HOST_DEVICES_KEY, RECORD_EXTRAS_KEY, TEST_FACTS_KEY
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,7 +41,6 @@ _POOL_KEY = pytest.StashKey["EnginePool"]()
 _RESULT_KEY = pytest.StashKey["EngineResult"]()
 _EXPECT_KEY = pytest.StashKey[Expectation]()
 _STRICT_KEY = pytest.StashKey[bool]()
-_HOST_DEVICES_KEY = pytest.StashKey[list["DeviceInfo"]]()
 _REPORTED_KEY = pytest.StashKey[dict[str, int]]()
 _WRITTEN_KEY = pytest.StashKey[list[Path]]()
 
@@ -271,18 +270,20 @@ def engine_devices(config: pytest.Config) -> list[DeviceInfo]:
     """The devices engines really run on: the session's, or this host's when it is simulated.
 
     A simulated profile changes what hardware markers see, not where vLLM runs; results and
-    reports of engine tests name the real device.
+    reports of engine tests name the real device. Detected once, in the controller (xdist
+    workers receive it), through the same detection hook as the session's devices.
     """
     from pytest_blackwell.plugin import devices_of
 
-    cached = config.stash.get(_HOST_DEVICES_KEY, None)
+    cached = config.stash.get(HOST_DEVICES_KEY, None)
     if cached is None:
         cached = list(devices_of(config))
         if any(d.source == "simulated" for d in cached):
-            from pytest_blackwell.device.detect import detect_devices
-
-            cached = list(detect_devices(None).devices)
-        config.stash[_HOST_DEVICES_KEY] = cached
+            found = config.hook.pytest_blackwell_detect_devices(
+                config=config, request=None, origin="this host"
+            )
+            cached = list(found or [])
+        config.stash[HOST_DEVICES_KEY] = cached
     return cached
 
 

@@ -27,7 +27,12 @@ from pytest_blackwell.markers import (
     parse_requirements,
     unmet,
 )
-from pytest_blackwell.stash import DEVICES_KEY, SESSION_START_KEY, TEST_FACTS_KEY
+from pytest_blackwell.stash import (
+    DEVICES_KEY,
+    HOST_DEVICES_KEY,
+    SESSION_START_KEY,
+    TEST_FACTS_KEY,
+)
 
 pytest_plugins = [
     "pytest_blackwell.engine_plugin",
@@ -37,6 +42,7 @@ pytest_plugins = [
 
 DEVICE_ENV = "PYTEST_BLACKWELL_DEVICE"
 WORKERINPUT_DEVICES = "blackwell_devices"
+WORKERINPUT_HOST_DEVICES = "blackwell_host_devices"
 
 DEVICE_HELP = (
     "simulate a device instead of detecting one: a built-in profile name (see "
@@ -118,6 +124,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if workerinput is not None and WORKERINPUT_DEVICES in workerinput:
         raw = json.loads(workerinput[WORKERINPUT_DEVICES])
         config.stash[DEVICES_KEY] = [DeviceInfo.from_dict(d) for d in raw]
+        if WORKERINPUT_HOST_DEVICES in workerinput:
+            raw = json.loads(workerinput[WORKERINPUT_HOST_DEVICES])
+            config.stash[HOST_DEVICES_KEY] = [DeviceInfo.from_dict(d) for d in raw]
     else:
         request, origin = device_request(config)
         devices = config.hook.pytest_blackwell_detect_devices(
@@ -138,8 +147,12 @@ class _XdistHandoff:
         self._config = config
 
     def pytest_configure_node(self, node: Any) -> None:
+        from pytest_blackwell.engine_plugin import engine_devices
+
         devices = devices_of(self._config)
         node.workerinput[WORKERINPUT_DEVICES] = json.dumps([d.to_dict() for d in devices])
+        host = engine_devices(self._config)  # this host's, when the devices are simulated
+        node.workerinput[WORKERINPUT_HOST_DEVICES] = json.dumps([d.to_dict() for d in host])
 
 
 def _custom_markers(config: pytest.Config) -> dict[str, list[Requirement]]:

@@ -52,7 +52,7 @@ class Progress:
                     return
                 self._last_draw = now
                 self._reporter.rewrite(text, erase=True)
-                if stage in ("ready", "failed", "done"):
+                if stage == "ready" or stage.startswith("failed"):
                     self._reporter.write_line("")
             elif (config_id, stage) != self._last:
                 self._reporter.write_line(text)

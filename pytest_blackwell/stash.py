@@ -21,3 +21,7 @@ RECORD_EXTRAS_KEY = pytest.StashKey[dict[str, dict[str, Any]]]()
 
 #: ``time.time()`` when the session was configured (to tell this run's files from older ones).
 SESSION_START_KEY = pytest.StashKey[float]()
+
+#: The devices engines really run on when the session's devices are simulated (this host's),
+#: detected once in the controller like :data:`DEVICES_KEY`.
+HOST_DEVICES_KEY = pytest.StashKey[list[DeviceInfo]]()

@@ -21,6 +21,10 @@ def test_one_gpu_per_worker_respects_outer_visible_devices() -> None:
     assert visible_for_worker(2, "gw0", 1, "5,3") == "5"
     # More workers than GPUs wrap around.
     assert visible_for_worker(2, "gw2", 1, None) == "0"
+    # Read as CUDA reads it: up to the first entry that is not a device; hidden stays hidden.
+    assert visible_for_worker(4, "gw1", 1, "2,3,-1,5") == "3"
+    assert visible_for_worker(4, "gw0", 1, "") is None
+    assert visible_for_worker(4, "gw0", 1, "-1") is None
     # Not a worker, or no GPU: leave the environment alone.
     assert visible_for_worker(4, None, 1, None) is None
     assert visible_for_worker(0, "gw0", 1, None) is None

@@ -125,7 +125,10 @@ def run(args: argparse.Namespace) -> int:
     from pytest_blackwell.engine.pool import EnginePool
     from pytest_blackwell.engine.verdict import table_lines
 
-    caps = vllm_capabilities()
+    try:
+        caps = vllm_capabilities()
+    except (RuntimeError, OSError) as exc:
+        return _error(f"cannot ask the installed vLLM what it accepts: {exc}")
     variables = [name for name, _ in requested] or list(DEFAULT_VARIABLES)
     values = {name: vals for name, vals in requested if vals is not None}
 

@@ -6,6 +6,7 @@ Nothing here imports vLLM: checking names against the installed vLLM goes throug
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -80,6 +81,24 @@ def format_size(nbytes: int) -> str:
         if nbytes >= factor and nbytes % factor == 0:
             return f"{nbytes // factor}{unit}"
     return str(nbytes)
+
+
+#: Ids name log and report files: keep them well under file-name limits.
+_ID_MAX = 120
+#: Values that may stand in an id as they are; others (long, odd, or under a name that looks
+#: like a credential) appear as a short digest, so ids never carry a secret into file names.
+_ID_PLAIN = re.compile(r"^[A-Za-z0-9._:+,=-]{1,24}$")
+_SECRETISH = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def _id_short(name: str, value: str) -> str:
+    if _SECRETISH.search(name) or not _ID_PLAIN.match(value):
+        return f"~{_digest(value)}"
+    return value
 
 
 def _id_value(value: Any) -> str:
@@ -168,9 +187,13 @@ class EngineConfig:
             parts.append(f"{key}={_id_value(value)}")
         if self.enforce_eager is not None:
             parts.append("eager" if self.enforce_eager else "graphs")
-        parts.extend(f"{k}={_id_value(v)}" for k, v in sorted(self.engine_args.items()))
-        parts.extend(f"env.{k}={v}" for k, v in sorted(self.env.items()))
+        parts.extend(
+            f"{k}={_id_short(k, _id_value(v))}" for k, v in sorted(self.engine_args.items())
+        )
+        parts.extend(f"env.{k}={_id_short(k, v)}" for k, v in sorted(self.env.items()))
         text = "-".join(_ID_UNSAFE.sub("_", part) for part in parts)
+        if len(text) > _ID_MAX:
+            text = f"{text[: _ID_MAX - 9]}~{_digest(self.key())}"
         return text or "default"
 
     def replace(self, **changes: Any) -> EngineConfig:

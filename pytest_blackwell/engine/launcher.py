@@ -241,8 +241,9 @@ class EngineProcess:
                 self._on_progress(self.config.id, self._watch.stage, self._watch.elapsed())
             self._watch.wait(0.1)
         if self._on_progress is not None:
-            stage = "ready" if self._watch.failure is None else self._watch.failure.stage
-            self._on_progress(self.config.id, stage, self._watch.elapsed())
+            failure = self._watch.failure
+            final = "ready" if failure is None else f"failed at {failure.stage}"
+            self._on_progress(self.config.id, final, self._watch.elapsed())
         return self.result
 
     def _check(self) -> Failure | None:

@@ -176,3 +176,16 @@ def test_engine_result_round_trip_and_backend_mismatch_is_visible() -> None:
     assert fallback.backend_mismatch
     assert "FLASHINFER was requested and CPU_ATTN ran" in fallback.summary
     assert not EngineResult(config_id="d", ok=True, actual_backend="CPU_ATTN").backend_mismatch
+
+
+def test_ids_carry_no_secret_and_stay_short() -> None:
+    config = EngineConfig(
+        env={"HF_TOKEN": "hf_abcdefghijklmnopqrstuvwx", "VLLM_LOGGING_LEVEL": "INFO"},
+        engine_args={"hf_overrides": {"text_config": {"x": "y" * 400}}},
+    )
+    assert "hf_abcdef" not in config.id
+    assert "env.VLLM_LOGGING_LEVEL=INFO" in config.id
+    assert "env.HF_TOKEN=_" in config.id
+    assert len(config.id) <= 120
+    other = config.replace(engine_args={"hf_overrides": {"text_config": {"x": "z" * 400}}})
+    assert other.id != config.id
