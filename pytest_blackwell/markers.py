@@ -8,6 +8,7 @@ the plugin adds the test's node id and turns it into a collection error.
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -82,78 +83,86 @@ def _gpus(devices: Sequence[DeviceInfo]) -> list[DeviceInfo]:
     return [d for d in devices if d.is_gpu]
 
 
+class _OnFirstGpu(ABC):
+    """A requirement checked against the first GPU (the one an engine uses by default)."""
+
+    @abstractmethod
+    def wanted(self) -> str:
+        """What is required, as the skip reason says it."""
+
+    @abstractmethod
+    def shortfall(self, device: DeviceInfo) -> str | None:
+        """What ``device`` has instead, when it falls short; ``None`` when it is enough."""
+
+    def unmet(self, devices: Sequence[DeviceInfo]) -> str | None:
+        gpus = _gpus(devices)
+        if not gpus:
+            return _no_gpu(self.wanted(), devices)
+        found = self.shortfall(gpus[0])
+        return None if found is None else f"requires {self.wanted()}; {found}"
+
+
 @dataclass(frozen=True)
-class ArchRequirement:
+class ArchRequirement(_OnFirstGpu):
     """Any of the exact architectures or families (``sm120``, ``sm12x`` ...)."""
 
     names: tuple[str, ...]
 
-    def unmet(self, devices: Sequence[DeviceInfo]) -> str | None:
-        wanted = " or ".join(self.names)
-        gpus = _gpus(devices)
-        if not gpus:
-            return _no_gpu(wanted, devices)
-        device = gpus[0]
-        assert device.compute_capability is not None
+    def wanted(self) -> str:
+        return " or ".join(self.names)
+
+    def shortfall(self, device: DeviceInfo) -> str | None:
+        cc = device.compute_capability
         for name in self.names:
-            if name in ARCH_MARKERS and ARCH_MARKERS[name] == device.compute_capability:
+            if ARCH_MARKERS.get(name) == cc or (cc and FAMILY_MARKERS.get(name) == cc[0]):
                 return None
-            if name in FAMILY_MARKERS and FAMILY_MARKERS[name] == device.compute_capability[0]:
-                return None
-        return f"requires {wanted}; {device.describe()} is {device.arch}"
+        return f"{device.describe()} is {device.arch}"
 
 
 @dataclass(frozen=True)
-class CapabilityRequirement:
+class CapabilityRequirement(_OnFirstGpu):
     text: str
     spec: SpecifierSet
 
-    def unmet(self, devices: Sequence[DeviceInfo]) -> str | None:
-        gpus = _gpus(devices)
-        wanted = f"compute capability {self.text}"
-        if not gpus:
-            return _no_gpu(wanted, devices)
-        device = gpus[0]
+    def wanted(self) -> str:
+        return f"compute capability {self.text}"
+
+    def shortfall(self, device: DeviceInfo) -> str | None:
         from packaging.version import Version
 
         if Version(device.cc_string or "0.0") in self.spec:
             return None
-        return f"requires {wanted}; {device.describe()} has {device.cc_string}"
+        return f"{device.describe()} has {device.cc_string}"
 
 
 @dataclass(frozen=True)
-class SmemRequirement:
+class SmemRequirement(_OnFirstGpu):
     kb: float
     scope: str
 
-    def unmet(self, devices: Sequence[DeviceInfo]) -> str | None:
+    def wanted(self) -> str:
         per = "per block" if self.scope == "block" else "per SM"
-        wanted = f"{_num(self.kb)} KB shared memory {per}"
-        gpus = _gpus(devices)
-        if not gpus:
-            return _no_gpu(wanted, devices)
-        device = gpus[0]
-        have = (
-            device.smem_per_block_optin_bytes if self.scope == "block" else device.smem_per_sm_bytes
-        )
+        return f"{_num(self.kb)} KB shared memory {per}"
+
+    def shortfall(self, device: DeviceInfo) -> str | None:
+        block = self.scope == "block"
+        have = device.smem_per_block_optin_bytes if block else device.smem_per_sm_bytes
         if have >= self.kb * KIB:
             return None
-        return f"requires {wanted}; {device.describe()} allows {_num(have / KIB)} KB"
+        return f"{device.describe()} allows {_num(have / KIB)} KB"
 
 
 @dataclass(frozen=True)
-class GpuMemoryRequirement:
+class GpuMemoryRequirement(_OnFirstGpu):
     gb: float
 
-    def unmet(self, devices: Sequence[DeviceInfo]) -> str | None:
-        wanted = f"{_num(self.gb)} GB of GPU memory"
-        gpus = _gpus(devices)
-        if not gpus:
-            return _no_gpu(wanted, devices)
-        device = gpus[0]
+    def wanted(self) -> str:
+        return f"{_num(self.gb)} GB of GPU memory"
+
+    def shortfall(self, device: DeviceInfo) -> str | None:
         if device.total_memory_bytes >= self.gb * GB:
             return None
-        return f"requires {wanted}; {device.describe()} has {device.total_memory_bytes / GB:.1f} GB"
+        return f"{device.describe()} has {device.total_memory_bytes / GB:.1f} GB"
 
 
 @dataclass(frozen=True)
