@@ -98,7 +98,7 @@ def test_cli_says_a_failure_that_follows_nothing(tmp_path: Path) -> None:
     ]
     logs = sorted(p.name for p in (tmp_path / "artifacts" / "logs").iterdir())
     assert logs == ["len=8192-kvmem=4MiB.log", "len=8192.log"]
-    assert "[blackwell] len=8192: loading" in done.stderr
+    assert "[blackwell] len=8192: failed at loading" in done.stderr
 
 
 def _has_avx512() -> bool:
