@@ -119,6 +119,23 @@ def pytest_configure(config: pytest.Config) -> None:
     base_config(config)  # fail fast on a bad ini value
 
 
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Say so when xdist workers will have to share GPUs (engines never share one silently)."""
+    from pytest_blackwell.plugin import devices_of
+
+    workers = getattr(config.option, "numprocesses", None)
+    gpus = len([d for d in devices_of(config) if d.is_gpu])
+    if not isinstance(workers, int) or workers < 2 or gpus == 0:
+        return []
+    per_worker = int(_number(config, "gpus-per-worker", int))
+    if workers * per_worker <= gpus:
+        return []
+    return [
+        f"blackwell: {workers} xdist workers x {per_worker} GPU(s) each > {gpus} GPU(s): engines "
+        "of different workers will share GPUs (use fewer workers or --blackwell-gpus-per-worker)"
+    ]
+
+
 def base_config(config: pytest.Config) -> EngineConfig:
     """The configuration every engine test starts from: the ini's, over vLLM's defaults.
 

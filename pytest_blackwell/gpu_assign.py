@@ -20,7 +20,7 @@ def visible_for_worker(
 
     Worker ``gwN`` gets ``per_worker`` consecutive GPUs starting at ``N * per_worker``, wrapping
     around when there are more workers than GPU groups (engines of two workers then share a
-    GPU). ``outer`` is the ``CUDA_VISIBLE_DEVICES`` the session was
+    GPU, and the report header says so). ``outer`` is the ``CUDA_VISIBLE_DEVICES`` the session was
     started with: its entries (indices, ``GPU-<uuid>`` or MIG ids) are what gets handed out, so an
     outer restriction is respected; it is read the way CUDA reads it (up to the first entry
     that is not a device), and a value that hides every GPU is left alone.

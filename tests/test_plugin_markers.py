@@ -300,3 +300,11 @@ def test_a_bad_marker_is_reported_even_after_an_equal_looking_good_one(
     result = pytester.runpytest("--blackwell-device=h100")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*::test_true: @pytest.mark.requires_gpu: expected count=*True"])
+
+
+def test_header_warns_when_workers_must_share_gpus(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_x(): pass\n")
+    shared = pytester.runpytest_subprocess("-n", "2", "--blackwell-device=h100")
+    shared.stdout.fnmatch_lines(["blackwell: 2 xdist workers x 1 GPU(s) each > 1 GPU(s)*share*"])
+    enough = pytester.runpytest_subprocess("-n", "2", "--blackwell-device=h100*2")
+    enough.stdout.no_fnmatch_line("*will share GPUs*")
