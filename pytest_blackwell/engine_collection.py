@@ -77,9 +77,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     Each group takes the place of its first test; other tests keep their order. With
     ``--dist loadgroup`` the ``xdist_group`` mark keeps a configuration on one xdist worker.
     """
+    keys = {id(item): engine_group(item) for item in items}
     groups: dict[str, list[pytest.Item]] = {}
     for item in items:
-        group = engine_group(item)
+        group = keys[id(item)]
         if group is not None:
             groups.setdefault(group, []).append(item)
             item.add_marker(pytest.mark.xdist_group(name=f"blackwell:{group}"))
@@ -87,7 +88,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     ordered: list[pytest.Item] = []
     for item in items:
-        group = engine_group(item)
+        group = keys[id(item)]
         if group is None:
             ordered.append(item)
         elif group in groups:

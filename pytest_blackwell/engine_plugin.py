@@ -42,6 +42,7 @@ _RESULT_KEY = pytest.StashKey["EngineResult"]()
 _EXPECT_KEY = pytest.StashKey[Expectation]()
 _STRICT_KEY = pytest.StashKey[bool]()
 _REPORTED_KEY = pytest.StashKey[dict[str, int]]()
+_BASE_CONFIG_KEY = pytest.StashKey[EngineConfig]()
 _WRITTEN_KEY = pytest.StashKey[list[Path]]()
 
 
@@ -116,7 +117,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _number(config, "engine-timeout", float)
     if _setting(config, "stage-timeout")[0] is not None:
         _number(config, "stage-timeout", float)
-    base_config(config)  # fail fast on a bad ini value
+    config.stash[_BASE_CONFIG_KEY] = _read_base_config(config)  # fails fast on a bad ini value
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -140,8 +141,13 @@ def base_config(config: pytest.Config) -> EngineConfig:
     """The configuration every engine test starts from: the ini's, over vLLM's defaults.
 
     (The engine child adds platform defaults for what is left unset, e.g. an explicit small KV
-    cache and eager mode on CPU.)
+    cache and eager mode on CPU.) Read once, when the session is configured.
     """
+    cached = config.stash.get(_BASE_CONFIG_KEY, None)
+    return cached if cached is not None else _read_base_config(config)
+
+
+def _read_base_config(config: pytest.Config) -> EngineConfig:
     base = EngineConfig()
     raw = str(config.getini("blackwell_engine_config") or "").strip()
     if raw:

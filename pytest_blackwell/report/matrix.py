@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,15 +59,7 @@ class Cell:
         return f"{label} (expected)" if self.status == "expected" and self.category else label
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "text": self.text,
-            "category": self.category,
-            "stage": self.stage,
-            "first_error": self.first_error,
-            "change": self.change,
-            "before": self.before,
-        }
+        return {**asdict(self), "text": self.text}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Cell:
@@ -117,13 +109,7 @@ class Change:
     after: str
 
     def to_dict(self) -> dict[str, str]:
-        return {
-            "test": self.test,
-            "config": self.config,
-            "column": self.column,
-            "before": self.before,
-            "after": self.after,
-        }
+        return asdict(self)
 
 
 @dataclass
