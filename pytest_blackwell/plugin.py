@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_blackwell import hookspecs
+from pytest_blackwell.device.features import known_names
 from pytest_blackwell.device.model import DeviceInfo
 from pytest_blackwell.markers import (
     HARDWARE_MARKERS,
@@ -115,10 +116,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SESSION_START_KEY] = time.time() - 1.0  # file times are coarse on some systems
     for line in MARKER_HELP.values():
         config.addinivalue_line("markers", line)
-    custom = _custom_markers(config)
-    config.stash[_CUSTOM_MARKERS_KEY] = custom
-    for name in custom:
-        config.addinivalue_line("markers", f"{name}: hardware marker declared by this project")
 
     workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
     if workerinput is not None and WORKERINPUT_DEVICES in workerinput:
@@ -133,6 +130,11 @@ def pytest_configure(config: pytest.Config) -> None:
             config=config, request=request, origin=origin
         )
         config.stash[DEVICES_KEY] = list(devices or [])
+    # After the devices: a device may declare features that custom markers then name.
+    custom = _custom_markers(config)
+    config.stash[_CUSTOM_MARKERS_KEY] = custom
+    for name in custom:
+        config.addinivalue_line("markers", f"{name}: hardware marker declared by this project")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHandoff(config), "blackwell-xdist")
     from pytest_blackwell.report_plugin import register as register_reports
@@ -157,6 +159,7 @@ class _XdistHandoff:
 
 def _custom_markers(config: pytest.Config) -> dict[str, list[Requirement]]:
     custom: dict[str, list[Requirement]] = {}
+    known = known_names(devices_of(config))
     try:
         for number, line in enumerate(config.getini("blackwell_hardware_markers"), 1):
             origin = f"ini option blackwell_hardware_markers, line {number}"
@@ -169,13 +172,15 @@ def _custom_markers(config: pytest.Config) -> dict[str, list[Requirement]]:
                 raise MarkerError(f"{origin}: expected 'NAME: {{JSON object}}', got {line!r}")
             if name.strip() in HARDWARE_MARKERS:
                 raise MarkerError(f"{origin}: {name.strip()!r} is a built-in marker")
-            custom[name.strip()] = parse_marker_definition(name.strip(), spec, origin)
+            custom[name.strip()] = parse_marker_definition(
+                name.strip(), spec, origin, known_features=known
+            )
         for result in config.hook.pytest_blackwell_hardware_markers(config=config):
             for name, spec in (result or {}).items():
                 origin = "hook pytest_blackwell_hardware_markers"
                 if name in HARDWARE_MARKERS:
                     raise MarkerError(f"{origin}: {name!r} is a built-in marker")
-                custom[name] = parse_marker_definition(name, spec, origin)
+                custom[name] = parse_marker_definition(name, spec, origin, known_features=known)
     except MarkerError as exc:
         raise pytest.UsageError(str(exc)) from None
     return custom
@@ -251,10 +256,13 @@ def _evaluate(
     cache = config.stash.setdefault(_VERDICT_CACHE_KEY, {})
     if key is not None and key in cache:
         return cache[key]
+    devices = devices_of(config)
     requirements = parse_requirements(
-        [MarkInput(m.name, tuple(m.args), m.kwargs) for m in marks], custom
+        [MarkInput(m.name, tuple(m.args), m.kwargs) for m in marks],
+        custom,
+        known_features=known_names(devices),
     )
-    reason = unmet(requirements, devices_of(config))
+    reason = unmet(requirements, devices)
     verdict = (requirements, None if reason is None else pytest.mark.skip(reason=reason))
     if key is not None:
         cache[key] = verdict

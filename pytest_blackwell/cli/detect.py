@@ -51,11 +51,17 @@ def register(subparsers: Any) -> None:
         description="List the device profiles --blackwell-device accepts by name.",
     )
     profiles.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    profiles.add_argument(
+        "--features",
+        action="store_true",
+        help="print the hardware-feature table (which profile has which feature) instead",
+    )
     profiles.set_defaults(func=run_profiles)
 
 
 def run_detect(args: argparse.Namespace) -> int:
     from pytest_blackwell.device.detect import REQUEST_ENV_VAR, detect_devices
+    from pytest_blackwell.device.features import features_of
     from pytest_blackwell.device.profiles import DeviceProfileError
 
     request, origin = args.device, "--device"
@@ -67,9 +73,15 @@ def run_detect(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
+        data = report.to_dict()
+        for entry, device in zip(data.get("devices", []), report.devices, strict=False):
+            entry["features"] = features_of(device)
+        print(json.dumps(data, indent=2))
         return 0
     print(_device_table(report.devices))
+    for device in report.devices:
+        if device.is_gpu:
+            print(f"features of #{device.index}: {', '.join(features_of(device)) or 'none'}")
     if report.skipped:
         print("\npassed over:")
         for provider, reason in report.skipped:
@@ -80,10 +92,23 @@ def run_detect(args: argparse.Namespace) -> int:
 
 
 def run_profiles(args: argparse.Namespace) -> int:
+    from pytest_blackwell.device.features import FEATURES, features_of
     from pytest_blackwell.device.profiles import PROFILES
 
     if args.json:
-        print(json.dumps({"profiles": [d.to_dict() for d in PROFILES.values()]}, indent=2))
+        profiles = [{**d.to_dict(), "features": features_of(d)} for d in PROFILES.values()]
+        table = {
+            f.name: {
+                "description": f.description,
+                "available": f.requirement_text(),
+                "source": f.source,
+            }
+            for f in FEATURES.values()
+        }
+        print(json.dumps({"profiles": profiles, "features": table}, indent=2))
+        return 0
+    if args.features:
+        print(_feature_table())
         return 0
     rows = [["profile", "name", "cc", "smem/SM", "smem/block (opt-in)", "memory", "SMs"]]
     for key, device in PROFILES.items():
@@ -91,6 +116,19 @@ def run_profiles(args: argparse.Namespace) -> int:
     print(_format_rows(rows))
     print("\nAdd *N or :N for N devices (e.g. h100*4), or pass the path of a JSON file.")
     return 0
+
+
+def _feature_table() -> str:
+    from pytest_blackwell.device.features import ALIASES, FEATURES
+    from pytest_blackwell.device.profiles import PROFILES
+
+    gpus = {key: d for key, d in PROFILES.items() if d.is_gpu}
+    rows = [["feature", "where", *gpus]]
+    for feature in FEATURES.values():
+        marks = ["yes" if feature.available(d.compute_capability) else "-" for d in gpus.values()]
+        rows.append([feature.name, feature.requirement_text(), *marks])
+    aliases = ", ".join(f"{alias} = {name}" for alias, name in ALIASES.items())
+    return f"{_format_rows(rows)}\n\naliases: {aliases}\nsources: docs/features.md"
 
 
 def _device_table(devices: Sequence[DeviceInfo]) -> str:

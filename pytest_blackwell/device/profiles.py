@@ -288,6 +288,14 @@ def _device_from_json(entry: Any, at: str, where: str) -> DeviceInfo:
             raise fail(key, f"must be a string or null, got {entry[key]!r}")
     if not isinstance(entry.get("extra", {}), dict):
         raise fail("extra", f"must be an object, got {entry['extra']!r}")
+    declared = entry.get("extra", {}).get("features", [])
+    if not isinstance(declared, list) or not all(isinstance(n, str) and n for n in declared):
+        raise fail("extra.features", f"must be a list of feature names, got {declared!r}")
+    torch_cuda = entry.get("extra", {}).get("torch_cuda")
+    if torch_cuda is not None and not isinstance(torch_cuda, str):
+        raise fail(
+            "extra.torch_cuda", f"must be a version string such as '12.8', got {torch_cuda!r}"
+        )
     kept = {k: v for k, v in entry.items() if k not in _IGNORED_FIELDS}
     try:
         device = with_arch_smem(DeviceInfo.from_dict(kept))
