@@ -49,7 +49,8 @@ def test_consumer_blackwell_is_not_datacenter_blackwell() -> None:
     assert not FEATURES["tcgen05"].available((12, 0))
     assert not FEATURES["tcgen05"].available((12, 1))
     assert FEATURES["tcgen05"].available((10, 3))
-    assert FEATURES["wgmma"].available((9, 0)) and not FEATURES["wgmma"].available((10, 0))
+    assert FEATURES["wgmma"].available((9, 0))
+    assert not FEATURES["wgmma"].available((10, 0))
     # sm_100-style gates are not forward compatible: a future architecture is not assumed to
     # have them, while ISA features that every later architecture inherits are.
     assert not FEATURES["tcgen05"].available((13, 0))
@@ -77,7 +78,8 @@ def test_missing_feature_reason_names_feature_device_and_capability() -> None:
 def test_aliases_and_lists_are_accepted() -> None:
     assert _reason(load_profile("b200"), "requires_feature", ["tmem", "FP4"]) is None
     reason = _reason(load_profile("h100"), "requires_feature", "fp4")
-    assert reason is not None and "has no nvfp4" in reason
+    assert reason is not None
+    assert "has no nvfp4" in reason
 
 
 def test_unknown_feature_lists_the_known_names() -> None:
@@ -128,15 +130,18 @@ def test_version_requirements_on_a_described_runner(
     if reason is None:
         assert found is None
     else:
-        assert found is not None and reason in found
+        assert found is not None
+        assert reason in found
 
 
 def test_a_simulated_profile_without_versions_does_not_pass() -> None:
     reason = _reason(load_profile("rtx-pro-6000"), "requires_driver", ">=570")
     assert reason is not None
-    assert "driver version is unknown" in reason and "device JSON file" in reason
+    assert "driver version is unknown" in reason
+    assert "device JSON file" in reason
     reason = _reason(load_profile("b200"), "requires_cuda", ">=12.8")
-    assert reason is not None and "torch's CUDA version is unknown" in reason
+    assert reason is not None
+    assert "torch's CUDA version is unknown" in reason
 
 
 def test_no_gpu_means_no_cuda() -> None:
