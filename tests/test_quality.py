@@ -33,6 +33,15 @@ def test_mypy_strict_clean() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_import_layers_hold() -> None:
+    """The import-linter contracts in pyproject.toml: layers point down, no pytest below glue."""
+    pytest.importorskip("importlinter")
+    lint_imports = Path(sys.executable).with_name("lint-imports")
+    done = run(str(lint_imports), "--no-cache")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
 def test_modules_stay_small() -> None:
     big = {
         str(path.relative_to(ROOT)): n
