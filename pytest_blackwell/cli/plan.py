@@ -22,6 +22,8 @@ from pytest_blackwell.cli._common import input_error
 
 #: pytest's exit status when nothing was collected (a plan with no tests, not an error).
 _NO_TESTS = 5
+#: pytest's exit status for a usage error (an unknown device, a bad option).
+_USAGE_ERROR = 4
 #: Exit status of ``--fail-on-unrunnable`` when some test runs on no device of the matrix.
 EXIT_UNRUNNABLE = 1
 
@@ -150,13 +152,31 @@ def collect(device: str, pytest_args: Sequence[str], timeout: float) -> Any:
 def _child_error(device: str, done: subprocess.CompletedProcess[str]) -> str:
     """What went wrong in a child pytest, from its own words (usage or collection errors)."""
     lines = [ln.rstrip() for ln in (done.stderr + "\n" + done.stdout).splitlines() if ln.strip()]
-    usage = [ln for ln in lines if ln.startswith("ERROR:") or "error:" in ln.lower()[:40]]
-    shown = usage[:5] if usage else lines[-25:]
+    # Usage errors ("ERROR: ...") and the short summary of collection errors ("ERROR path - ...").
+    if done.returncode == _USAGE_ERROR:
+        errors = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    else:
+        errors = _errors_section(lines)
+    shown = errors[:10] if errors else lines[-25:]
     detail = "\n  ".join(shown) if shown else "no output"
     return (
         f"device {device!r}: collecting the tests failed (pytest exit status "
         f"{done.returncode}):\n  {detail}"
     )
+
+
+def _errors_section(lines: list[str]) -> list[str]:
+    """The body of pytest's ERRORS section (what each collection error says), if any."""
+    body: list[str] = []
+    inside = False
+    for line in lines:
+        if line.startswith("=") and " ERRORS " in line:
+            inside = True
+        elif line.startswith("=") and inside:
+            break
+        elif inside and not line.startswith("___"):
+            body.append(line)
+    return body[-20:]
 
 
 def run_plan(args: argparse.Namespace) -> int:
@@ -185,7 +205,9 @@ def run_plan(args: argparse.Namespace) -> int:
             payloads = [future.result() for future in futures]
         except PlanError as exc:
             return input_error("plan", str(exc))
-    plan = build_plan([Collection(d, list(p["tests"])) for d, p in zip(devices, payloads)])
+    plan = build_plan(
+        [Collection(d, list(p["tests"])) for d, p in zip(devices, payloads, strict=True)]
+    )
     if args.format == "json":
         print(render_json(plan))
     elif args.format == "github":

@@ -39,9 +39,7 @@ class Plan:
     @property
     def unrunnable(self) -> list[str]:
         """Node ids that skip on every device of the plan."""
-        return [
-            t["nodeid"] for t in self.tests if all(o == SKIP for o in t["outcomes"].values())
-        ]
+        return [t["nodeid"] for t in self.tests if all(o == SKIP for o in t["outcomes"].values())]
 
     def runs_on(self, device: str) -> int:
         return sum(1 for t in self.tests if t["outcomes"].get(device) == RUN)
@@ -67,8 +65,10 @@ def build_plan(collections: Sequence[Collection]) -> Plan:
             nodeid = str(test["nodeid"])
             row = rows.get(nodeid)
             if row is None:
-                row = {"nodeid": nodeid, "config": test.get("config"), "outcomes": {}, "reasons": {}}
+                row = {"nodeid": nodeid, "config": None, "outcomes": {}, "reasons": {}}
                 rows[nodeid] = row
+            if row["config"] is None:
+                row["config"] = test.get("config")
             reason = test.get("skip")
             if reason is None:
                 row["outcomes"][collection.device] = RUN
@@ -148,12 +148,8 @@ def render_markdown(plan: Plan) -> str:
             number = notes.setdefault(reason, len(notes) + 1)
             cells.append(f"{SKIP} ({number})")
         config = test["config"] if test["config"] is not None else "-"
-        lines.append(
-            f"| `{_cell(test['nodeid'])}` | {_cell(config)} | " + " | ".join(cells) + " |"
-        )
-    lines.append(
-        "| **tests run** | | " + " | ".join(str(plan.runs_on(d)) for d in devices) + " |"
-    )
+        lines.append(f"| `{_cell(test['nodeid'])}` | {_cell(config)} | " + " | ".join(cells) + " |")
+    lines.append("| **tests run** | | " + " | ".join(str(plan.runs_on(d)) for d in devices) + " |")
     lines.append(
         "| **engines launched** | | "
         + " | ".join(str(plan.launches.get(d, 0)) for d in devices)
