@@ -107,8 +107,15 @@ def providers(reference: Reader) -> dict[str, Reader]:
         devices = reference()
         if isinstance(devices, str):
             return devices
+        # Only the compute capability goes in; the table answers for shared memory only.
         bare = [
-            replace(d, smem_per_sm_bytes=0, smem_per_block_bytes=0, smem_per_block_optin_bytes=0)
+            replace(
+                d,
+                smem_per_sm_bytes=0,
+                smem_per_block_bytes=0,
+                smem_per_block_optin_bytes=0,
+                total_memory_bytes=0,
+            )
             for d in devices
         ]
         return [with_arch_smem(d) for d in bare]
