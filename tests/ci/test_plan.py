@@ -314,3 +314,40 @@ def test_plan_reports_bad_devices_and_collection_errors(project: pytest.Pytester
     result = project.run(sys.executable, "-m", "pytest_blackwell", "plan", "--devices", "b200")
     assert result.ret == 2
     result.stderr.fnmatch_lines(["*device 'b200'*", "*test_broken.py::test_bad*"])
+
+
+# --- skip marks read the way pytest evaluates them --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("marks", "reason"),
+    [
+        ("", None),
+        ("@pytest.mark.skipif(False, reason='never')", None),
+        ("@pytest.mark.skipif(True, reason='always')", "always"),
+        ("@pytest.mark.skipif(condition=True, reason='by keyword')", "by keyword"),
+        (
+            "@pytest.mark.skipif('sys.platform != \"nowhere\"')",
+            'condition: sys.platform != "nowhere"',
+        ),
+        ("@pytest.mark.skipif('FLAG', reason='module global')", "module global"),
+        ("@pytest.mark.skip('plain')", "plain"),
+        ("@pytest.mark.skip", "unconditional skip"),
+        ("@pytest.mark.skip(reason='b')\n@pytest.mark.skipif(True, reason='a')", "a"),
+    ],
+)
+def test_skip_reason_follows_pytest(pytester: pytest.Pytester, marks: str, reason: str) -> None:
+    from pytest_blackwell.plan_plugin import skip_reason
+
+    item = pytester.getitem(f"import pytest\nFLAG = True\n{marks}\ndef test_func():\n    pass\n")
+    assert skip_reason(item) == reason
+
+
+def test_an_unevaluable_condition_names_the_test(pytester: pytest.Pytester) -> None:
+    from pytest_blackwell.plan_plugin import skip_reason
+
+    item = pytester.getitem(
+        "import pytest\n@pytest.mark.skipif('no_such_name')\ndef test_func():\n    pass\n"
+    )
+    with pytest.raises(pytest.UsageError, match=r"test_func.*'no_such_name'.*NameError"):
+        skip_reason(item)
