@@ -109,6 +109,16 @@ def parse_labels(pairs: Sequence[str], devices: Sequence[str]) -> dict[str, str]
     return labels
 
 
+def check_pytest_args(pytest_args: Sequence[str]) -> None:
+    """``ValueError`` for pytest arguments that would override the device of every collection."""
+    for arg in pytest_args:
+        if arg == "--blackwell-device" or arg.startswith("--blackwell-device="):
+            raise ValueError(
+                f"pytest argument {arg!r}: plan sets the device of each collection itself; "
+                "list the devices in --devices instead"
+            )
+
+
 def collect(device: str, pytest_args: Sequence[str], timeout: float) -> Any:
     """Run one device's collection in a child pytest; the plan plugin's JSON, or PlanError."""
     with tempfile.TemporaryDirectory(prefix="blackwell-plan-") as tmp:
@@ -194,6 +204,7 @@ def run_plan(args: argparse.Namespace) -> int:
     try:
         devices = parse_devices(args.devices)
         labels = parse_labels(args.runner_label, devices)
+        check_pytest_args(pytest_args)
     except ValueError as exc:
         return input_error("plan", str(exc))
     if args.timeout <= 0:

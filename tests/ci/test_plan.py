@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pytest_blackwell.cli.plan import parse_devices, parse_labels
+from pytest_blackwell.cli.plan import check_pytest_args, parse_devices, parse_labels
 from pytest_blackwell.report.plan import (
     Collection,
     build_plan,
@@ -138,6 +138,10 @@ def test_devices_and_labels_are_checked() -> None:
         parse_labels(["b200"], ["b200"])
     with pytest.raises(ValueError, match=r"'h100' is not in --devices \(b200\)"):
         parse_labels(["h100=x"], ["b200"])
+    check_pytest_args(["tests", "-m", "sm120", "--blackwell-max-engines=2"])
+    for arg in (["--blackwell-device", "b200"], ["--blackwell-device=b200"]):
+        with pytest.raises(ValueError, match="list the devices in --devices instead"):
+            check_pytest_args(arg)
 
 
 # --- end to end: a project collected once per device, in child processes ---------------------
