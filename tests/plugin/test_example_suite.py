@@ -56,3 +56,38 @@ def test_example_suite_runs_green_with_a_simulated_rtx_pro_6000(tmp_path: Path) 
     # The downstream conftest's result hook saw every launch.
     dashboard = (artifacts / "dashboard.jsonl").read_text().splitlines()
     assert len(dashboard) == len(by_id)
+
+
+def test_every_example_test_runs_on_some_card_of_the_documented_matrix() -> None:
+    """The README's hardware table, checked by collection: no example test is unrunnable on the
+    cards it documents, and the field-report engine tests run on the card of their report."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest_blackwell",
+            "plan",
+            "--devices",
+            "rtx-pro-6000,rtx-pro-4000,gb10,b200,h100,cpu",
+            "--format",
+            "json",
+            "--fail-on-unrunnable",
+            "--",
+            "example_suite",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    plan = json.loads(done.stdout)
+    assert plan["unrunnable"] == []
+    outcomes = {t["nodeid"].split("[")[0]: t["outcomes"] for t in plan["tests"]}
+    gb10 = outcomes["test_field_reports.py::test_gb10_triton_backend_cures_it"]
+    assert [d for d, o in gb10.items() if o == "run"] == ["gb10"]
+    hybrid = outcomes["test_field_reports.py::test_hybrid_state_does_not_fit_whatever_the_kv_dtype"]
+    assert [d for d, o in hybrid.items() if o == "run"] == ["rtx-pro-6000", "rtx-pro-4000"]
+    # Without a GPU only the log tests and the engine tests that need none run.
+    assert plan["launches"]["cpu"] == 4
