@@ -26,6 +26,12 @@ if TYPE_CHECKING:
     from pytest_blackwell.failures.model import Failure
 
 PERF_MARK = "perf_compare"
+
+
+class PerfNoiseWarning(UserWarning):
+    """A comparison's interval is too wide to resolve its tolerance (``same`` means little)."""
+
+
 _SPEC_KEY = pytest.StashKey[PerfSpec]()
 _PERF_RESULT_KEY = pytest.StashKey["PerfResult"]()
 #: Why a comparison could not be made (an engine failed): the test fails with this text.
@@ -186,6 +192,16 @@ def _measure(
         pool.max_alive = saved
     item.stash[_PERF_RESULT_KEY] = result
     _record(request.config, item, result)
+    if not result.comparison.resolved:
+        import warnings
+
+        warnings.warn(
+            PerfNoiseWarning(
+                f"{item.nodeid}: too noisy to tell a {spec.max_slowdown:.0%} slowdown from none: "
+                f"{result.message()}; raise rounds= or quieten the machine"
+            ),
+            stacklevel=1,
+        )
     return result
 
 
@@ -251,6 +267,7 @@ def _record(config: pytest.Config, item: pytest.Item, result: PerfResult) -> Non
             "perf.ci_low": round(comparison.ci_low, 4),
             "perf.ci_high": round(comparison.ci_high, 4),
             "perf.verdict": comparison.verdict,
+            "perf.resolved": comparison.resolved,
             "perf.max_slowdown": comparison.max_slowdown,
             "perf.variable": result.variable,
             "perf.a": a,
@@ -313,6 +330,11 @@ def perf_line(nodeid: str, facts: dict[str, str]) -> str:
             f"{facts.get('perf.variable')}={facts.get('perf.b')} vs {facts.get('perf.a')}: "
             f"ratio {facts['perf.ratio']} (95% CI {facts.get('perf.ci_low')}-"
             f"{facts.get('perf.ci_high')})"
+            + (
+                " too noisy to resolve the tolerance"
+                if facts.get("perf.resolved") == "false"
+                else ""
+            )
         )
     return (
         f"bench   {nodeid}: {facts.get('perf.metric')} median {facts['perf.median']} "

@@ -113,6 +113,14 @@ class Comparison:
     def failed(self) -> bool:
         return self.verdict == "slower"
 
+    @property
+    def resolved(self) -> bool:
+        """Whether the interval is narrow enough to tell a slowdown of ``max_slowdown`` from
+        none: it lies wholly on one side of ``1 - max_slowdown`` (in performance terms). A
+        ``same`` that is not resolved means "too noisy to say", not "no slowdown"."""
+        low, high = _perf_interval(self.metric, self.ci_low, self.ci_high)
+        return low >= 1.0 - self.max_slowdown or high < 1.0 - self.max_slowdown
+
     def describe(self) -> str:
         """``ratio 0.42 (95% CI 0.38-0.47) of output_tokens_per_s, B/A: slower ...``."""
         return (
@@ -157,13 +165,17 @@ def paired_ratio(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, 
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
+def _perf_interval(metric: str, ratio_low: float, ratio_high: float) -> tuple[float, float]:
+    """A ratio interval as B's performance relative to A's (above 1: B is better)."""
+    if metric in HIGHER_IS_BETTER:
+        return ratio_low, ratio_high
+    return 1.0 / ratio_high, 1.0 / ratio_low  # a latency: B/A of 1.25 is 0.8 of A's performance
+
+
 def verdict(metric: str, ratio_low: float, ratio_high: float, max_slowdown: float) -> str:
     """``slower`` when the whole interval says B is worse than A by more than ``max_slowdown``,
     ``faster`` when it says B is better by more than that, ``same`` otherwise."""
-    if metric in HIGHER_IS_BETTER:
-        perf_low, perf_high = ratio_low, ratio_high
-    else:  # a latency: B/A of 1.25 is 1/1.25 = 0.8 of A's performance
-        perf_low, perf_high = 1.0 / ratio_high, 1.0 / ratio_low
+    perf_low, perf_high = _perf_interval(metric, ratio_low, ratio_high)
     if perf_high < 1.0 - max_slowdown:
         return "slower"
     if perf_low > 1.0 + max_slowdown:

@@ -138,3 +138,16 @@ def test_fell_beyond_noise_needs_intervals_apart() -> None:
     assert not fell_beyond_noise("output_tokens_per_s", (95.0, 105.0), (110.0, 120.0))
     assert fell_beyond_noise("ttft_p50_s", (0.10, 0.12), (0.15, 0.2))  # latency grew
     assert not fell_beyond_noise("ttft_p50_s", (0.10, 0.12), (0.05, 0.08))
+
+
+def test_a_wide_interval_is_not_resolved() -> None:
+    a = [100.0, 100.0, 100.0, 100.0]
+    wide = compare("output_tokens_per_s", a, [60.0, 140.0, 70.0, 130.0], max_slowdown=0.1)
+    assert wide.verdict == "same"
+    assert not wide.resolved
+    tight = compare("output_tokens_per_s", a, [99.0, 101.0, 100.0, 100.5], max_slowdown=0.1)
+    assert (tight.verdict, tight.resolved) == ("same", True)
+    slow = compare("output_tokens_per_s", a, [50.0, 52.0, 51.0, 49.0], max_slowdown=0.1)
+    assert (slow.verdict, slow.resolved) == ("slower", True)
+    latency = compare("ttft_p50_s", a, [101.0, 99.0, 100.0, 100.0], max_slowdown=0.1)
+    assert latency.resolved
