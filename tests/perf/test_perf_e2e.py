@@ -37,6 +37,11 @@ def test_seed_does_not_matter(vllm_perf_comparison):
     assert vllm_perf_comparison.values == ("0", "1")
     assert len(vllm_perf_comparison.rounds["a"]) == len(vllm_perf_comparison.rounds["b"]) == 6
 
+# An engine that cannot start: nothing is compared, the test fails with its first error.
+@pytest.mark.vllm_config(kv_cache_memory_bytes="64KiB")
+@pytest.mark.perf_compare(max_num_seqs=[8, 1])
+def test_engine_that_cannot_start():
+    pass
 """
 
 
@@ -52,9 +57,15 @@ def test_slowdown_fails_with_its_interval_and_noise_passes(pytester: pytest.Pyte
         "no:randomly",
         f"--blackwell-artifacts={artifacts}",
         f"--junitxml={junit}",
-        timeout=900,
+        timeout=1500,
     )
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*perf_compare could not measure: the engine with A (len=256-kvmem=64KiB-seqs=8) "
+            "failed: kv_cache_oom at kv_alloc: *",
+        ]
+    )
     result.stdout.fnmatch_lines(
         [
             "*performance regression: max_num_seqs=1 vs max_num_seqs=8: output_tokens_per_s "
@@ -74,6 +85,7 @@ def test_slowdown_fails_with_its_interval_and_noise_passes(pytester: pytest.Pyte
         assert f'name="blackwell.perf.{name}"' in xml
     assert 'name="blackwell.perf.verdict" value="slower"' in xml
     assert 'name="blackwell.perf.verdict" value="same"' in xml
+    assert 'name="blackwell.perf.verdict" value="not_measured"' in xml
     configs = {c["id"]: c for c in json.loads((artifacts / "results.json").read_text())["configs"]}
     slower = configs["len=256-seqs=1"]["perf"][0]
     assert slower["comparison"]["verdict"] == "slower"
@@ -82,7 +94,8 @@ def test_slowdown_fails_with_its_interval_and_noise_passes(pytester: pytest.Pyte
     assert slower["coexist"] is True  # on CPU both engines stay up: 2 launches, not 14
     assert configs["len=256-seqs=1"]["launches"] == configs["len=256-seqs=8"]["launches"] == 1
     assert len(configs["len=256-seqs=8"]["tests"]) == 2  # the benchmark reused A's engine
-    assert set(configs) == {"len=256-seqs=8", "len=256-seqs=1", "len=256-seed=0", "len=256-seed=1"}
+    assert configs["len=256-kvmem=64KiB-seqs=8"]["category"] == "kv_cache_oom"
+    assert "len=256-kvmem=64KiB-seqs=1" not in configs  # B is never launched after A failed
     assert slower["order"][:4] == ["a", "b", "a", "b"]
     # A slowdown is a finding worth a bug report, with the rounds drawn.
     report = (artifacts / "reports" / "len=256-seqs=1.md").read_text()
