@@ -26,12 +26,14 @@ from pytest_blackwell.markers import MarkInput
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     definition = metafunc.definition
-    if not ENGINE_FIXTURES.intersection(metafunc.fixturenames):
+    # A perf_compare test is an engine test without asking for a fixture (it runs two).
+    perf = definition.get_closest_marker("perf_compare") is not None
+    if not perf and not ENGINE_FIXTURES.intersection(metafunc.fixturenames):
         own = [m.name for m in definition.own_markers]
         if has_config_marks(own) or "expect_failure" in own:
             raise pytest.Collector.CollectError(
                 f"{definition.nodeid}: configuration markers need the vllm_engine or "
-                "vllm_engine_result fixture; this test requests neither"
+                "vllm_engine_result fixture (or a perf_compare marker); this test has neither"
             )
         return
     marks = [MarkInput(m.name, tuple(m.args), m.kwargs) for m in definition.iter_markers()]

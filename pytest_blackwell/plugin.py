@@ -39,6 +39,7 @@ pytest_plugins = [
     "pytest_blackwell.engine_plugin",
     "pytest_blackwell.engine_collection",
     "pytest_blackwell.isolate_plugin",
+    "pytest_blackwell.perf_plugin",
 ]
 
 DEVICE_ENV = "PYTEST_BLACKWELL_DEVICE"

@@ -109,18 +109,7 @@ class EngineHandle:
                 "generate(): prompts must be all strings or all lists of token ids; got "
                 f"{[type(p).__name__ for p in items]}"
             )
-        process = self._process
-        if process is None or not self.result.ok:
-            failure = self.result.failure
-            if failure is not None:
-                why = failure.summary
-            elif self.evicted:
-                why = "engine was stopped to make room for another (raise max_alive)"
-            elif self.launches:
-                why = "engine was stopped (its pool was closed)"
-            else:
-                why = "engine was never started (get it from EnginePool.get)"
-            raise EngineError(f"{why}\nengine {self.config.id} (log: {self.log_path})", failure)
+        process = self._serving()
         payload = {
             "cmd": "generate",
             "prompts": [p if isinstance(p, str) else list(p) for p in items],
@@ -136,6 +125,35 @@ class EngineHandle:
             )
         key = "texts" if as_text else "token_ids"
         return list(reply[key])
+
+    def benchmark_round(self, workload: dict[str, Any], round_no: int = 0) -> dict[str, Any]:
+        """Run one round of a benchmark workload in the engine process (see
+        :mod:`pytest_blackwell.engine.benchmark`): ``{"wall_s", "requests": [...]}``."""
+        process = self._serving()
+        reply = process.request({"cmd": "benchmark", "workload": workload, "round": round_no})
+        if "error" in reply:
+            raise EngineError(
+                f"benchmark failed in engine {self.config.id}: {reply['error']} "
+                f"(log: {self.log_path})",
+                process.result.failure,
+            )
+        return {"wall_s": float(reply["wall_s"]), "requests": list(reply["requests"])}
+
+    def _serving(self) -> EngineProcess:
+        """The live engine process, or :class:`EngineError` saying why there is none."""
+        process = self._process
+        if process is None or not self.result.ok:
+            failure = self.result.failure
+            if failure is not None:
+                why = failure.summary
+            elif self.evicted:
+                why = "engine was stopped to make room for another (raise max_alive)"
+            elif self.launches:
+                why = "engine was stopped (its pool was closed)"
+            else:
+                why = "engine was never started (get it from EnginePool.get)"
+            raise EngineError(f"{why}\nengine {self.config.id} (log: {self.log_path})", failure)
+        return process
 
     def _stop(self) -> None:
         if self._process is not None:

@@ -7,7 +7,10 @@ engine's log; nothing structured is printed there.
 
 Requests: ``{"cmd": "generate", "id": 1, "prompts": [...], "max_tokens": 16,
 "ignore_eos": false}`` where prompts are strings or lists of token ids; the reply event carries
-``texts`` and ``token_ids`` (one per prompt), or ``error``.
+``texts`` and ``token_ids`` (one per prompt), or ``error``. ``{"cmd": "benchmark", "id": 2,
+"workload": {...}, "round": 0}`` runs one round of a
+:class:`~pytest_blackwell.engine.benchmark.Workload` in this process; the reply carries ``wall_s``
+and per-request ``requests`` timings.
 """
 
 from __future__ import annotations
@@ -85,6 +88,13 @@ def _engine_dead(exc: BaseException) -> bool:
     return False
 
 
+def _benchmark(llm: Any, vllm: Any, request: dict[str, Any]) -> dict[str, Any]:
+    from pytest_blackwell.engine.benchmark import Workload, run_round
+
+    workload = Workload.from_dict(request.get("workload") or {}, source="benchmark request")
+    return run_round(llm, vllm, workload, int(request.get("round", 0)))
+
+
 def _serve(llm: Any, vllm: Any) -> None:
     for raw in sys.stdin:
         line = raw.strip()
@@ -96,6 +106,9 @@ def _serve(llm: Any, vllm: Any) -> None:
         request_id = request.get("id")
         try:
             enter_stage("execute")
+            if request.get("cmd") == "benchmark":
+                emit("reply", id=request_id, **_benchmark(llm, vllm, request))
+                continue
             started = time.perf_counter()
             outs = _generate(
                 llm,

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_blackwell.report.perfplot import perf_section, slower
 from pytest_blackwell.report.redact import Redactor
 from pytest_blackwell.report.reproduce import (
     TINY_MODEL,
@@ -269,6 +270,8 @@ def render_bug_report(
     first_device = devices[0] if devices else {}
     category, stage = entry.get("category"), entry.get("stage")
     title = f"{category} at {stage}" if category else f"{entry.get('outcome', 'unknown')}"
+    if not category and slower(entry):
+        title = "performance regression"
     tests = entry.get("tests") or []
     lines = [
         f"# {title}: configuration `{config_id}`",
@@ -307,6 +310,9 @@ def render_bug_report(
         "",
         *_log_section(entry, log_root),
     ]
+    perf = perf_section(entry)
+    if perf:
+        lines += ["", *perf]
     isolation = _isolation_section(entry)
     if isolation:
         lines += ["", *isolation]
@@ -322,11 +328,14 @@ def render_bug_report(
 
 
 def failing_entries(results: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """Config entries that failed (outcome ``failed`` or a recorded category)."""
+    """Config entries that failed (outcome ``failed`` or a recorded category), or that a
+    performance comparison found slower."""
     return [
         e
         for e in results.get("configs") or []
-        if e.get("outcome") == "failed" or (e.get("category") and e.get("outcome") != "passed")
+        if e.get("outcome") == "failed"
+        or (e.get("category") and e.get("outcome") != "passed")
+        or slower(e)
     ]
 
 

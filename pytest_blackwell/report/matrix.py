@@ -46,10 +46,17 @@ class Cell:
     first_error: str | None = None
     change: str | None = None  # "regression" | "fix" | "new" after apply_baseline
     before: str | None = None  # the baseline's cell text when it differs
+    #: A performance measurement: see :mod:`pytest_blackwell.report.perfcell`.
+    perf: dict[str, Any] | None = None
 
     @property
     def text(self) -> str:
-        """``pass`` | ``skip`` | ``<category>@<stage>`` | ``fail`` (+ `` (expected)``)."""
+        """``pass`` | ``skip`` | ``<category>@<stage>`` | ``fail`` (+ `` (expected)``); a
+        performance comparison adds its ratio (``pass 0.98x``, ``slower 0.31x``)."""
+        if self.perf is not None and self.status != "skip" and not self.category:
+            from pytest_blackwell.report.perfcell import perf_text
+
+            return perf_text(self.status, self.perf)
         if self.status in ("pass", "skip"):
             return self.status
         if self.category:
@@ -71,6 +78,7 @@ class Cell:
             category=data.get("category"),
             stage=data.get("stage"),
             first_error=data.get("first_error"),
+            perf=dict(data["perf"]) if isinstance(data.get("perf"), Mapping) else None,
         )
 
 
@@ -170,13 +178,16 @@ def row_test_name(classname: str, name: str, config: str, device_words: Sequence
 
 def cell_from_facts(facts: Mapping[str, str], junit_status: str, message: str | None) -> Cell:
     """A cell from ``blackwell.*`` facts; the JUnit result decides when no outcome was recorded."""
+    from pytest_blackwell.report.perfcell import perf_from_facts
+
     status = _OUTCOME_STATUS.get(facts.get("outcome", ""), junit_status)
     first_error = facts.get("first_error") or (message.splitlines()[0] if message else None)
+    perf = perf_from_facts(facts)
     if status in PASSING and status != "expected":
-        return Cell(status)
+        return Cell(status, perf=perf)
     if status == "skip":
         return Cell(status, first_error=first_error)
-    return Cell(status, facts.get("category"), facts.get("stage"), first_error)
+    return Cell(status, facts.get("category"), facts.get("stage"), first_error, perf=perf)
 
 
 def read_shard(path: Path) -> list[Observation]:
@@ -290,8 +301,9 @@ def apply_baseline(
 ) -> None:
     """Mark cells as regressions, fixes or new, and fill ``matrix.regressions`` / ``.fixes``.
 
-    A regression: passed before and fails now, or failed before with another category or stage.
-    A fix: failed before, passes now. Skips are neither.
+    A regression: passed before and fails now, failed before with another category or stage,
+    or a performance metric that fell beyond the noise recorded in both runs. A fix: failed
+    before, passes now. Skips are neither.
     """
     matrix.baseline = name or None
     matrix.regressions.clear()
@@ -302,12 +314,21 @@ def apply_baseline(
             if old is None:
                 cell.change = "new"
                 continue
-            change = _compare(old, cell)
+            change = _compare(old, cell) or _compare_perf(old, cell)
             if change is None:
                 continue
             cell.change, cell.before = change, old.text
             record = Change(row.test, row.config, label, old.text, cell.text)
             (matrix.regressions if change == "regression" else matrix.fixes).append(record)
+
+
+def _compare_perf(old: Cell, new: Cell) -> str | None:
+    """A measured metric that fell beyond the noise recorded in both runs is a regression."""
+    from pytest_blackwell.report.perfcell import perf_regressed
+
+    if old.perf is None or new.perf is None or new.status == "skip":
+        return None
+    return "regression" if perf_regressed(old.perf, new.perf) else None
 
 
 def _compare(old: Cell, new: Cell) -> str | None:

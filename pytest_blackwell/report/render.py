@@ -130,8 +130,26 @@ def _html_cell(cell: Cell | None) -> str:
         hover = f"{cell.change}: was {cell.before}\n{hover}"
     return (
         f'<td class="{" ".join(classes)}" title="{html.escape(hover, quote=True)}">'
-        f"{html.escape(cell_label(cell))}</td>"
+        f"{html.escape(cell_label(cell))}{_html_plot(cell)}</td>"
     )
+
+
+def _html_plot(cell: Cell) -> str:
+    """The rounds of a performance comparison, drawn (empty for other cells)."""
+    perf = cell.perf or {}
+    if not perf.get("a_rounds") or not perf.get("b_rounds"):
+        return ""
+    from pytest_blackwell.report.perfplot import rounds_svg
+
+    variable = str(perf.get("variable", "value"))
+    svg = rounds_svg(
+        str(perf.get("metric", "")),
+        [
+            (f"{variable}={perf.get('a', 'A')}", perf["a_rounds"]),
+            (f"{variable}={perf.get('b', 'B')}", perf["b_rounds"]),
+        ],
+    )
+    return f"<br>{svg}" if svg else ""
 
 
 def render_html(matrix: Matrix, *, title: str = "pytest-blackwell matrix") -> str:

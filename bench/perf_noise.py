@@ -1,0 +1,158 @@
+"""How often perf_compare cries wolf on this machine, and how small a slowdown it catches.
+
+Two engines that differ only in something that cannot matter for speed (``seed``: decoding is
+greedy) stay up side by side; the default ``perf_compare`` measurement (interleaved rounds,
+paired 95% interval, 10% tolerance) runs ``--repetitions`` times between them.
+
+1. False-alarm rate: the share of repetitions whose verdict is not ``same`` (``slower`` fails a
+   test; ``faster`` would be a wrong claim too).
+2. Smallest slowdown detected reliably: every repetition's real rounds are replayed with B's
+   values scaled by ``1 - s``, for s in 1% steps; the smallest s that is called ``slower`` in at
+   least ``--reliable`` of the repetitions (default 95%) is printed, with the detection rate per
+   step. The noise is this machine's, measured in this run; only the slowdown is synthetic.
+
+    python bench/perf_noise.py [--repetitions 20] [--rounds 6] [--warmup 1] [--prompts 8]
+                               [--max-tokens 16] [--max-slowdown 0.10] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from pytest_blackwell.engine import EngineConfig, EnginePool
+from pytest_blackwell.engine.benchmark import Workload
+from pytest_blackwell.engine.perfcompare import run_comparison
+from pytest_blackwell.engine.perfstats import compare
+
+BASE = EngineConfig(max_model_len=256)
+METRIC = "output_tokens_per_s"
+
+
+def _args(argv: list[str]) -> argparse.Namespace:
+    defaults = Workload()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repetitions", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=defaults.rounds)
+    parser.add_argument("--warmup", type=int, default=defaults.warmup)
+    parser.add_argument("--prompts", type=int, default=defaults.prompts)
+    parser.add_argument("--max-tokens", type=int, default=defaults.max_tokens)
+    parser.add_argument("--max-slowdown", type=float, default=0.10)
+    parser.add_argument("--reliable", type=float, default=0.95)
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = parser.parse_args(argv)
+    if args.repetitions < 1:
+        parser.error("--repetitions must be at least 1")
+    return args
+
+
+def main(argv: list[str]) -> int:
+    args = _args(argv)
+    workload = Workload(
+        prompts=args.prompts, max_tokens=args.max_tokens, rounds=args.rounds, warmup=args.warmup
+    )
+    configs = {"a": BASE.merged(seed=0), "b": BASE.merged(seed=1)}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    repetitions: list[dict[str, Any]] = []
+    started = time.monotonic()
+    with (
+        tempfile.TemporaryDirectory(prefix="pbw-noise-") as tmp,
+        EnginePool(tmp, max_alive=2, base_env=env) as pool,
+    ):
+        for label, config in configs.items():
+            handle = pool.get(config)
+            if not handle.result.ok:
+                print(f"engine {label} ({config.id}) failed: {handle.result.summary}")
+                return 1
+
+        def measure(label: str, round_no: int) -> dict[str, Any]:
+            return pool.get(configs[label]).benchmark_round(workload.to_dict(), round_no)
+
+        for n in range(args.repetitions):
+            result = run_comparison(
+                measure,
+                variable="seed",
+                values=("0", "1"),
+                config_ids=(configs["a"].id, configs["b"].id),
+                workload=workload,
+                metric=METRIC,
+                max_slowdown=args.max_slowdown,
+            )
+            c = result.comparison
+            repetitions.append(c.to_dict())
+            print(
+                f"repetition {n + 1:>3}/{args.repetitions}: ratio {c.ratio:.3f} "
+                f"(95% CI {c.ci_low:.3f}-{c.ci_high:.3f}) {c.verdict}",
+                flush=True,
+            )
+    elapsed = time.monotonic() - started
+    figures = _figures(repetitions, args.max_slowdown, args.reliable)
+    print()
+    print(
+        f"workload: {workload.prompts} prompts x {workload.input_tokens} in / "
+        f"{workload.max_tokens} out tokens, {workload.warmup} warm-up + {workload.rounds} rounds "
+        f"per value; tolerance {args.max_slowdown:.0%}; {elapsed:.0f} s"
+    )
+    print(
+        f"false alarms on equal configurations: {figures['false_alarms']}/{len(repetitions)} "
+        f"= {figures['false_alarm_rate']:.1%} (slower: {figures['slower']}, faster: "
+        f"{figures['faster']})"
+    )
+    print(
+        f"median CI width (high/low): {figures['median_ci_width']:.3f}; "
+        f"median |log ratio| of equal configurations: {figures['median_abs_log_ratio']:.3f}"
+    )
+    for step in figures["detection"]:
+        print(f"  slowdown {step['slowdown']:.0%}: detected {step['rate']:.0%}")
+    smallest = figures["smallest_reliable_slowdown"]
+    text = "none up to 60%" if smallest is None else f"{smallest:.0%}"
+    print(f"smallest slowdown detected in >= {args.reliable:.0%} of repetitions: {text}")
+    if args.json is not None:
+        args.json.write_text(json.dumps({"repetitions": repetitions, **figures}, indent=2))
+    return 0
+
+
+def _figures(reps: list[dict[str, Any]], max_slowdown: float, reliable: float) -> dict[str, Any]:
+    import math
+    import statistics
+
+    verdicts = [r["verdict"] for r in reps]
+    detection: list[dict[str, float]] = []
+    smallest: float | None = None
+    for percent in range(1, 61):
+        s = percent / 100
+        hits = sum(
+            compare(
+                METRIC,
+                r["a_values"],
+                [v * (1 - s) for v in r["b_values"]],
+                max_slowdown=max_slowdown,
+            ).verdict
+            == "slower"
+            for r in reps
+        )
+        rate = hits / len(reps)
+        if percent % 5 == 0 or (smallest is None and rate >= reliable):
+            detection.append({"slowdown": s, "rate": rate})
+        if smallest is None and rate >= reliable:
+            smallest = s
+    return {
+        "false_alarms": sum(v != "same" for v in verdicts),
+        "false_alarm_rate": sum(v != "same" for v in verdicts) / len(reps),
+        "slower": verdicts.count("slower"),
+        "faster": verdicts.count("faster"),
+        "median_ci_width": statistics.median(r["ci_high"] / r["ci_low"] for r in reps),
+        "median_abs_log_ratio": statistics.median(abs(math.log(r["ratio"])) for r in reps),
+        "detection": detection,
+        "smallest_reliable_slowdown": smallest,
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

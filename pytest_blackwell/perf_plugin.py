@@ -1,0 +1,378 @@
+"""pytest glue for performance: the ``perf_compare`` marker and the benchmark fixtures.
+
+Measuring and statistics live in :mod:`pytest_blackwell.engine.perfcompare` and
+:mod:`pytest_blackwell.engine.perfstats`; engines come from the session's pool
+(:func:`pytest_blackwell.engine_plugin.engine_pool`). This module maps markers, fixtures, the
+call phase and report facts onto them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_blackwell.config_markers import ConfigMarkerError, Variant
+from pytest_blackwell.markers import MarkInput
+from pytest_blackwell.perf_markers import PERF_MARKER, PerfSpec, parse_perf_compare
+from pytest_blackwell.stash import RECORD_EXTRAS_KEY, TEST_FACTS_KEY
+
+if TYPE_CHECKING:
+    from pytest_blackwell.engine.config import EngineConfig
+    from pytest_blackwell.engine.perfcompare import BenchmarkResult, PerfResult
+    from pytest_blackwell.engine.pool import EngineHandle, EnginePool
+    from pytest_blackwell.failures.model import Failure
+
+PERF_MARK = "perf_compare"
+
+
+class PerfNoiseWarning(UserWarning):
+    """A comparison's interval is too wide to resolve its tolerance (``same`` means little)."""
+
+
+_SPEC_KEY = pytest.StashKey[PerfSpec]()
+_PERF_RESULT_KEY = pytest.StashKey["PerfResult"]()
+#: Why a comparison could not be made (an engine failed): the test fails with this text.
+_PERF_ERROR_KEY = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", PERF_MARKER)
+    if not config.pluginmanager.has_plugin("blackwell-perf-terminal"):
+        config.pluginmanager.register(PerfTerminal(), "blackwell-perf-terminal")
+
+
+def spec_of(item: pytest.Item | pytest.Function) -> PerfSpec | None:
+    """The test's parsed ``perf_compare`` marker (``None`` when it has none)."""
+    mark = item.get_closest_marker(PERF_MARK)
+    if mark is None:
+        return None
+    cached = item.stash.get(_SPEC_KEY, None)
+    if cached is None:
+        cached = item.stash[_SPEC_KEY] = parse_perf_compare(
+            MarkInput(mark.name, tuple(mark.args), mark.kwargs)
+        )
+    return cached
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A bad ``perf_compare`` marker is a collection error naming the test."""
+    definition = metafunc.definition
+    mark = definition.get_closest_marker(PERF_MARK)
+    if mark is None:
+        return
+    from pytest_blackwell.engine_plugin import base_config
+
+    try:
+        spec = parse_perf_compare(MarkInput(mark.name, tuple(mark.args), mark.kwargs))
+        configs = spec.configs(base_config(metafunc.config))
+        _check_against_vllm(configs)
+    except ConfigMarkerError as exc:
+        raise pytest.Collector.CollectError(f"{definition.nodeid}: {exc}") from None
+
+
+def _check_against_vllm(configs: tuple[EngineConfig, EngineConfig]) -> None:
+    if importlib.util.find_spec("vllm") is None:
+        return
+    if not any(c.engine_args or c.kv_cache_dtype or c.attention_backend for c in configs):
+        return
+    from pytest_blackwell.engine.capabilities import problems, vllm_capabilities
+
+    try:
+        caps = vllm_capabilities()
+    except (RuntimeError, OSError):  # checked again, with the full log, when the engine starts
+        return
+    for config in configs:
+        found = problems(config, caps)
+        if found:
+            raise ConfigMarkerError(f"@pytest.mark.perf_compare [{config.id}]: " + "; ".join(found))
+
+
+# --- fixtures ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _blackwell_perf_compare(request: pytest.FixtureRequest, _blackwell_variant: Any) -> None:
+    """A test marked ``perf_compare`` is the comparison: run it even if no fixture asks."""
+    if request.node.get_closest_marker(PERF_MARK) is not None:
+        request.getfixturevalue("vllm_perf_comparison")
+
+
+@pytest.fixture
+def vllm_perf_comparison(
+    request: pytest.FixtureRequest, _blackwell_variant: Variant | None
+) -> PerfResult | None:
+    """The finished ``perf_compare`` measurement of this test (``PerfResult``).
+
+    ``None`` only when an engine could not start (the test then fails with that engine's
+    first error). A slowdown beyond the marker's tolerance fails the test before its body runs.
+    """
+    item: pytest.Item = request.node
+    try:
+        spec = spec_of(item)
+    except ConfigMarkerError as exc:
+        pytest.fail(f"{item.nodeid}: {exc}", pytrace=False)
+    if spec is None:
+        pytest.fail(
+            f"{item.nodeid}: the vllm_perf_comparison fixture needs @pytest.mark.perf_compare("
+            "VARIABLE=[A, B], ...) on the test",
+            pytrace=False,
+        )
+    if _PERF_RESULT_KEY in item.stash:
+        return item.stash[_PERF_RESULT_KEY]
+    if _PERF_ERROR_KEY in item.stash:
+        return None
+    _skip_unless_runnable(request)
+    return _measure(request, spec, _blackwell_variant)
+
+
+def _skip_unless_runnable(request: pytest.FixtureRequest) -> None:
+    from pytest_blackwell.engine_plugin import engine_devices
+    from pytest_blackwell.markers import unmet
+    from pytest_blackwell.plugin import devices_of, requirements_of
+
+    if importlib.util.find_spec("vllm") is None:
+        pytest.skip("vLLM is not installed: install pytest-blackwell[vllm] (GPU) or [cpu]")
+    simulated = devices_of(request.config)
+    item = request.node
+    if simulated and simulated[0].source == "simulated" and requirements_of(item):
+        reason = unmet(requirements_of(item), engine_devices(request.config))
+        if reason is not None:
+            pytest.skip(
+                f"{reason} (the device {simulated[0].describe()} is simulated; its engines "
+                "would run on this host)"
+            )
+
+
+def _resolved(request: pytest.FixtureRequest, config: EngineConfig) -> EngineConfig:
+    from pytest_blackwell.engine_plugin import _resolve_config
+
+    return _resolve_config(request, Variant(config, config.id, ()))
+
+
+def _measure(
+    request: pytest.FixtureRequest, spec: PerfSpec, variant: Variant | None
+) -> PerfResult | None:
+    from pytest_blackwell.engine.launcher import EngineError
+    from pytest_blackwell.engine.perfcompare import can_coexist, run_comparison
+    from pytest_blackwell.engine_plugin import base_config, engine_devices, engine_pool
+
+    item = request.node
+    shared = variant.config if variant is not None else base_config(request.config)
+    try:
+        raw_a, raw_b = spec.configs(shared)
+    except ConfigMarkerError as exc:
+        pytest.fail(f"{item.nodeid}: {exc}", pytrace=False)
+    configs = {"a": _resolved(request, raw_a), "b": _resolved(request, raw_b)}
+    pool = engine_pool(request.config)
+    gpu = any(d.is_gpu for d in engine_devices(request.config))
+    coexist = can_coexist(configs["a"], configs["b"], gpu=gpu, max_alive=pool.max_alive)
+    measure = _measurer(request.config, pool, configs, item.nodeid, spec.workload.to_dict())
+    saved = pool.max_alive
+    if coexist:
+        pool.max_alive = max(saved, 2)  # both engines stay up: rounds alternate, not launches
+    try:
+        result = run_comparison(
+            measure,
+            variable=spec.variable,
+            values=spec.labels,
+            config_ids=(configs["a"].id, configs["b"].id),
+            workload=spec.workload,
+            metric=spec.metric,
+            max_slowdown=spec.max_slowdown,
+            coexist=coexist,
+        )
+    except EngineError as exc:
+        _record_engine_failure(item, configs, exc.failure)
+        item.stash[_PERF_ERROR_KEY] = f"perf_compare could not measure: {exc}"
+        return None
+    finally:
+        pool.max_alive = saved
+    item.stash[_PERF_RESULT_KEY] = result
+    _record(request.config, item, result)
+    if not result.comparison.resolved:
+        import warnings
+
+        warnings.warn(
+            PerfNoiseWarning(
+                f"{item.nodeid}: too noisy to tell a {spec.max_slowdown:.0%} slowdown from none: "
+                f"{result.message()}; raise rounds= or quieten the machine"
+            ),
+            stacklevel=1,
+        )
+    return result
+
+
+def _measurer(
+    config: pytest.Config,
+    pool: EnginePool,
+    configs: dict[str, EngineConfig],
+    nodeid: str,
+    workload: dict[str, Any],
+) -> Callable[[str, int], dict[str, Any]]:
+    from pytest_blackwell.engine.launcher import EngineError
+    from pytest_blackwell.engine_plugin import after_launch
+
+    noted: set[str] = set()
+
+    def measure(label: str, round_no: int) -> dict[str, Any]:
+        engine_config = configs[label]
+        handle: EngineHandle = pool.get(engine_config)
+        after_launch(config, handle)
+        if label not in noted:
+            noted.add(label)
+            pool.note_test(engine_config, nodeid)
+        result = handle.result
+        if not result.ok:
+            raise EngineError(
+                f"the engine with {label.upper()} ({engine_config.id}) failed: "
+                f"{result.summary} (log: {handle.log_path})",
+                result.failure,
+            )
+        return handle.benchmark_round(workload, round_no)
+
+    return measure
+
+
+def _record_engine_failure(
+    item: pytest.Item, configs: dict[str, EngineConfig], failure: Failure | None
+) -> None:
+    facts = item.stash.setdefault(TEST_FACTS_KEY, {})
+    facts["config"] = configs["b"].id
+    facts["perf.verdict"] = "not_measured"
+    if failure is not None:
+        facts.update(
+            category=failure.category, stage=failure.stage, first_error=failure.first_error
+        )
+
+
+def _record(config: pytest.Config, item: pytest.Item, result: PerfResult) -> None:
+    """Report facts (JUnit, matrix) and the results.json entry of B's configuration."""
+    from pytest_blackwell.engine_plugin import engine_devices
+
+    comparison = result.comparison
+    a, b = result.values
+    facts = item.stash.setdefault(TEST_FACTS_KEY, {})
+    devices = engine_devices(config)
+    if devices:
+        facts.setdefault("device", devices[0].name)
+        facts.setdefault("compute_capability", devices[0].cc_string or "none")
+    facts.update(
+        {
+            "config": result.config_ids[1],
+            "perf.metric": comparison.metric,
+            "perf.ratio": round(comparison.ratio, 4),
+            "perf.ci_low": round(comparison.ci_low, 4),
+            "perf.ci_high": round(comparison.ci_high, 4),
+            "perf.verdict": comparison.verdict,
+            "perf.resolved": comparison.resolved,
+            "perf.max_slowdown": comparison.max_slowdown,
+            "perf.variable": result.variable,
+            "perf.a": a,
+            "perf.b": b,
+            "perf.a_rounds": ",".join(f"{v:.4g}" for v in comparison.a_values),
+            "perf.b_rounds": ",".join(f"{v:.4g}" for v in comparison.b_values),
+        }
+    )
+    extras = config.stash.setdefault(RECORD_EXTRAS_KEY, {})
+    entry = extras.setdefault(result.config_ids[1], {})
+    entry.setdefault("perf", []).append({"test": item.nodeid, **result.to_dict()})
+
+
+# --- the call phase ---------------------------------------------------------------------------
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """The comparison is the test: a confident slowdown (or no measurement) fails it here."""
+    error = item.stash.get(_PERF_ERROR_KEY, None)
+    if error is not None:
+        pytest.fail(error, pytrace=False)
+    result = item.stash.get(_PERF_RESULT_KEY, None)
+    if result is not None and result.comparison.failed:
+        pytest.fail(f"performance regression: {result.message()}", pytrace=False)
+
+
+# --- the terminal -----------------------------------------------------------------------------
+
+
+class PerfTerminal:
+    """Prints one line per measured test at the end (in the xdist controller: from the
+    properties the workers' reports carry)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "teardown":
+            return
+        from pytest_blackwell.report.xmltext import properties_to_facts
+
+        facts = properties_to_facts((str(n), str(v)) for n, v in report.user_properties)
+        if "perf.ratio" in facts or "perf.median" in facts:
+            self.lines.append(perf_line(report.nodeid, facts))
+
+    def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
+        if not self.lines or config.get_verbosity() < -1:
+            return
+        terminalreporter.write_sep("=", "blackwell performance")
+        for line in self.lines:
+            terminalreporter.write_line(line)
+
+
+def perf_line(nodeid: str, facts: dict[str, str]) -> str:
+    """One terminal line per measured test, from its report facts."""
+    if "perf.ratio" in facts:
+        return (
+            f"{facts.get('perf.verdict', '?'):<7} {nodeid}: {facts.get('perf.metric')} "
+            f"{facts.get('perf.variable')}={facts.get('perf.b')} vs {facts.get('perf.a')}: "
+            f"ratio {facts['perf.ratio']} (95% CI {facts.get('perf.ci_low')}-"
+            f"{facts.get('perf.ci_high')})"
+            + (
+                " too noisy to resolve the tolerance"
+                if facts.get("perf.resolved") == "false"
+                else ""
+            )
+        )
+    return (
+        f"bench   {nodeid}: {facts.get('perf.metric')} median {facts['perf.median']} "
+        f"(rounds {facts.get('perf.min')}-{facts.get('perf.max')})"
+    )
+
+
+# --- the vllm_benchmark fixture ---------------------------------------------------------------
+
+
+@pytest.fixture
+def vllm_benchmark(
+    request: pytest.FixtureRequest, vllm_engine: EngineHandle
+) -> Callable[..., BenchmarkResult]:
+    """``vllm_benchmark(prompts=8, input_tokens=16, max_tokens=16, concurrency=None, rounds=6,
+    warmup=1, seed=0)`` runs that workload against this test's engine and returns a
+    ``BenchmarkResult`` (output tokens/s, requests/s, TTFT and TPOT p50/p90 per round, with
+    medians and spreads). The last call's output tokens/s goes into the test's report facts."""
+    from pytest_blackwell.engine.benchmark import Workload, WorkloadError
+    from pytest_blackwell.engine.perfcompare import BenchmarkResult, benchmark_rounds
+
+    def run(**settings: Any) -> BenchmarkResult:
+        try:
+            workload = Workload.from_dict(settings, source="vllm_benchmark()")
+        except WorkloadError as exc:
+            raise ValueError(f"{request.node.nodeid}: {exc}") from None
+        payload = workload.to_dict()
+        rounds = benchmark_rounds(lambda n: vllm_engine.benchmark_round(payload, n), workload)
+        result = BenchmarkResult(vllm_engine.config.id, workload, rounds)
+        summary = result.summary()["output_tokens_per_s"]
+        request.node.stash.setdefault(TEST_FACTS_KEY, {}).update(
+            {
+                "perf.metric": "output_tokens_per_s",
+                "perf.median": round(summary["median"], 4),
+                "perf.min": round(summary["min"], 4),
+                "perf.max": round(summary["max"], 4),
+            }
+        )
+        return result
+
+    return run
