@@ -13,9 +13,9 @@ torch or vLLM at module import.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_blackwell.engine.config import EngineConfig, parse_size
 from pytest_blackwell.engine.result import EngineResult
@@ -30,7 +30,10 @@ from pytest_blackwell.engine.variables import (
 )
 from pytest_blackwell.engine.verdict import Comparison, MemoryScope, Trial, judge
 
-__all__ = ["IsolationRequest", "RunConfig", "compare", "prepare"]
+if TYPE_CHECKING:
+    from pytest_blackwell.engine.pool import EngineHandle, EnginePool
+
+__all__ = ["IsolationRequest", "RunConfig", "compare", "pool_runner", "prepare"]
 
 #: A failure in one of these categories, or at one of these stages, is about memory.
 MEMORY_CATEGORIES = ("kv_cache_oom", "device_oom")
@@ -223,10 +226,12 @@ class _Search:
     def search(self) -> list[Trial]:
         lo, hi = self.current, None
         hint = _hint(self.request, self.base, self.setting, lo)
+        hinted = False  # the last pass came from a hint: try just below it first
         limit = self.bound()
         while len(self.trials) < limit:
             if hi is None:
-                nxt = hint * 1.01 if hint > lo else lo * GROWTH
+                hinted = hint > lo
+                nxt = hint * 1.01 if hinted else lo * GROWTH
                 if self.top is not None:
                     if lo >= self.top:
                         break
@@ -237,7 +242,10 @@ class _Search:
             else:
                 if hi / lo <= 1 + self.request.precision:
                     break
-                value = float(_round(self.setting, math.sqrt(lo * hi)))
+                below = hi / (1 + self.request.precision * 0.9)
+                mid = below if hinted and below > lo else math.sqrt(lo * hi)
+                hinted = False
+                value = float(_round(self.setting, mid))
                 if value >= hi or value <= lo:
                     break
             status = self.attempt(value)
@@ -251,13 +259,17 @@ class _Search:
         return self.trials
 
 
+def _merged(config: EngineConfig, variable: str, setting: str, value: Any) -> EngineConfig:
+    try:
+        return config.merged(**{setting: value})
+    except ValueError as exc:
+        raise ValueError(f"one_variable: {variable}={value!r}: {exc}") from None
+
+
 def _variant_trial(
     run: RunConfig, request: IsolationRequest, variable: str, setting: str, value: Any
 ) -> Trial:
-    try:
-        config = request.config.merged(**{setting: value})
-    except ValueError as exc:
-        raise ValueError(f"one_variable: {variable}={value!r}: {exc}") from None
+    config = _merged(request.config, variable, setting, value)
     budget = request.budget(setting, value) if variable == MEMORY else None
     return Trial(variable, setting, value, config.id, run(config), budget)
 
@@ -292,11 +304,17 @@ def compare(run: RunConfig, request: IsolationRequest) -> Comparison:
             plans[name] = explicit_values(
                 name, request.values[name], request.kv_dtypes, request.backends
             )
-        elif name != MEMORY:
+            for setting, value in plans[name]:
+                _merged(config, name, setting, value)
+    result = run(config)
+    if not request.defaults.get("actual_backend") and result.actual_backend:
+        defaults = {**request.defaults, "actual_backend": result.actual_backend}
+        request = replace(request, defaults=defaults)
+    for name in names:
+        if name not in plans and name != MEMORY:
             plans[name] = generated_values(
                 name, config, request.kv_dtypes, request.backends, request.defaults
             )
-    result = run(config)
     base = Trial("base", None, None, config.id, result, request.budget(mem_setting, mem_value))
     again = run(config, again=True) if result.failure is not None else None
     base_values = {name: base_value(config, name, request.defaults) for name in names}
@@ -340,3 +358,25 @@ def compare(run: RunConfig, request: IsolationRequest) -> Comparison:
         launch_bound=bound,
         notes=request.notes,
     )
+
+
+def pool_runner(
+    pool: EnginePool, on_launch: Callable[[EngineHandle], None] | None = None
+) -> RunConfig:
+    """A :class:`RunConfig` over an engine pool: every variant goes through the pool (its
+    limits, logs and records); a configuration that already ran is not launched again, except
+    for ``again=True``. ``on_launch(handle)`` is called after each launch made here."""
+
+    def run(config: EngineConfig, *, again: bool = False) -> EngineResult:
+        key = config.key()
+        for handle in pool.handles:
+            if handle.launches and handle.config.key() == key and not again:
+                return handle.result
+            if handle.launches and handle.config.key() == key:
+                handle.evicted = True  # the pool relaunches an evicted engine on get()
+        handle = pool.get(config)
+        if on_launch is not None:
+            on_launch(handle)
+        return handle.result
+
+    return run
