@@ -202,11 +202,16 @@ def test_xdist_controller_prints_the_workers_comparisons(pytester: pytest.Pytest
     """Workers compare; the controller prints what landed in this run's results.json."""
     pytest.importorskip("xdist")
     isolation = {
-        "summary": "fails only with kv_cache_dtype=fp8 (passes with auto)",
+        "summary": "kv_cache_dtype: passes with auto (fails with fp8)",
         "base": "kv=fp8",
         "follows": "kv_cache_dtype",
         "runs": [
-            {"variable": "base", "value": "kv_cache_dtype=fp8", "outcome": "x@y", "effect": "base"}
+            {
+                "variable": "base",
+                "label": "base",
+                "outcome": "dispatch_failure at kv_alloc",
+                "effect": "base",
+            }
         ],
     }
     stale = {"configs": [{"id": "old", "isolation": {**isolation, "base": "old"}}]}
@@ -235,7 +240,7 @@ def test_xdist_controller_prints_the_workers_comparisons(pytester: pytest.Pytest
     result.stdout.fnmatch_lines(
         [
             "*= blackwell one-variable comparison =*",
-            "kv=fp8: fails only with kv_cache_dtype=fp8 (passes with auto)",
-            "*base*kv_cache_dtype=fp8*x@y*base*",
+            "kv=fp8: kv_cache_dtype: passes with auto (fails with fp8)",
+            "*base*base*dispatch_failure at kv_alloc*base*",
         ]
     )
