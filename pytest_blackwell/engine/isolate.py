@@ -146,7 +146,7 @@ def prepare(
         if limit <= 0:
             raise ValueError(f"{limit_origin}: expected a size above 0 bytes; got {memory_limit}")
         if limit < ceiling:
-            ceiling, source = limit, f"{limit_origin} {human_size(limit)}"
+            ceiling, source = limit, f"memory limit {human_size(limit)}"
     return IsolationRequest(
         config,
         tuple(variables),
@@ -321,7 +321,9 @@ def compare(run: RunConfig, request: IsolationRequest) -> Comparison:
     searched = MEMORY in names and MEMORY not in plans and _about_memory(result)
     scope = None
     if MEMORY in names:
-        top = request.ceiling(mem_setting)
+        top: Any = request.ceiling(mem_setting)
+        if mem_setting == "kv_cache_memory_bytes" and top is not None:
+            top = int(top)
         scope = MemoryScope(mem_setting, top, request.ceiling_source, request.precision, searched)
     trials: list[Trial] = []
     bound = 2 if again is not None else 1

@@ -164,7 +164,9 @@ def test_isolate_end_to_end_with_real_engines(pytester: pytest.Pytester) -> None
     passing = entries["len=512-kvmem=1MiB"]["isolation"]
     assert (passing["follows"], passing["status"]) == ("none", "compared")
     (verdict,) = passing["verdicts"]
-    assert verdict["effect"] == "nothing"
+    # tokens/s of single launches on a shared CPU are noisy: a "performance" finding is
+    # possible here (the rule itself is tested on synthetic results); an outcome change is not
+    assert verdict["effect"] in ("nothing", "performance")
     assert [t["outcome"] for t in verdict["tried"]] == ["passed", "passed"]
     assert max(t["value"] for t in verdict["tried"]) == 4 * 2**20  # up to the ceiling
 

@@ -109,7 +109,9 @@ def test_a_searched_budget_that_never_passes_stops_at_the_ceiling() -> None:
     assert max(t["value"] for t in found["tried"]) == 1 * GiB
     assert found["threshold"] is None
     assert result.follows == ()
-    assert result.to_dict()["memory"]["ceiling_source"] == "host free memory 1.0GiB"
+    memory = result.to_dict()["memory"]
+    assert (memory["ceiling"], memory["ceiling_source"]) == (1 * GiB, "host free memory 1.0GiB")
+    assert isinstance(memory["ceiling"], int)  # a size, written as one
 
 
 def test_gpu_memory_utilization_is_searched_when_the_configuration_uses_it() -> None:
