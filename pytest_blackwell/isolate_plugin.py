@@ -46,7 +46,7 @@ ONE_VARIABLE_HELP = (
     "memory_budget=['16MiB', '64MiB'])."
 )
 
-#: Comparisons done in this process: (config key, variables, values) -> ``Isolation.to_dict()``.
+#: Comparisons done in this process: (config key, variables, values) -> ``Comparison.to_dict()``.
 _DONE_KEY = pytest.StashKey[dict[str, dict[str, Any]]]()
 #: When this session started (an xdist controller only reads a results.json written since).
 _STARTED_KEY = pytest.StashKey[float]()
@@ -270,6 +270,7 @@ def pytest_runtest_teardown(
     if request is not None:
         data = compare(item, handle, *request)
         facts["follows"] = data["follows"]
+        facts["isolation"] = data["summary"]  # JUnit blackwell.isolation: the verdict line
     return outcome
 
 

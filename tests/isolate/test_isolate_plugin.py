@@ -178,13 +178,13 @@ def test_isolate_end_to_end_with_real_engines(pytester: pytest.Pytester) -> None
     from junitparser.xunit2 import JUnitXml
 
     parsed: Any = JUnitXml.fromfile(str(xml))
-    follows = {
-        case.name.split("[")[0]: {p.name: p.value for p in case.properties()}.get(
-            "blackwell.follows"
-        )
+    props = {
+        case.name.split("[")[0]: {p.name: p.value for p in case.properties()}
         for suite in parsed
         for case in suite
     }
+    follows = {name: p.get("blackwell.follows") for name, p in props.items()}
+    assert props["test_small_kv_budget"]["blackwell.isolation"] == iso["summary"]
     assert follows == {
         "test_small_kv_budget": "memory_budget",
         "test_passing_config": "none",
