@@ -17,13 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_blackwell.engine.variables import DEFAULT_VARIABLES, MEMORY
+from pytest_blackwell.engine.variables import DEFAULT_VARIABLES, canonical, parse_vary
 from pytest_blackwell.engine_collection import engine_group
 from pytest_blackwell.engine_plugin import artifacts_dir, engine_devices, engine_pool
 from pytest_blackwell.stash import RECORD_EXTRAS_KEY, TEST_FACTS_KEY
 
 if TYPE_CHECKING:
-    from pytest_blackwell.engine.isolate import Isolation
     from pytest_blackwell.engine.pool import EngineHandle
 
 ISOLATE_HELP = (
@@ -36,6 +35,10 @@ VALUES_HELP = (
     "values to try per variable in one-variable comparisons, one line each: NAME: V1, V2 "
     "(e.g. 'memory_budget: 16MiB, 64MiB, 0.5' or 'max_num_seqs: 1, 8')"
 )
+MEMORY_LIMIT_HELP = (
+    "the most memory a memory-budget search may give an engine, e.g. 8GiB (default: the "
+    "device's memory, or the host's free memory when engines run on the CPU)"
+)
 ONE_VARIABLE_HELP = (
     "one_variable(*names, **values): after this test, run its engine configuration again "
     "changing one variable at a time, whether it failed or not (no names: "
@@ -43,7 +46,7 @@ ONE_VARIABLE_HELP = (
     "memory_budget=['16MiB', '64MiB'])."
 )
 
-#: Comparisons done in this process: (config key, variables, values) -> ``Isolation.to_dict()``.
+#: Comparisons done in this process: (config key, variables, values) -> ``Comparison.to_dict()``.
 _DONE_KEY = pytest.StashKey[dict[str, dict[str, Any]]]()
 #: When this session started (an xdist controller only reads a results.json written since).
 _STARTED_KEY = pytest.StashKey[float]()
@@ -59,7 +62,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="WHAT",
         help=ISOLATE_HELP,
     )
+    group.addoption(
+        "--blackwell-isolate-memory-limit",
+        default=None,
+        metavar="SIZE",
+        help=MEMORY_LIMIT_HELP,
+    )
     parser.addini("blackwell_isolate", ISOLATE_HELP, default="")
+    parser.addini("blackwell_isolate_memory_limit", MEMORY_LIMIT_HELP, default="")
     parser.addini("blackwell_isolate_values", VALUES_HELP, type="linelist", default=[])
 
 
@@ -75,6 +85,29 @@ def pytest_configure(config: pytest.Config) -> None:
             f"ini option blackwell_isolate_values (e.g. '{lacking[0]}: V1, V2') or vary one of "
             f"{', '.join(DEFAULT_VARIABLES)}"
         )
+    memory_limit(config)
+
+
+def memory_limit(config: pytest.Config) -> tuple[int | None, str]:
+    """``(bytes or None, where it came from)`` of the memory-budget search's user limit."""
+    from pytest_blackwell.engine.config import parse_size
+
+    text, origin = (
+        config.getoption("blackwell_isolate_memory_limit"),
+        "--blackwell-isolate-memory-limit",
+    )
+    if text is None:
+        text = str(config.getini("blackwell_isolate_memory_limit") or "").strip() or None
+        origin = "ini option blackwell_isolate_memory_limit"
+    if text is None:
+        return None, origin
+    try:
+        size = parse_size(str(text), what=origin)
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if size <= 0:
+        raise pytest.UsageError(f"{origin}: expected a size above 0 bytes, e.g. 8GiB; got {text!r}")
+    return size, origin
 
 
 def isolate_setting(config: pytest.Config) -> tuple[str, ...] | None:
@@ -91,8 +124,6 @@ def isolate_setting(config: pytest.Config) -> tuple[str, ...] | None:
     names = []
     for part in text.split(","):
         try:
-            from pytest_blackwell.engine.isolate import parse_vary
-
             name, values = parse_vary(part, origin=origin)
         except ValueError as exc:
             raise pytest.UsageError(
@@ -112,8 +143,6 @@ def ini_values(config: pytest.Config) -> dict[str, list[Any]]:
     found: dict[str, list[Any]] = {}
     for line in config.getini("blackwell_isolate_values"):
         try:
-            from pytest_blackwell.engine.isolate import parse_vary
-
             name, values = parse_vary(str(line), origin="ini option blackwell_isolate_values")
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
@@ -133,12 +162,10 @@ def _marker_request(mark: pytest.Mark, nodeid: str) -> tuple[list[str], dict[str
                 f"{nodeid}: @pytest.mark.one_variable: expected variable names as strings; got "
                 f"{arg!r}"
             )
-        names.append(MEMORY if arg == "memory" else arg)
+        names.append(canonical(arg))
     values: dict[str, list[Any]] = {}
     for key, value in mark.kwargs.items():
-        values[MEMORY if key == "memory" else key] = (
-            list(value) if isinstance(value, (list, tuple)) else [value]
-        )
+        values[canonical(key)] = list(value) if isinstance(value, (list, tuple)) else [value]
     if not names and not values:
         names = list(DEFAULT_VARIABLES)
     return [*names, *(n for n in values if n not in names)], values
@@ -149,32 +176,6 @@ def _handle(item: pytest.Item, config_id: str) -> EngineHandle | None:
     return found[-1] if found else None
 
 
-def _environment(item: pytest.Item, handle: EngineHandle) -> dict[str, Any]:
-    """What the installed vLLM accepts, the device memory and the platform defaults."""
-    from pytest_blackwell.engine.capabilities import vllm_capabilities
-    from pytest_blackwell.engine.isolate import platform_inputs
-
-    notes: list[str] = []
-    try:
-        caps = vllm_capabilities()
-        kv_dtypes, backends = caps.kv_cache_dtypes, caps.attention_backends
-    except (RuntimeError, OSError) as exc:
-        kv_dtypes, backends = (), ()
-        notes.append(f"cannot ask vLLM for its dtypes and backends: {exc}")
-    gpus = [d for d in engine_devices(item.config) if d.is_gpu]  # where engines really run
-    backends, defaults = platform_inputs(
-        backends, cpu=not gpus, actual_backend=handle.result.actual_backend
-    )
-    memory = gpus[0].total_memory_bytes if gpus else None
-    return {
-        "kv_dtypes": kv_dtypes,
-        "backends": backends,
-        "defaults": defaults,
-        "device_memory_bytes": memory or None,
-        "notes": notes,
-    }
-
-
 def compare(
     item: pytest.Item,
     handle: EngineHandle,
@@ -182,7 +183,8 @@ def compare(
     values: Mapping[str, list[Any]],
 ) -> dict[str, Any]:
     """The comparison for the handle's configuration (run once per session and request)."""
-    from pytest_blackwell.engine.isolate import one_variable_variants, run_isolation
+    from pytest_blackwell.engine import isolate
+    from pytest_blackwell.engine_plugin import after_launch  # classify hook + result hook
 
     done = item.config.stash.setdefault(_DONE_KEY, {})
     key = json.dumps(
@@ -190,41 +192,31 @@ def compare(
     )
     if key in done:
         return done[key]
-    env = _environment(item, handle)
+    gpus = [d for d in engine_devices(item.config) if d.is_gpu]  # where engines really run
+    limit, origin = memory_limit(item.config)
+    pool = engine_pool(item.config)
     try:
-        variants = one_variable_variants(
+        request = isolate.prepare(
             handle.config,
-            [v for v in variables if v not in values],
-            kv_dtypes=env["kv_dtypes"],
-            backends=env["backends"],
-            device_memory_bytes=env["device_memory_bytes"],
-            extra=values,
-            defaults=env["defaults"],
+            variables,
+            values,
+            gpu_memory_bytes=(gpus[0].total_memory_bytes or None) if gpus else None,
+            actual_backend=handle.result.actual_backend,
+            memory_limit=limit,
+            limit_origin=origin,
         )
+        run = isolate.pool_runner(pool, lambda launched: after_launch(item.config, launched))
+        data = isolate.compare(run, request).to_dict()
     except ValueError as exc:
         pytest.fail(f"one-variable comparison of {handle.config.id}: {exc}", pytrace=False)
-    from pytest_blackwell.engine_plugin import after_launch  # classify hook + result hook
-
-    pool = engine_pool(item.config)
-    isolation: Isolation = run_isolation(
-        pool,
-        handle.config,
-        variants,
-        device_memory_bytes=env["device_memory_bytes"],
-        defaults=env["defaults"],
-        variables=variables,
-        on_launch=lambda launched: after_launch(item.config, launched),
-    )
-    data = isolation.to_dict()
-    if env["notes"]:
-        data["notes"] = "; ".join([*env["notes"], *filter(None, [data.get("notes")])])
     done[key] = data
     extras = item.config.stash.setdefault(RECORD_EXTRAS_KEY, {})
     extras.setdefault(handle.config.id, {}).update(isolation=data, follows=data["follows"])
-    for variant in variants:
-        extras.setdefault(variant.config.id, {}).setdefault(
-            "variant_of", f"{handle.config.id} ({variant.label})"
-        )
+    for row in data["runs"]:
+        if row["config"] != handle.config.id:
+            extras.setdefault(row["config"], {}).setdefault(
+                "variant_of", f"{handle.config.id} ({row['label']})"
+            )
     return data
 
 
@@ -278,6 +270,7 @@ def pytest_runtest_teardown(
     if request is not None:
         data = compare(item, handle, *request)
         facts["follows"] = data["follows"]
+        facts["isolation"] = data["summary"]  # JUnit blackwell.isolation: the verdict line
     return outcome
 
 

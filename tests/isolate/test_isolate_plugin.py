@@ -5,6 +5,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -73,119 +76,144 @@ SUITE = """
 import pytest
 
 
-@pytest.mark.vllm_config(max_model_len=4096)
-@pytest.mark.memory_budget(kv_cache_memory_bytes="1MiB")
+@pytest.mark.vllm_config(max_model_len=512)
+@pytest.mark.memory_budget(kv_cache_memory_bytes="16KiB")
 @pytest.mark.expect_failure("kv_cache_oom", stage="kv_alloc")
-def test_small_kv_cache(vllm_engine_result):
+def test_small_kv_budget(vllm_engine_result):
     pass
 
 
-@pytest.mark.vllm_config(max_model_len=4096)
+@pytest.mark.vllm_config(max_model_len=512)
 @pytest.mark.memory_budget(kv_cache_memory_bytes="1MiB")
-def test_same_config_is_compared_once(vllm_engine_result):
-    assert vllm_engine_result.failure is not None
+@pytest.mark.one_variable("memory")
+def test_passing_config(vllm_engine_result):
+    assert vllm_engine_result.ok
 
 
-@pytest.mark.vllm_config(max_model_len=4096)
-@pytest.mark.memory_budget(kv_cache_memory_bytes="16MiB")
-@pytest.mark.one_variable(memory_budget=["4MiB"])
-@pytest.mark.parametrize("prompt", ["hello", "world"])
-def test_passing_config_compared_after_its_last_test(vllm_engine, prompt):
-    assert vllm_engine.generate([prompt], max_tokens=4)
+@pytest.mark.vllm_config(max_model_len=8192)
+@pytest.mark.one_variable("memory_budget", "enforce_eager")
+@pytest.mark.expect_failure("unsupported_config")
+def test_beyond_the_model(vllm_engine_result):
+    pass
 """
+
+LIMIT = "4MiB"
+
+
+def _cli_json(config: dict[str, Any], tmp: Path, *vary: str) -> dict[str, Any]:
+    path = tmp / "config.json"
+    path.write_text(json.dumps(config))
+    args = [sys.executable, "-m", "pytest_blackwell", "isolate", str(path), "--json"]
+    args += [f"--vary={v}" for v in vary] + ["--memory-limit", LIMIT]
+    args += ["--artifacts", str(tmp / "cli-artifacts")]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=900, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    data: dict[str, Any] = json.loads(done.stdout)
+    return data
+
+
+def _verdicts(isolation: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    return {v["variable"]: (v["effect"], v["text"]) for v in isolation["verdicts"]}
 
 
 @pytest.mark.engine
 @needs_vllm
-def test_isolate_flag_finds_that_the_failure_tracks_the_memory_budget(
-    pytester: pytest.Pytester,
-) -> None:
-    """Real engines: 1MiB of KV cache fails for 4096 tokens, 4MiB passes; a passing 16MiB
-    configuration marked ``one_variable`` reuses the 4MiB engine (three launches in all)."""
-    pytester.makepyfile(test_budget=SUITE)
+def test_isolate_end_to_end_with_real_engines(pytester: pytest.Pytester) -> None:
+    """Real CPU engines, one session: a 16KiB KV budget for 512 tokens (the threshold is found,
+    the verdict names the budget, the eager switch only moves the stage), a configuration that
+    passes at every budget, and a failure no variable explains; then the CLI on that one gives
+    the same verdicts."""
+    pytester.makepyfile(test_iso=SUITE)
     artifacts = pytester.path / "artifacts"
     xml = pytester.path / "junit.xml"
     result = pytester.runpytest_subprocess(
         *PLUGINS,
-        "--blackwell-isolate=memory",
+        "--blackwell-isolate",
+        f"--blackwell-isolate-memory-limit={LIMIT}",
         f"--blackwell-artifacts={artifacts}",
-        "-o",
-        "blackwell_isolate_values=memory_budget: 4MiB",
         f"--junitxml={xml}",
         "-p",
         "no:cacheprovider",
-        "-rA",
+        "-p",
+        "no:randomly",
     )
-    result.assert_outcomes(passed=4)
-    verdict = (
-        "the failure tracks the memory budget: kv_cache_oom at kv_alloc at or below "
-        "1MiB, passes from 4MiB"
-    )
-    result.stdout.fnmatch_lines(
-        [
-            "*= blackwell one-variable comparison =*",
-            f"len=4096-kvmem=1MiB: {verdict}",
-            "*variable*value*outcome*effect*",
-            "*base*kv_cache_memory_bytes=1MiB*kv_cache_oom@kv_alloc*base*",
-            "*memory_budget*kv_cache_memory_bytes=4MiB*passed*passes*",
-        ]
-    )
-    assert result.stdout.str().count(f": {verdict}") == 1  # one comparison per configuration
+    result.assert_outcomes(passed=3)
+    entries = {e["id"]: e for e in json.loads((artifacts / "results.json").read_text())["configs"]}
 
-    results = json.loads((artifacts / "results.json").read_text())
-    entries = {e["id"]: e for e in results["configs"]}
-    assert set(entries) == {"len=4096-kvmem=1MiB", "len=4096-kvmem=4MiB", "len=4096-kvmem=16MiB"}
-    base, larger = entries["len=4096-kvmem=1MiB"], entries["len=4096-kvmem=4MiB"]
-    assert (base["outcome"], base["launches"], base["follows"]) == ("failed", 1, "memory_budget")
-    assert base["isolation"]["summary"] == verdict
-    assert [r["outcome"] for r in base["isolation"]["runs"]] == ["kv_cache_oom@kv_alloc", "passed"]
-    assert (larger["outcome"], larger["launches"]) == ("passed", 1)
-    assert larger["variant_of"] == "len=4096-kvmem=1MiB (kv_cache_memory_bytes=4MiB)"
-    assert larger["tokens_per_s"] > 0
-    # the marked passing configuration: one launch for its two tests, compared once after both
-    passing = entries["len=4096-kvmem=16MiB"]
-    assert (passing["outcome"], passing["launches"], passing["follows"]) == ("passed", 1, "none")
-    assert passing["isolation"]["summary"].startswith("passes with every variant of memory_budget")
-    assert passing["isolation"]["relative_cost"].startswith("kv_cache_memory_bytes=4MiB: ")
-    assert passing["isolation"]["relative_cost"].endswith("x tokens/s of 16MiB")
+    small = entries["len=512-kvmem=16KiB"]
+    iso = small["isolation"]
+    assert small["follows"] == "memory_budget" == iso["follows"]
+    memory = next(v for v in iso["verdicts"] if v["variable"] == "memory_budget")
+    assert memory["effect"] == "outcome"
+    threshold = memory["threshold"]
+    low, high = threshold["fails_at_or_below_bytes"], threshold["passes_from_bytes"]
+    assert 16 * 1024 < low < high <= low * 1.1  # bracketed within the stated precision
+    assert threshold["precision"] == 0.1
+    eager = next(v for v in iso["verdicts"] if v["variable"] == "enforce_eager")
+    assert eager["effect"] == "stage"  # the same kv_cache_oom, met later: not what it follows
+    assert [t["outcome"].split(" at ")[0] for t in eager["tried"]] == ["kv_cache_oom"]
+    assert iso["summary"].startswith(memory["text"])
+    assert iso["launches"] <= iso["launch_bound"]
+    budgets = [r["budget_bytes"] for r in iso["runs"] if r["variable"] == "memory_budget"]
+    assert max(budgets) <= 4 * 2**20
+    passing_variant = next(r for r in iso["runs"] if r["budget_bytes"] == high)
+    assert entries[passing_variant["config"]]["outcome"] == "passed"  # through the pool
+    assert entries[passing_variant["config"]]["variant_of"].startswith("len=512-kvmem=16KiB (")
+    result.stdout.fnmatch_lines(["*= blackwell one-variable comparison =*", f"*{iso['summary']}"])
+
+    passing = entries["len=512-kvmem=1MiB"]["isolation"]
+    assert (passing["follows"], passing["status"]) == ("none", "compared")
+    (verdict,) = passing["verdicts"]
+    # tokens/s of single launches on a shared CPU are noisy: a "performance" finding is
+    # possible here (the rule itself is tested on synthetic results); an outcome change is not
+    assert verdict["effect"] in ("nothing", "performance")
+    assert [t["outcome"] for t in verdict["tried"]] == ["passed", "passed"]
+    assert max(t["value"] for t in verdict["tried"]) == 4 * 2**20  # up to the ceiling
+
+    beyond = entries["len=8192"]["isolation"]
+    assert beyond["follows"] == "none"
+    assert beyond["summary"].startswith("nothing tried changes it: unsupported_config at loading")
+    assert {v["effect"] for v in beyond["verdicts"]} == {"nothing"}
 
     from junitparser.xunit2 import JUnitXml
 
     parsed: Any = JUnitXml.fromfile(str(xml))
-    cases = {
-        case.name: {p.name: p.value for p in case.properties()}
+    props = {
+        case.name.split("[")[0]: {p.name: p.value for p in case.properties()}
         for suite in parsed
         for case in suite
     }
-    follows = {name: props.get("blackwell.follows") for name, props in cases.items()}
-    # sorted names: the passing configuration's two tests ([...-hello] ran first: its engine
-    # was still needed, so only the last test carries the verdict), then the failing ones
-    assert [follows[name] for name in sorted(follows)] == [
-        None,
-        "none",
-        "memory_budget",
-        "memory_budget",
-    ]
+    follows = {name: p.get("blackwell.follows") for name, p in props.items()}
+    assert props["test_small_kv_budget"]["blackwell.isolation"] == iso["summary"]
+    assert follows == {
+        "test_small_kv_budget": "memory_budget",
+        "test_passing_config": "none",
+        "test_beyond_the_model": "none",
+    }
+    report = (artifacts / "reports" / "len=512-kvmem=16KiB.md").read_text()
+    assert f"**{iso['summary']}**" in report
+    assert f"- {memory['text']} (`outcome`)" in report
 
-    report = (artifacts / "reports" / "len=4096-kvmem=1MiB.md").read_text()
-    section = report.split("## One-variable comparison", 1)[1]
-    assert "The failure follows: `memory_budget`." in section
-    assert f"**{verdict}**" in section
-    row = next(line for line in section.splitlines() if "kvmem=4MiB" in line)
-    assert "| passes |" in row
-    assert "| kv_cache_memory_bytes=4MiB |" in row
-    assert not (artifacts / "reports" / "len=4096-kvmem=4MiB.md").exists()
+    cli = _cli_json({"max_model_len": 8192}, pytester.path, "memory_budget", "enforce_eager")
+    assert cli["follows"] == "none"
+    assert _verdicts(cli["isolation"]) == _verdicts(beyond)
+    assert cli["isolation"]["summary"] == beyond["summary"]
 
 
 def test_xdist_controller_prints_the_workers_comparisons(pytester: pytest.Pytester) -> None:
     """Workers compare; the controller prints what landed in this run's results.json."""
     pytest.importorskip("xdist")
     isolation = {
-        "summary": "fails only with kv_cache_dtype=fp8 (passes with auto)",
+        "summary": "kv_cache_dtype: passes with auto (fails with fp8)",
         "base": "kv=fp8",
         "follows": "kv_cache_dtype",
         "runs": [
-            {"variable": "base", "value": "kv_cache_dtype=fp8", "outcome": "x@y", "effect": "base"}
+            {
+                "variable": "base",
+                "label": "base",
+                "outcome": "dispatch_failure at kv_alloc",
+                "effect": "base",
+            }
         ],
     }
     stale = {"configs": [{"id": "old", "isolation": {**isolation, "base": "old"}}]}
@@ -214,7 +242,7 @@ def test_xdist_controller_prints_the_workers_comparisons(pytester: pytest.Pytest
     result.stdout.fnmatch_lines(
         [
             "*= blackwell one-variable comparison =*",
-            "kv=fp8: fails only with kv_cache_dtype=fp8 (passes with auto)",
-            "*base*kv_cache_dtype=fp8*x@y*base*",
+            "kv=fp8: kv_cache_dtype: passes with auto (fails with fp8)",
+            "*base*base*dispatch_failure at kv_alloc*base*",
         ]
     )

@@ -1,307 +1,342 @@
-"""Verdicts from hand-made engine results: what the failure follows, and the one-line summary."""
+"""Verdict rules on synthetic result tables: ``compare`` with a plain function as the runner.
+
+Each test asserts on the structured verdict (variable, effect, threshold, values tried), never
+on sentences; one golden test at the end holds the wording.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any
+
+import pytest
 
 from pytest_blackwell.engine.config import EngineConfig
-from pytest_blackwell.engine.isolate import (
-    MEMORY,
-    Isolation,
-    one_variable_variants,
-    run_isolation,
-)
-from pytest_blackwell.engine.pool import EnginePool
+from pytest_blackwell.engine.isolate import IsolationRequest, compare
 from pytest_blackwell.engine.result import EngineResult
-from pytest_blackwell.engine.verdict import table_lines
+from pytest_blackwell.engine.variables import MEMORY
+from pytest_blackwell.engine.verdict import Comparison, table_lines
 from pytest_blackwell.failures.model import Failure
-from pytest_blackwell.report.bugreport import render_bug_report
-from pytest_blackwell.report.redact import Redactor
 
-KV = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2")
-BACKENDS = ("FLASH_ATTN", "FLASHINFER", "TRITON_ATTN", "CPU_ATTN")
-MiB = 2**20
+KiB, MiB, GiB = 2**10, 2**20, 2**30
 
 
-def failed(category: str, stage: str, error: str = "boom") -> EngineResult:
-    return EngineResult("x", ok=False, failure=Failure(category, stage, error))
+def failed(category: str, stage: str, error: str = "boom", **detail: Any) -> EngineResult:
+    return EngineResult("x", ok=False, failure=Failure(category, stage, error, detail=detail))
 
 
-def passed(
-    tokens_per_s: float = 100.0, backend: str | None = None, requested: str | None = None
-) -> EngineResult:
-    return EngineResult(
-        "x", ok=True, tokens_per_s=tokens_per_s, actual_backend=backend, requested_backend=requested
+def passed(tokens_per_s: float = 100.0, backend: str | None = None) -> EngineResult:
+    return EngineResult("x", ok=True, tokens_per_s=tokens_per_s, actual_backend=backend)
+
+
+class Runner:
+    """A plain ``run(config, again=False)``: answers from a function, records every launch."""
+
+    def __init__(
+        self, answer: Callable[[EngineConfig], EngineResult], again: EngineResult | None = None
+    ) -> None:
+        self.answer, self.again_result = answer, again
+        self.launched: list[str] = []
+
+    def __call__(self, config: EngineConfig, *, again: bool = False) -> EngineResult:
+        self.launched.append(config.id + (" (again)" if again else ""))
+        if again and self.again_result is not None:
+            return self.again_result
+        return self.answer(config)
+
+
+def kv_threshold(needed: int, **detail: Any) -> Callable[[EngineConfig], EngineResult]:
+    """kv_cache_oom at kv_alloc below ``needed`` bytes of KV cache, passes from there."""
+
+    def answer(config: EngineConfig) -> EngineResult:
+        budget = config.kv_cache_memory_bytes or 64 * MiB
+        if budget < needed:
+            return failed("kv_cache_oom", "kv_alloc", "No available memory", **detail)
+        return passed()
+
+    return answer
+
+
+def request(config: EngineConfig, *variables: str, **kwargs: Any) -> IsolationRequest:
+    kwargs.setdefault("kv_dtypes", ("auto", "fp8", "fp8_e5m2"))
+    kwargs.setdefault("backends", ("CPU_ATTN",))
+    kwargs.setdefault(
+        "defaults",
+        {"enforce_eager": True, "kv_cache_memory_bytes": 64 * MiB, "actual_backend": "CPU_ATTN"},
     )
+    kwargs.setdefault("memory_ceiling_bytes", 1 * GiB)
+    kwargs.setdefault("ceiling_source", "host free memory 1.0GiB")
+    return IsolationRequest(config, tuple(variables), **kwargs)
 
 
-class FakeHandle:
-    def __init__(self, config: EngineConfig, result: EngineResult) -> None:
-        self.config, self.result, self.launches = config, result, 1
+def verdict(comparison: Comparison, variable: str) -> dict[str, Any]:
+    return comparison.verdict(variable)
 
 
-class FakePool:
-    """Answers ``get(config)`` from a table of results keyed by config id, counting launches."""
+def test_memory_threshold_is_searched_and_bracketed_within_the_precision() -> None:
+    run = Runner(kv_threshold(320 * KiB))
+    base = EngineConfig(max_model_len=512, kv_cache_memory_bytes=16 * KiB)
+    result = compare(run, request(base, MEMORY))
+    found = verdict(result, MEMORY)
+    assert found["effect"] == "outcome"
+    assert result.follows == (MEMORY,)
+    threshold = found["threshold"]
+    assert threshold["setting"] == "kv_cache_memory_bytes"
+    assert threshold["fails_at_or_below"] < 320 * KiB <= threshold["passes_from"]
+    assert threshold["passes_from"] <= threshold["fails_at_or_below"] * 1.1
+    assert threshold["precision"] == 0.1
+    data = result.to_dict()
+    assert data["launches"] == len(run.launched) <= data["launch_bound"] <= 12
+    assert run.launched[:2] == ["len=512-kvmem=16KiB", "len=512-kvmem=16KiB (again)"]
 
-    def __init__(self, results: Mapping[str, EngineResult]) -> None:
-        self.results = dict(results)
-        self.asked: list[str] = []
-        self.handles: list[FakeHandle] = []
 
-    def get(self, config: EngineConfig) -> FakeHandle:
-        self.asked.append(config.id)
-        handle = FakeHandle(config, self.results[config.id])
-        self.handles.append(handle)
-        return handle
+def test_the_search_starts_from_what_the_failure_says_it_needed() -> None:
+    needed = {"needed_bytes": 300 * KiB, "available_bytes": 15 * KiB}
+    run = Runner(kv_threshold(300 * KiB, **needed))
+    result = compare(run, request(EngineConfig(kv_cache_memory_bytes=15 * KiB), MEMORY))
+    tried = [t["value"] for t in verdict(result, MEMORY)["tried"]]
+    assert 300 * KiB <= tried[0] <= 310 * KiB  # the first budget tried is the one needed
+    assert len(tried) <= 3
+    assert verdict(result, MEMORY)["threshold"]["passes_from"] == tried[0]
 
 
-def isolate(
-    config: EngineConfig,
-    variables: list[str],
-    results: Mapping[str, EngineResult],
-    **kwargs: Any,
-) -> Isolation:
-    extra = kwargs.pop("extra", None)
-    defaults = kwargs.pop("defaults", None)
-    backends = kwargs.pop("backends", BACKENDS)
-    variants = one_variable_variants(
-        config, variables, kv_dtypes=KV, backends=backends, extra=extra, defaults=defaults
+def test_a_searched_budget_that_never_passes_stops_at_the_ceiling() -> None:
+    run = Runner(kv_threshold(10 * GiB))
+    result = compare(run, request(EngineConfig(kv_cache_memory_bytes=1 * MiB), MEMORY))
+    found = verdict(result, MEMORY)
+    assert found["effect"] == "nothing"  # tried up to the ceiling: the budget does not matter
+    assert max(t["value"] for t in found["tried"]) == 1 * GiB
+    assert found["threshold"] is None
+    assert result.follows == ()
+    memory = result.to_dict()["memory"]
+    assert (memory["ceiling"], memory["ceiling_source"]) == (1 * GiB, "host free memory 1.0GiB")
+    assert isinstance(memory["ceiling"], int)  # a size, written as one
+
+
+def test_gpu_memory_utilization_is_searched_when_the_configuration_uses_it() -> None:
+    def answer(config: EngineConfig) -> EngineResult:
+        gmu = config.gpu_memory_utilization or 0.9
+        return passed() if gmu >= 0.62 else failed("kv_cache_oom", "profile")
+
+    run = Runner(answer)
+    req = request(
+        EngineConfig(gpu_memory_utilization=0.1),
+        MEMORY,
+        device_memory_bytes=80 * GiB,
+        memory_ceiling_bytes=80 * GiB,
     )
-    pool = FakePool(results)
-    isolation = run_isolation(
-        cast(EnginePool, pool), config, variants, variables=variables, defaults=defaults, **kwargs
-    )
-    assert pool.asked == [config.id, *(v.config.id for v in variants)]
-    return isolation
+    found = verdict(compare(run, req), MEMORY)
+    threshold = found["threshold"]
+    assert found["effect"] == "outcome"
+    assert threshold["setting"] == "gpu_memory_utilization"
+    assert threshold["fails_at_or_below"] < 0.62 <= threshold["passes_from"] <= 0.7
+    assert threshold["passes_from_bytes"] == int(threshold["passes_from"] * 80 * GiB)
 
 
-def test_fp8_failure_follows_the_kv_cache_dtype() -> None:
-    base = EngineConfig(kv_cache_dtype="fp8")
-    iso = isolate(
-        base,
-        ["kv_cache_dtype"],
-        {
-            "kv=fp8": failed("dispatch_failure", "kv_alloc", "NotImplementedError: FP8 KV cache"),
-            "kv=auto": passed(),
-            "kv=fp8_e5m2": failed("dispatch_failure", "kv_alloc"),
-        },
-    )
-    assert iso.follows == ["kv_cache_dtype"]
-    assert iso.summary == "fails with kv_cache_dtype=fp8, fp8_e5m2 (passes with auto)"
-    assert [r.effect for r in iso.runs] == ["base", "passes", "same"]
-    assert [r["value"] for r in iso.to_dict()["runs"]] == [
-        "kv_cache_dtype=fp8",
-        "kv_cache_dtype=auto",
-        "kv_cache_dtype=fp8_e5m2",
+def test_memory_values_below_the_ceiling_do_not_show_that_it_does_not_matter() -> None:
+    run = Runner(kv_threshold(10 * GiB))
+    req = request(EngineConfig(kv_cache_memory_bytes=1 * MiB), values={MEMORY: ("2MiB", "4MiB")})
+    found = verdict(compare(run, req), MEMORY)
+    assert found["effect"] == "not_shown"
+    assert [t["value"] for t in found["tried"]] == [2 * MiB, 4 * MiB]
+
+
+def test_a_failure_not_about_memory_tries_the_ceiling_once() -> None:
+    run = Runner(lambda config: failed("unsupported_config", "loading"))
+    result = compare(run, request(EngineConfig(max_model_len=8192), MEMORY, "enforce_eager"))
+    assert [v["effect"] for v in result.verdicts] == ["nothing", "nothing"]
+    assert verdict(result, MEMORY)["tried"][0]["value"] == 1 * GiB
+    assert result.follows == ()
+    assert len(run.launched) == 4  # base, again, the ceiling, eager off
+
+
+def test_a_discrete_variable_matters_not_only_when_its_values_are_covered() -> None:
+    run = Runner(lambda config: failed("unsupported_config", "loading"))
+    result = compare(run, request(EngineConfig(), "kv_cache_dtype", "enforce_eager"))
+    assert verdict(result, "kv_cache_dtype")["effect"] == "not_shown"  # fp8_e5m2 never tried
+    assert verdict(result, "enforce_eager")["effect"] == "nothing"  # True and False both ran
+
+
+def test_the_outcome_follows_a_kv_cache_dtype() -> None:
+    def answer(config: EngineConfig) -> EngineResult:
+        if config.kv_cache_dtype in ("fp8", "fp8_e5m2"):
+            return failed("dispatch_failure", "kv_alloc", "NotImplementedError: FP8 KV cache")
+        return passed()
+
+    result = compare(Runner(answer), request(EngineConfig(kv_cache_dtype="fp8"), "kv_cache_dtype"))
+    found = verdict(result, "kv_cache_dtype")
+    assert (found["effect"], found["base_value"]) == ("outcome", "fp8")
+    assert [(t["value"], t["effect"]) for t in found["tried"]] == [
+        ("auto", "outcome"),
+        ("fp8_e5m2", "none"),
     ]
+    assert result.follows == ("kv_cache_dtype",)
 
 
-def test_engines_that_already_ran_are_not_launched_again() -> None:
-    pool = FakePool({"kv=fp8": failed("dispatch_failure", "kv_alloc"), "kv=auto": passed()})
-    pool.get(EngineConfig(kv_cache_dtype="auto"))  # ran earlier in the session
-    base = EngineConfig(kv_cache_dtype="fp8")
-    variants = one_variable_variants(
-        base, [], kv_dtypes=KV, backends=BACKENDS, extra={"kv_cache_dtype": ["auto"]}
-    )
-    first = run_isolation(cast(EnginePool, pool), base, variants)
-    again = run_isolation(cast(EnginePool, pool), base, variants)
-    assert pool.asked == ["kv=auto", "kv=fp8"]
-    assert first.summary == again.summary == "fails only with kv_cache_dtype=fp8 (passes with auto)"
+def test_another_failure_past_the_base_stage_is_a_category_change() -> None:
+    def answer(config: EngineConfig) -> EngineResult:
+        if config.enforce_eager is False:
+            return failed("stream_capture", "graph_capture", "operation not permitted")
+        return failed("kv_cache_oom", "kv_alloc")
+
+    result = compare(Runner(answer), request(EngineConfig(), "enforce_eager"))
+    assert verdict(result, "enforce_eager")["effect"] == "category"
+    assert result.follows == ("enforce_eager",)
 
 
-def test_fails_only_with_one_backend_others_do_not_matter() -> None:
-    base = EngineConfig(attention_backend="FLASHINFER", enforce_eager=False)
-    sig = failed("illegal_memory_access", "execute", "an illegal memory access was encountered")
-    iso = isolate(
-        base,
-        ["attention_backend", "kv_cache_dtype", "enforce_eager"],
-        {
-            "attn=FLASHINFER-graphs": sig,
-            "attn=FLASH_ATTN-graphs": passed(backend="FLASH_ATTN", requested="FLASH_ATTN"),
-            "attn=TRITON_ATTN-graphs": passed(backend="TRITON_ATTN", requested="TRITON_ATTN"),
-            "attn=CPU_ATTN-graphs": passed(backend="CPU_ATTN", requested="CPU_ATTN"),
-            "kv=fp8-attn=FLASHINFER-graphs": sig,
-            "attn=FLASHINFER-eager": sig,
-        },
-    )
-    assert iso.summary == (
-        "fails only with attention_backend=FLASHINFER (passes with FLASH_ATTN, TRITON_ATTN, "
-        "CPU_ATTN); kv_cache_dtype and enforce_eager do not matter"
-    )
-    assert iso.follows_text == "attention_backend"
+@pytest.mark.parametrize(
+    "variant",
+    [
+        failed("dispatch_failure", "loading", "NotImplementedError: FP8 KV cache on CPU"),
+        failed("env_mismatch", "execute", "undefined symbol: foo"),
+        failed("dispatch_failure", "kv_alloc", "same stage, another category"),
+        EngineResult("x", ok=False),  # never ran to a result
+    ],
+)
+def test_a_variant_failing_for_another_reason_is_inconclusive(variant: EngineResult) -> None:
+    def answer(config: EngineConfig) -> EngineResult:
+        return variant if config.kv_cache_dtype == "fp8" else failed("kv_cache_oom", "kv_alloc")
+
+    result = compare(Runner(answer), request(EngineConfig(), "kv_cache_dtype"))
+    found = verdict(result, "kv_cache_dtype")
+    assert found["effect"] == "inconclusive"
+    assert found["error"] == (None if variant.failure is None else variant.failure.first_error)
+    assert result.follows == ()
 
 
-def test_the_failure_tracks_the_memory_budget() -> None:
-    base = EngineConfig(kv_cache_memory_bytes=32 * MiB, max_model_len=4096)
-    oom = failed("kv_cache_oom", "kv_alloc", "ValueError: To serve at least one request")
-    iso = isolate(
-        base,
-        [MEMORY],
-        {
-            "len=4096-kvmem=32MiB": oom,
-            "len=4096-kvmem=16MiB": oom,
-            "len=4096-kvmem=128MiB": passed(),
-        },
-    )
-    assert iso.summary == (
-        "the failure tracks the memory budget: kv_cache_oom at kv_alloc at or below 32MiB, "
-        "passes from 128MiB"
-    )
-    assert iso.follows == [MEMORY]
+def test_a_backend_vllm_did_not_run_is_inconclusive() -> None:
+    def answer(config: EngineConfig) -> EngineResult:
+        if config.attention_backend == "FLASHINFER":
+            return EngineResult(
+                "x", ok=True, requested_backend="FLASHINFER", actual_backend="FLASH_ATTN"
+            )
+        return failed("illegal_memory_access", "execute")
 
-
-def test_memory_budget_in_fractions_is_translated_with_the_device_memory() -> None:
-    base = EngineConfig(gpu_memory_utilization=0.5)
-    oom = failed("kv_cache_oom", "kv_alloc")
-    iso = isolate(
-        base,
-        [MEMORY],
-        {"gmu=0.5": oom, "gmu=0.25": oom, "gmu=0.75": passed()},
-        device_memory_bytes=80 * 1024 * MiB,
-    )
-    assert iso.summary == (
-        "the failure tracks the memory budget: kv_cache_oom at kv_alloc at or below 40GiB, "
-        "passes from 60GiB"
-    )
-    data = iso.to_dict()
-    assert [r["budget"] for r in data["runs"]] == ["40GiB", "20GiB", "60GiB"]
-    assert "gpu_memory_utilization=0.5 of 80GiB is about 40GiB" in data["notes"]
-    kv = isolate(
-        EngineConfig(kv_cache_memory_bytes=8 * 1024 * MiB),
-        [MEMORY],
-        {"kvmem=8GiB": oom, "kvmem=4GiB": oom, "kvmem=32GiB": oom},
-        device_memory_bytes=80 * 1024 * MiB,
-    )
-    assert "kv_cache_memory_bytes=8GiB is gpu_memory_utilization=0.1 of 80GiB" in kv.notes[0]
-
-
-def test_a_failure_that_follows_nothing_says_so() -> None:
-    base = EngineConfig(max_model_len=8192)
-    bad = failed("unsupported_config", "loading", "ValidationError: max_model_len")
-    iso = isolate(
-        base,
-        ["kv_cache_dtype", MEMORY],
-        {
-            "len=8192": bad,
-            "len=8192-kv=bfloat16": bad,
-            "len=8192-kvmem=4MiB": bad,
-        },
-        extra={"kv_cache_dtype": ["bfloat16"], MEMORY: ["4MiB"]},
-    )
-    assert iso.follows == []
-    assert iso.follows_text == "none"
-    assert iso.summary == (
-        "the failure follows none of kv_cache_dtype and memory_budget: unsupported_config at "
-        "loading whatever changes"
-    )
-
-
-def test_a_variant_that_changes_category_or_stage_is_followed() -> None:
-    base = EngineConfig(enforce_eager=False)
-    iso = isolate(
-        base,
-        ["enforce_eager"],
-        {
-            "graphs": failed("stream_capture", "graph_capture"),
-            "eager": failed("illegal_memory_access", "execute"),
-        },
-    )
-    assert iso.follows == ["enforce_eager"]
-    assert iso.summary == "enforce_eager=True changes it to illegal_memory_access at execute"
-
-
-def test_a_backend_vllm_did_not_run_is_not_evidence() -> None:
-    base = EngineConfig(attention_backend="FLASHINFER", kv_cache_dtype="auto")
-    sig = failed("kv_cache_oom", "kv_alloc")
-    iso = isolate(
-        base,
-        ["attention_backend"],
-        {
-            "kv=auto-attn=FLASHINFER": sig,
-            "kv=auto-attn=FLASH_ATTN": passed(backend="CPU_ATTN", requested="FLASH_ATTN"),
-            "kv=auto-attn=TRITON_ATTN": passed(backend="CPU_ATTN", requested="TRITON_ATTN"),
-            "kv=auto-attn=CPU_ATTN": sig,
-        },
-    )
-    assert [r.effect for r in iso.runs] == ["base", "untested", "untested", "same"]
-    assert iso.follows == []
-    assert "FLASH_ATTN" in iso.to_dict()["runs"][1]["value"]
-    assert iso.runs[1].to_dict()["backend"] == "CPU_ATTN"
-
-
-def test_passing_base_reports_breakage_and_relative_cost() -> None:
-    base = EngineConfig()
-    iso = isolate(
-        base,
-        ["kv_cache_dtype", "enforce_eager"],
-        {
-            "default": passed(100.0),
-            "kv=fp8": passed(87.0),
-            "eager": failed("dispatch_failure", "execute"),
-            "graphs": passed(101.0),
-        },
-    )
-    assert iso.costs == (
-        "kv_cache_dtype=fp8: 0.87x tokens/s of auto",
-        "enforce_eager=False: 1.01x tokens/s of default",
-    )
-    assert iso.summary == (
-        "passes as configured but fails with enforce_eager=True (dispatch_failure at execute); "
-        "kv_cache_dtype does not matter; slower: kv_cache_dtype=fp8: 0.87x tokens/s of auto"
-    )
-    assert iso.to_dict()["relative_cost"].startswith("kv_cache_dtype=fp8: 0.87x")
-
-
-def test_a_variable_with_nothing_to_try_is_reported_as_not_varied() -> None:
-    # on a CPU build only CPU_ATTN is worth trying, and it is the one that ran
-    iso = isolate(
+    req = request(
         EngineConfig(),
-        ["attention_backend", "kv_cache_dtype"],
-        {"default": failed("engine_died", "execute"), "kv=fp8": passed()},
-        defaults={"actual_backend": "CPU_ATTN"},
-        backends=("CPU_ATTN",),
+        values={"attention_backend": ("FLASHINFER",)},
+        backends=("FLASH_ATTN", "FLASHINFER"),
     )
-    verdicts = {v.variable: v for v in iso.verdicts}
-    assert verdicts["attention_backend"].text == "not varied (no other value to try)"
-    assert not verdicts["attention_backend"].tested
-    assert iso.summary == (
-        "fails only with kv_cache_dtype=auto (passes with fp8); not tested: attention_backend"
-    )
+    assert verdict(compare(Runner(answer), req), "attention_backend")["effect"] == "inconclusive"
 
 
-def test_isolation_data_is_json_with_one_table_for_the_bug_report(tmp_path: Path) -> None:
-    base = EngineConfig(kv_cache_dtype="fp8")
-    iso = isolate(
-        base,
-        ["kv_cache_dtype"],
+def test_only_the_stage_moving_is_not_what_the_failure_follows() -> None:
+    def answer(config: EngineConfig) -> EngineResult:
+        return failed("kv_cache_oom", "warmup" if config.enforce_eager is False else "kv_alloc")
+
+    result = compare(Runner(answer), request(EngineConfig(), "enforce_eager"))
+    found = verdict(result, "enforce_eager")
+    assert found["effect"] == "stage"
+    assert found["tried"] == [
         {
-            "kv=fp8": failed("dispatch_failure", "kv_alloc", "NotImplementedError: FP8 KV cache"),
-            "kv=auto": passed(58.0),
-            "kv=fp8_e5m2": failed("dispatch_failure", "kv_alloc"),
-        },
+            "value": False,
+            "label": "enforce_eager=False",
+            "outcome": "kv_cache_oom at warmup",
+            "effect": "stage",
+        }
+    ]
+    assert result.follows == ()
+
+
+def test_only_performance_changing_is_said_as_such() -> None:
+    def answer(config: EngineConfig) -> EngineResult:
+        return passed(50.0 if config.enforce_eager is False else 100.0)
+
+    result = compare(Runner(answer), request(EngineConfig(), "enforce_eager"))
+    assert verdict(result, "enforce_eager")["effect"] == "performance"
+    assert result.runs[-1]["relative"] == 0.5
+    assert result.follows == ()
+
+
+def test_a_passing_configuration_that_passes_at_every_budget() -> None:
+    run = Runner(lambda config: passed())
+    result = compare(run, request(EngineConfig(kv_cache_memory_bytes=4 * MiB), MEMORY))
+    found = verdict(result, MEMORY)
+    assert found["effect"] == "nothing"
+    assert [t["value"] for t in found["tried"]] == [2 * MiB, 1 * GiB]
+    assert run.launched[0] == "kvmem=4MiB"  # a passing base is not launched twice
+    assert len(run.launched) == 3
+
+
+def test_two_variables_that_each_change_the_outcome_are_both_named() -> None:
+    def answer(config: EngineConfig) -> EngineResult:
+        if config.kv_cache_dtype == "auto" or config.enforce_eager is False:
+            return passed()
+        return failed("dispatch_failure", "kv_alloc")
+
+    result = compare(
+        Runner(answer),
+        request(EngineConfig(kv_cache_dtype="fp8"), "kv_cache_dtype", "enforce_eager"),
     )
-    data = json.loads(json.dumps(iso.to_dict()))
-    assert [k for k, v in data.items() if isinstance(v, list)] == ["runs"]
-    assert data["follows"] == "kv_cache_dtype"
-    entry: dict[str, Any] = {
-        "id": "kv=fp8",
-        "config": base.to_dict(),
-        "outcome": "failed",
-        "category": "dispatch_failure",
-        "stage": "kv_alloc",
-        "first_error": "NotImplementedError: FP8 KV cache",
-        "follows": data["follows"],
-        "isolation": data,
-    }
-    text = render_bug_report(entry, [], {}, log_root=tmp_path, redactor=Redactor([]))
-    section = text.split("## One-variable comparison", 1)[1]
-    assert f"**{iso.summary}**" in section
-    row = "| kv_cache_dtype | kv_cache_dtype=auto | kv=auto | passed | passes | — | 58.0 |"
-    assert row in section
-    lines = table_lines(data)
-    assert lines[0] == f"kv=fp8: {iso.summary}"
-    assert lines[1].split() == ["variable", "value", "outcome", "effect", "tok/s"]
-    assert lines[3].split() == ["kv_cache_dtype", "kv_cache_dtype=auto", "passed", "passes", "58.0"]
+    assert result.follows == ("kv_cache_dtype", "enforce_eager")
+    assert result.follows_text == "kv_cache_dtype,enforce_eager"
+    assert all(verdict(result, v)["text"] in result.summary for v in result.follows)
+
+
+def test_a_failure_that_does_not_reproduce_is_flaky_and_nothing_is_compared() -> None:
+    run = Runner(lambda config: failed("illegal_memory_access", "execute"), again=passed())
+    result = compare(run, request(EngineConfig(), "kv_cache_dtype", MEMORY))
+    assert (result.status, result.verdicts, result.follows) == ("flaky", (), ())
+    assert run.launched == ["default", "default (again)"]
+    assert [r["effect"] for r in result.runs] == ["base", "repeat"]
+
+
+def test_nothing_to_vary_is_said() -> None:
+    run = Runner(lambda config: failed("kv_cache_oom", "kv_alloc"))
+    result = compare(run, request(EngineConfig(), "attention_backend"))
+    assert verdict(result, "attention_backend")["effect"] == "not_varied"
+
+
+def test_bad_values_are_reported_before_any_engine_runs() -> None:
+    run = Runner(lambda config: passed())
+    with pytest.raises(ValueError, match="enforce_eager values must be True or False"):
+        compare(run, request(EngineConfig(), values={"enforce_eager": ("yes",)}))
+    with pytest.raises(ValueError, match="no values to try for max_num_seqs"):
+        request(EngineConfig(), "max_num_seqs")
+    assert run.launched == []
+
+
+def test_the_result_is_plain_json() -> None:
+    result = compare(Runner(kv_threshold(320 * KiB)), request(EngineConfig(), MEMORY))
+    assert json.loads(json.dumps(result.to_dict())) == result.to_dict()
+
+
+GOLDEN_TABLE = """\
+  variable        value                         outcome                      effect     tok/s
+  base            base                          kv_cache_oom at kv_alloc     base       -
+  base            base                          kv_cache_oom at kv_alloc     repeat     -
+  kv_cache_dtype  kv_cache_dtype=fp8            dispatch_failure at loading  unrelated  -
+  enforce_eager   enforce_eager=False           kv_cache_oom at warmup       stage      -
+  memory_budget   kv_cache_memory_bytes=64KiB   kv_cache_oom at kv_alloc     none       -
+  memory_budget   kv_cache_memory_bytes=256KiB  kv_cache_oom at kv_alloc     none       -
+  memory_budget   kv_cache_memory_bytes=1MiB    passed                       outcome    80.0
+  memory_budget   kv_cache_memory_bytes=512KiB  passed                       outcome    80.0
+  memory_budget   kv_cache_memory_bytes=368KiB  passed                       outcome    80.0
+  memory_budget   kv_cache_memory_bytes=312KiB  kv_cache_oom at kv_alloc     none       -
+  memory_budget   kv_cache_memory_bytes=344KiB  passed                       outcome    80.0
+  memory_budget   kv_cache_memory_bytes=328KiB  passed                       outcome    80.0
+  launches: 12 (at most 14)
+"""
+
+
+def test_golden_wording() -> None:
+    """The issue's case on synthetic results: the only test that pins sentences."""
+
+    def answer(config: EngineConfig) -> EngineResult:
+        if config.kv_cache_dtype == "fp8":
+            return failed("dispatch_failure", "loading", "NotImplementedError: FP8 KV cache")
+        stage = "warmup" if config.enforce_eager is False else "kv_alloc"
+        budget = config.kv_cache_memory_bytes or 0
+        return passed(80.0) if budget >= 320 * KiB else failed("kv_cache_oom", stage)
+
+    base = EngineConfig(max_model_len=512, kv_cache_memory_bytes=16 * KiB)
+    result = compare(Runner(answer), request(base, "kv_cache_dtype", "enforce_eager", MEMORY))
+    lines = table_lines(result.to_dict())
+    assert lines[0] == (
+        "len=512-kvmem=16KiB: memory_budget: fails at or below 312KiB, passes from 328KiB"
+        " (kv_cache_memory_bytes, within 10%); kv_cache_dtype: inconclusive: fp8 failed "
+        "for another reason (dispatch_failure at loading: NotImplementedError: FP8 KV "
+        "cache); enforce_eager: only the stage moves (kv_cache_oom at warmup with False)"
+    )
+    assert lines[1:] == GOLDEN_TABLE.splitlines()

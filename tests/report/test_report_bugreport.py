@@ -205,24 +205,29 @@ def test_serve_command_flags() -> None:
 
 
 def test_isolation_table_when_present(tmp_path: Path) -> None:
+    from pytest_blackwell.engine.config import EngineConfig
+    from pytest_blackwell.engine.isolate import IsolationRequest, compare
+    from pytest_blackwell.engine.result import EngineResult
+    from pytest_blackwell.failures.model import Failure
+
+    def run(config: EngineConfig, *, again: bool = False) -> EngineResult:
+        if config.kv_cache_dtype == "fp8":
+            return EngineResult("x", False, Failure("kv_cache_oom", "kv_alloc", "No memory"))
+        return EngineResult("x", True, tokens_per_s=10.0)
+
+    base = EngineConfig(kv_cache_dtype="fp8")
+    comparison = compare(run, IsolationRequest(base, (), {"kv_cache_dtype": ("auto",)}))
+    isolation = comparison.to_dict()
     data = results(tmp_path)
-    entry = {
-        **data["configs"][1],
-        "follows": "kv=auto",
-        "isolation": {
-            "variable": "kv_cache_dtype",
-            "runs": [
-                {"config": "kv=auto", "kv_cache_dtype": "auto", "outcome": "passed"},
-                {"config": "kv=fp8", "kv_cache_dtype": "fp8", "outcome": "kv_cache_oom@kv_alloc"},
-            ],
-        },
-    }
+    entry = {**data["configs"][1], "follows": isolation["follows"], "isolation": isolation}
     text = render_bug_report(entry, data["devices"], data["environment"], log_root=tmp_path)
     section = text.split("## One-variable comparison", 1)[1]
-    assert "The failure follows: `kv=auto`." in section
-    assert "- variable: `kv_cache_dtype`" in section
-    assert "| config | outcome | kv_cache_dtype |" in section
-    assert "| kv=fp8 | kv_cache_oom@kv_alloc | fp8 |" in section
+    assert "The failure follows: `kv_cache_dtype`." in section
+    assert f"**{isolation['summary']}**" in section
+    assert f"- {isolation['verdicts'][0]['text']} (`outcome`)" in section
+    assert "| variable | value | outcome | effect | tok/s |" in section
+    assert "| kv_cache_dtype | kv_cache_dtype=auto | passed | outcome | 10.0 |" in section
+    assert "Launches: 3 (at most 3)." in section
     plain = render_bug_report(data["configs"][1], data["devices"], data["environment"])
     assert "One-variable comparison" not in plain
 
