@@ -173,8 +173,13 @@ def main(argv: list[str]) -> int:
             f"unknown engine argument(s) {', '.join(unknown)} for vLLM {vllm.__version__} "
             "(expected names of vllm.engine.arg_utils.EngineArgs fields)"
         )
-    if "attention_backend" in kwargs and "attention_backend" not in accepted:
-        os.environ["VLLM_ATTENTION_BACKEND"] = str(kwargs.pop("attention_backend"))
+    if "attention_backend" in kwargs:
+        from pytest_blackwell.engine.capabilities import backend_alias, known_backends
+
+        asked = str(kwargs["attention_backend"])
+        kwargs["attention_backend"] = backend_alias(asked, known_backends()) or asked
+        if "attention_backend" not in accepted:
+            os.environ["VLLM_ATTENTION_BACKEND"] = str(kwargs.pop("attention_backend"))
     emit(
         "info",
         versions={

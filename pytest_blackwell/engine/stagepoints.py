@@ -56,8 +56,8 @@ STAGE_POINTS: tuple[StagePoint, ...] = (
         "profile",
         platform="cpu",
     ),
-    StagePoint("vllm.v1.engine.core", "", "get_kv_cache_config", "kv_alloc", until="0.10.0"),
-    StagePoint("vllm.v1.engine.core", "", "get_kv_cache_configs", "kv_alloc", since="0.10.2"),
+    StagePoint("vllm.v1.engine.core", "", "get_kv_cache_config", "kv_alloc", until="0.10.2"),
+    StagePoint("vllm.v1.engine.core", "", "get_kv_cache_configs", "kv_alloc", since="0.14.0"),
     StagePoint("vllm.v1.worker.gpu_worker", "Worker", "initialize_from_config", "kv_alloc"),
     StagePoint("vllm.v1.worker.gpu_worker", "Worker", "compile_or_warm_up_model", "warmup"),
     StagePoint(
@@ -78,7 +78,8 @@ STAGE_POINTS: tuple[StagePoint, ...] = (
         until="0.33.0",
         platform="gpu",
     ),
-    # The second model runner (most models from 0.25, the only one in 0.34).
+    # The second model runner (present from 0.14 at the latest; most models from 0.25, the only
+    # one in 0.34).
     StagePoint(
         "vllm.v1.worker.gpu.model_runner",
         "GPUModelRunner",
@@ -86,7 +87,7 @@ STAGE_POINTS: tuple[StagePoint, ...] = (
         "graph_capture",
         after="warmup",
         skip_if_true="profile_only",
-        since="0.22.0",
+        since="0.14.0",
         platform="gpu",
     ),
     # vLLM's torch.compile backend: Inductor compiles the traced graph inside this call.
