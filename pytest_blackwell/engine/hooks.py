@@ -42,9 +42,10 @@ ModuleHook = Callable[[ModuleType], None]
 class _HookedLoader(importlib.abc.Loader):
     """Runs the real loader, then the hooks; the module keeps its real loader afterwards."""
 
-    def __init__(self, loader: Any, hooks: Sequence[ModuleHook]) -> None:
+    def __init__(self, loader: Any, pending: dict[str, list[ModuleHook]], name: str) -> None:
         self._loader = loader
-        self._hooks = tuple(hooks)
+        self._pending = pending
+        self._name = name
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
         module: ModuleType | None = self._loader.create_module(spec)
@@ -56,7 +57,8 @@ class _HookedLoader(importlib.abc.Loader):
             spec.loader = self._loader
         module.__loader__ = self._loader
         self._loader.exec_module(module)
-        _run_hooks(module, self._hooks)
+        # Taken only now: a find_spec() that never loads the module must not use them up.
+        _run_hooks(module, self._pending.pop(self._name, []))
 
     def __getattr__(self, name: str) -> Any:  # get_source, get_filename, is_package, ...
         return getattr(self._loader, name)
@@ -88,7 +90,7 @@ class PostImportFinder(importlib.abc.MetaPathFinder):
             self._busy.name = None
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
-        spec.loader = _HookedLoader(spec.loader, self.hooks.pop(fullname))
+        spec.loader = _HookedLoader(spec.loader, self.hooks, fullname)
         return spec
 
 

@@ -95,6 +95,8 @@ def test_a_module_the_engine_imports_later_gets_its_points_wrapped_and_keeps_its
         import importlib.util, inspect, json, sys
         from pytest_blackwell.engine import hooks
         hooks.install_in_engine_process()
+        # Looking a module up without loading it must not use its hooks up.
+        assert importlib.util.find_spec("vllm.v1.worker.gpu_worker") is not None
         import vllm.v1.worker.gpu_worker as gw
         method = gw.Worker.__dict__["determine_available_memory"]
         print(json.dumps({
