@@ -180,6 +180,8 @@ def _dynamo_hook(module: ModuleType) -> None:
 
     def on_end(*_: Any) -> None:
         previous = resume.pop() if resume else None
+        if sys.exc_info()[0] is not None:
+            return  # torch runs end callbacks in a finally: a failed compile stays `compile`
         if previous is not None and previous != "compile":
             enter_stage(previous)
 
