@@ -42,7 +42,7 @@ def _compile_cache_setting(config: pytest.Config) -> tuple[str, str]:
 
 def pytest_configure(config: pytest.Config) -> None:
     value, origin = _compile_cache_setting(config)
-    if value.strip() == "" and value != "":
+    if value != value.strip():
         raise pytest.UsageError(f"{origin}: expected a directory or 'off', got {value!r}")
     path = Path(value).expanduser() if value and value.lower() not in _OFF else None
     if path is not None and path.exists() and not path.is_dir():

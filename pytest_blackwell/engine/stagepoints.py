@@ -92,6 +92,16 @@ STAGE_POINTS: tuple[StagePoint, ...] = (
     ),
     # vLLM's torch.compile backend: Inductor compiles the traced graph inside this call.
     StagePoint("vllm.compilation.backends", "VllmBackend", "__call__", "compile", after=RESTORE),
+    # Ahead-of-time compilation of the model (VLLM_USE_AOT_COMPILE, the default in recent
+    # releases): Dynamo's frame callbacks do not see it.
+    StagePoint(
+        "vllm.compilation.wrapper",
+        "TorchCompileWithNoGuardsWrapper",
+        "aot_compile",
+        "compile",
+        after=RESTORE,
+        since="0.14.0",
+    ),
 )
 
 #: torch's own compile callbacks (Dynamo tracing starts before vLLM's backend is called); hooked
