@@ -1,4 +1,4 @@
-"""torch.compile on a real engine: a `compile` stage of its own, and a cache the next session shares."""
+"""torch.compile on a real engine: its own `compile` stage, and a cache the next session shares."""
 
 from __future__ import annotations
 
