@@ -237,6 +237,7 @@ def engine_pool(config: pytest.Config) -> EnginePool:
     pool = config.stash.get(_POOL_KEY, None)
     if pool is None:
         from pytest_blackwell.engine.pool import EnginePool
+        from pytest_blackwell.gpu_plugin import pool_options
         from pytest_blackwell.progress import Progress
 
         env = dict(os.environ)
@@ -253,6 +254,7 @@ def engine_pool(config: pytest.Config) -> EnginePool:
             log_tag=os.environ.get("PYTEST_XDIST_WORKER")
             if hasattr(config, "workerinput")
             else None,
+            **pool_options(config),
         )
         config.stash[_POOL_KEY] = pool
     return pool

@@ -40,6 +40,7 @@ pytest_plugins = [
     "pytest_blackwell.engine_collection",
     "pytest_blackwell.isolate_plugin",
     "pytest_blackwell.perf_plugin",
+    "pytest_blackwell.gpu_plugin",
 ]
 
 DEVICE_ENV = "PYTEST_BLACKWELL_DEVICE"

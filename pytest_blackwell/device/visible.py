@@ -99,3 +99,77 @@ def uuid_key(uuid: str) -> str:
     for prefix in ("gpu-", "mig-"):
         key = key.removeprefix(prefix)
     return key
+
+
+# --- what the running vLLM accepts ----------------------------------------------------------
+
+#: The first vLLM release that maps ``GPU-``/``MIG-`` entries itself (through NVML); releases
+#: before it read every entry with ``int()`` (checked: 0.10.0 and 0.22.1 do, 0.25.0 does not).
+VLLM_ACCEPTS_UUIDS = (0, 23)
+#: Set with translated entries: NVML numbers GPUs in PCI bus order, CUDA by default does not.
+ORDER_ENV = "CUDA_DEVICE_ORDER"
+
+
+class VisibleDevicesError(ValueError):
+    """``CUDA_VISIBLE_DEVICES`` names devices the running vLLM cannot be given."""
+
+
+def entries_for_vllm(
+    entries: Sequence[str],
+    vllm_version: tuple[int, ...],
+    uuids: Mapping[int, str] | None,
+    *,
+    origin: str = ENV_VAR,
+) -> tuple[list[str], dict[str, str]]:
+    """``CUDA_VISIBLE_DEVICES`` entries the running vLLM accepts, and environment to add.
+
+    ``uuids``: NVML index -> full ``GPU-<uuid>`` (``None`` without NVML). vLLM before
+    :data:`VLLM_ACCEPTS_UUIDS` gets ``GPU-`` entries as NVML indices (with
+    ``CUDA_DEVICE_ORDER=PCI_BUS_ID`` so CUDA counts the same way) and cannot be given a MIG
+    instance at all; later releases look UUIDs up in NVML themselves and get unique prefixes
+    completed. Raises :class:`VisibleDevicesError` saying what to do instead.
+    """
+    old = bool(vllm_version) and vllm_version < VLLM_ACCEPTS_UUIDS
+    version = ".".join(str(n) for n in vllm_version) or "unknown"
+    result: list[str] = []
+    translated = False
+    for entry in entries:
+        if entry.isdigit():
+            result.append(entry)
+            continue
+        if entry.upper().startswith("MIG-"):
+            if old:
+                raise VisibleDevicesError(
+                    f"{origin} entry {entry!r} is a MIG instance, and vLLM {version} reads every "
+                    "entry as an integer index (int()); a MIG instance has no index. Use vLLM "
+                    ">= 0.23, or give the whole GPU by index"
+                )
+            result.append(entry)
+            continue
+        matches = [
+            (index, full)
+            for index, full in sorted((uuids or {}).items())
+            if uuid_key(full).startswith(uuid_key(entry))
+        ]
+        if len(matches) > 1:
+            raise VisibleDevicesError(
+                f"{origin} entry {entry!r} matches {len(matches)} GPUs "
+                f"({', '.join(full for _, full in matches)}); give more of the UUID"
+            )
+        if not old:
+            result.append(matches[0][1] if matches else entry)
+            continue
+        if uuids is None:
+            raise VisibleDevicesError(
+                f"{origin} entry {entry!r} is a GPU UUID, and vLLM {version} reads every entry "
+                "as an integer index (int()); mapping it needs NVML: install nvidia-ml-py, or "
+                "give GPUs by index"
+            )
+        if not matches:
+            raise VisibleDevicesError(
+                f"{origin} entry {entry!r} matches none of this machine's GPUs "
+                f"({', '.join(uuids.values()) or 'none found'})"
+            )
+        result.append(str(matches[0][0]))
+        translated = True
+    return result, ({ORDER_ENV: "PCI_BUS_ID"} if translated else {})

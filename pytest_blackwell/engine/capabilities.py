@@ -59,6 +59,23 @@ class Capabilities:
         )
 
 
+#: Suffix of the V1 attention backends' names in vLLM 0.10.x (``TRITON_ATTN_VLLM_V1``); later
+#: releases dropped it (``TRITON_ATTN``). Either spelling is accepted for either release.
+_V1_SUFFIX = "_VLLM_V1"
+
+
+def backend_alias(name: str, known: tuple[str, ...] | list[str]) -> str | None:
+    """The name the installed vLLM uses for attention backend ``name`` (``None``: unknown).
+
+    ``TRITON_ATTN`` is ``TRITON_ATTN_VLLM_V1`` on vLLM 0.10.x and ``FLASH_ATTN_VLLM_V1`` is
+    ``FLASH_ATTN`` on later releases.
+    """
+    if name in known:
+        return name
+    other = name.removesuffix(_V1_SUFFIX) if name.endswith(_V1_SUFFIX) else name + _V1_SUFFIX
+    return other if other in known else None
+
+
 def problems(config: EngineConfig, caps: Capabilities) -> list[str]:
     """Everything in ``config`` the installed vLLM would not accept (empty: fine)."""
     found: list[str] = []
@@ -76,7 +93,7 @@ def problems(config: EngineConfig, caps: Capabilities) -> list[str]:
             f"{', '.join(caps.kv_cache_dtypes)}"
         )
     backend = config.attention_backend
-    if backend is not None and backend not in caps.attention_backends:
+    if backend is not None and backend_alias(backend, caps.attention_backends) is None:
         found.append(
             f"attention backend {backend!r} does not exist in {where}; it knows "
             f"{', '.join(caps.attention_backends)}"
@@ -140,21 +157,46 @@ def _query() -> dict[str, Any]:
 
     torch: Any = importlib.import_module("torch")
     vllm: Any = importlib.import_module("vllm")
-    cache_dtype = importlib.import_module("vllm.config.cache").CacheDType
-    engine_args = importlib.import_module("vllm.engine.arg_utils").EngineArgs
     try:
-        registry = importlib.import_module("vllm.v1.attention.backends.registry")
-    except ImportError:  # older layouts
-        registry = importlib.import_module("vllm.attention.backends.registry")
+        cache_dtype = importlib.import_module("vllm.config.cache").CacheDType
+    except ImportError:  # vLLM 0.10.0/0.10.1: one vllm/config.py module
+        cache_dtype = importlib.import_module("vllm.config").CacheDType
+    engine_args = importlib.import_module("vllm.engine.arg_utils").EngineArgs
     names = [f.name for f in dataclasses.fields(engine_args)]
     return {
         "vllm_version": str(vllm.__version__),
         "torch_version": str(torch.__version__),
         "engine_args": sorted(names),
         "kv_cache_dtypes": list(typing.get_args(cache_dtype)),
-        "attention_backends": [member.name for member in registry.AttentionBackendEnum],
+        "attention_backends": known_backends(),
         "backend_is_engine_arg": "attention_backend" in names,
     }
+
+
+#: Where the attention backend enum lives, newest layout first: (module, class).
+_BACKEND_ENUMS = (
+    ("vllm.v1.attention.backends.registry", "AttentionBackendEnum"),  # 0.14 and later
+    ("vllm.attention.backends.registry", "AttentionBackendEnum"),
+    ("vllm.attention.backends.registry", "_Backend"),
+    ("vllm.platforms.interface", "_Backend"),  # 0.10.x
+)
+
+
+def known_backends() -> list[str]:
+    """The attention backend names of the installed vLLM (imports it: engine processes only)."""
+    import importlib
+
+    for module_name, class_name in _BACKEND_ENUMS:
+        try:
+            enum_class = getattr(importlib.import_module(module_name), class_name)
+        except (ImportError, AttributeError):
+            continue
+        return [member.name for member in enum_class]
+    raise RuntimeError(
+        "cannot find vLLM's attention backend enum (looked for "
+        + ", ".join(f"{m}.{c}" for m, c in _BACKEND_ENUMS)
+        + ")"
+    )
 
 
 if __name__ == "__main__":

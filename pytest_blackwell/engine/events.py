@@ -30,6 +30,8 @@ TOKEN_ENV = "PYTEST_BLACKWELL_ENGINE_TOKEN"
 
 _fd: int | None = None
 _fd_pid: int | None = None
+#: The stage this process announced last (``None``: none yet).
+_current: str | None = None
 
 
 def emit(event: str, **fields: Any) -> None:
@@ -50,8 +52,15 @@ def stall_requested(stage: str) -> bool:
     return os.environ.get(STALL_ENV, "") == stage
 
 
+def current_stage() -> str | None:
+    """The stage this process announced last, or ``None``."""
+    return _current
+
+
 def enter_stage(stage: str) -> None:
     """Announce ``stage``; stall here forever when the test switch names it."""
+    global _current
+    _current = stage
     emit("stage", stage=stage)
     if stall_requested(stage):
         print(

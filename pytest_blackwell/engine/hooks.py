@@ -1,44 +1,117 @@
 """Stage hooks and a child watcher, installed inside every engine process.
 
-Stage events come from wrapping the vLLM worker/engine methods that start each stage (reliable
-across the CPU and GPU workers of current vLLM); a missing method is skipped, so log markers
-seen by the classifier remain the fallback. Nothing here may break the engine: hook failures
-are swallowed.
+Stage events come from wrapping the vLLM functions that start each stage
+(:data:`~pytest_blackwell.engine.stagepoints.STAGE_POINTS`) and from torch's compile callbacks.
+The hooks never import a module themselves: a module the engine has already imported is wrapped
+at once, any other when the engine imports it (a ``sys.meta_path`` finder runs the wrapping
+right after the module's own code). Importing ``vllm.v1.worker.cpu_worker`` in a GPU engine,
+for example, would replace ``torch.cuda.Event`` and friends with CPU placeholders. A point this
+vLLM lacks is skipped, so the log markers seen by the classifier remain the fallback. Nothing here
+may break the engine: hook failures are swallowed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import importlib
+import importlib.abc
+import importlib.machinery
 import os
+import sys
 import threading
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from pytest_blackwell.engine.events import emit, enter_stage
+from pytest_blackwell.engine.events import current_stage, emit, enter_stage
+from pytest_blackwell.engine.stagepoints import (
+    DYNAMO_CALLBACK_MODULE,
+    RESTORE,
+    STAGE_POINTS,
+    StagePoint,
+)
 
 _INSTALLED = False
+_MARK = "_pytest_blackwell_hook"
 
-#: (module, class or "" for a module-level function, attribute, stage before, stage after).
-_STAGE_POINTS: tuple[tuple[str, str, str, str, str | None], ...] = (
-    ("vllm.v1.worker.gpu_worker", "Worker", "load_model", "loading", None),
-    ("vllm.v1.worker.cpu_worker", "CPUWorker", "load_model", "loading", None),
-    ("vllm.v1.worker.gpu_worker", "Worker", "determine_available_memory", "profile", None),
-    ("vllm.v1.worker.cpu_worker", "CPUWorker", "determine_available_memory", "profile", None),
-    ("vllm.v1.engine.core", "", "get_kv_cache_configs", "kv_alloc", None),
-    ("vllm.v1.worker.gpu_worker", "Worker", "initialize_from_config", "kv_alloc", None),
-    ("vllm.v1.worker.gpu_worker", "Worker", "compile_or_warm_up_model", "warmup", None),
-    ("vllm.v1.worker.cpu_worker", "CPUWorker", "compile_or_warm_up_model", "warmup", None),
-    (
-        "vllm.v1.worker.gpu_model_runner",
-        "GPUModelRunner",
-        "capture_model",
-        "graph_capture",
-        "warmup",
-    ),
-)
+ModuleHook = Callable[[ModuleType], None]
+
+
+class _HookedLoader(importlib.abc.Loader):
+    """Runs the real loader, then the hooks; the module keeps its real loader afterwards."""
+
+    def __init__(self, loader: Any, pending: dict[str, list[ModuleHook]], name: str) -> None:
+        self._loader = loader
+        self._pending = pending
+        self._name = name
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        module: ModuleType | None = self._loader.create_module(spec)
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        spec = module.__spec__
+        if spec is not None:
+            spec.loader = self._loader
+        module.__loader__ = self._loader
+        self._loader.exec_module(module)
+        # Taken only now: a find_spec() that never loads the module must not use them up.
+        _run_hooks(module, self._pending.pop(self._name, []))
+
+    def __getattr__(self, name: str) -> Any:  # get_source, get_filename, is_package, ...
+        return getattr(self._loader, name)
+
+
+class PostImportFinder(importlib.abc.MetaPathFinder):
+    """Calls hooks on a module right after the engine imports it (never imports anything)."""
+
+    def __init__(self) -> None:
+        self.hooks: dict[str, list[ModuleHook]] = {}
+        self._busy = threading.local()
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        hooks = self.hooks.get(fullname)
+        if not hooks or getattr(self._busy, "name", None) == fullname:
+            return None
+        self._busy.name = fullname
+        try:
+            spec = None
+            for finder in sys.meta_path:
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(fullname, path, target)
+                if spec is not None:
+                    break
+        finally:
+            self._busy.name = None
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        spec.loader = _HookedLoader(spec.loader, self.hooks, fullname)
+        return spec
+
+
+_FINDER = PostImportFinder()
+
+
+def _run_hooks(module: ModuleType, hooks: Sequence[ModuleHook]) -> None:
+    for hook in hooks:
+        with contextlib.suppress(Exception):  # never break the engine's import
+            hook(module)
+
+
+def when_imported(name: str, hook: ModuleHook) -> None:
+    """Call ``hook(module)`` now if ``name`` is imported, else right after it is (no import)."""
+    module = sys.modules.get(name)
+    if module is not None:
+        _run_hooks(module, [hook])
+        return
+    _FINDER.hooks.setdefault(name, []).append(hook)
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)
 
 
 def _attention_backends(worker: Any) -> list[str]:
@@ -51,39 +124,82 @@ def _attention_backends(worker: Any) -> list[str]:
     return sorted(names)
 
 
-def _wrap(owner: Any, attr: str, before: str, after: str | None) -> None:
+def _enter_compile() -> str | None:
+    """Announce ``compile``; the stage to go back to afterwards."""
+    previous = current_stage()
+    enter_stage("compile")
+    return previous
+
+
+def wrap_point(owner: Any, point: StagePoint) -> bool:
+    """Wrap ``owner.<point.attr>`` (its own attribute only); False when it has none."""
+    attr = point.attr
     original = owner.__dict__.get(attr) if isinstance(owner, type) else getattr(owner, attr, None)
-    if original is None or getattr(original, "_pytest_blackwell_hook", False):
-        return
+    if original is None or not callable(original) or getattr(original, _MARK, False):
+        return False
 
     @functools.wraps(original)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        enter_stage(before)
-        result = original(*args, **kwargs)
+        if point.skip_if_true is not None and kwargs.get(point.skip_if_true):
+            return original(*args, **kwargs)  # a measurement, not the stage itself
+        previous = current_stage()
+        enter_stage(point.before)
+        result = original(*args, **kwargs)  # on an error the stage stays where it failed
         if attr == "load_model" and args:
             with contextlib.suppress(Exception):
                 emit("backend", names=_attention_backends(args[0]))
-        if after is not None:
-            enter_stage(after)
+        if point.after == RESTORE:
+            if previous is not None and previous != point.before:
+                enter_stage(previous)
+        elif point.after is not None:
+            enter_stage(point.after)
         return result
 
-    wrapper._pytest_blackwell_hook = True  # type: ignore[attr-defined]
+    setattr(wrapper, _MARK, True)
     setattr(owner, attr, wrapper)
+    return True
+
+
+def _point_hook(point: StagePoint) -> ModuleHook:
+    def hook(module: ModuleType) -> None:
+        owner = getattr(module, point.owner) if point.owner else module
+        wrap_point(owner, point)
+
+    return hook
+
+
+def _dynamo_hook(module: ModuleType) -> None:
+    """Dynamo tracing starts before vLLM's backend is called: follow torch's own callbacks."""
+    handler = module.callback_handler
+    if getattr(handler, _MARK, False):
+        return
+    resume: list[str | None] = []
+
+    def on_start(*_: Any) -> None:
+        resume.append(_enter_compile())
+
+    def on_end(*_: Any) -> None:
+        previous = resume.pop() if resume else None
+        if sys.exc_info()[0] is not None:
+            return  # torch runs end callbacks in a finally: a failed compile stays `compile`
+        if previous is not None and previous != "compile":
+            enter_stage(previous)
+
+    handler.register_start_callback(on_start)
+    handler.register_end_callback(on_end)
+    with contextlib.suppress(Exception):
+        setattr(handler, _MARK, True)
 
 
 def install_stage_hooks() -> None:
-    """Wrap the stage entry points of the installed vLLM (idempotent)."""
+    """Wrap the stage points of the running vLLM as its modules load (idempotent)."""
     global _INSTALLED
     if _INSTALLED:
         return
     _INSTALLED = True
-    for module_name, class_name, attr, before, after in _STAGE_POINTS:
-        try:
-            module = importlib.import_module(module_name)
-            owner = getattr(module, class_name) if class_name else module
-        except Exception:  # a layout this vLLM does not have: skip the point
-            continue
-        _wrap(owner, attr, before, after)
+    for point in STAGE_POINTS:
+        when_imported(point.module, _point_hook(point))
+    when_imported(DYNAMO_CALLBACK_MODULE, _dynamo_hook)
 
 
 def _children() -> set[int]:
@@ -146,10 +262,8 @@ def _watch_children(interval_s: float) -> None:
         time.sleep(interval_s)
 
 
-def _hook_multiprocessing_reaping() -> None:
+def _hook_multiprocessing_reaping(popen_fork: ModuleType) -> None:
     """Report children that vLLM's own process monitor reaps before the watcher looks."""
-    import multiprocessing.popen_fork as popen_fork
-
     original = popen_fork.Popen.poll
     if getattr(original, "_pytest_blackwell_hook", False):
         return
@@ -167,12 +281,12 @@ def _hook_multiprocessing_reaping() -> None:
         return code
 
     poll._pytest_blackwell_hook = True  # type: ignore[attr-defined]
-    popen_fork.Popen.poll = poll  # type: ignore[method-assign]
+    popen_fork.Popen.poll = poll
 
 
 def start_child_watcher(interval_s: float = 0.2) -> bool:
     """Report deaths of this process's children as ``child_exit`` events (Linux only)."""
-    _hook_multiprocessing_reaping()
+    when_imported("multiprocessing.popen_fork", _hook_multiprocessing_reaping)
     if not Path("/proc/self/task").is_dir() or not hasattr(os, "waitid"):
         return False
     thread = threading.Thread(

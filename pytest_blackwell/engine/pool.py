@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,11 @@ _ISOLATED_DIRS = ("tmp", "rpc", "vllm-cache", "inductor-cache")
 _MAX_WORK_DIR_CHARS = 56
 #: Of those, the caches: shared and kept when the pool is given a ``vllm_cache_dir``.
 _CACHE_ENV = ("VLLM_CACHE_ROOT", "TORCHINDUCTOR_CACHE_DIR")
+
+#: Checked right before a launch: ``(config, env, pids of the pool's live engines)`` -> a
+#: failure that stands for the launch (the engine is not started), or ``None``. It may add to
+#: ``env``, and may raise (e.g. ``ValueError``) to refuse the launch: nothing is started then.
+Preflight = Callable[[EngineConfig, dict[str, str], list[int]], Failure | None]
 
 
 class EngineHandle:
@@ -188,6 +193,7 @@ class EnginePool:
         work_root: str | os.PathLike[str] | None = None,
         vllm_cache_dir: str | os.PathLike[str] | None = None,
         log_tag: str | None = None,
+        preflight: Preflight | None = None,
     ) -> None:
         if max_alive < 1:
             raise ValueError(f"EnginePool: max_alive must be at least 1; got {max_alive}")
@@ -209,6 +215,8 @@ class EnginePool:
                 "shorter work_root"
             )
         self.vllm_cache_dir = None if vllm_cache_dir is None else Path(vllm_cache_dir)
+        #: Run before every launch (see :data:`Preflight`); GPU memory and device checks.
+        self.preflight = preflight
         self._launch_count = 0
         self._handles: dict[str, EngineHandle] = {}
         self._tests: dict[str, list[str]] = {}
@@ -257,13 +265,17 @@ class EnginePool:
             oldest.evicted = oldest.result.failure is None
 
     def _launch(self, key: str, handle: EngineHandle) -> None:
+        env = dict(self.base_env)
+        refused = None
+        if self.preflight is not None:
+            own = [pid for h in self._handles.values() if h.alive for pid in h.pids()]
+            refused = self.preflight(handle.config, env, own)  # raising: nothing launched
         handle.launches += 1
         handle.evicted = False
         handle._revised = None
         self._launch_count += 1
         # Short names: vLLM's IPC socket paths under rpc/ must stay below 108 characters.
         engine_dir = self.work_dir / f"e{self._launch_count}"
-        env = dict(self.base_env)
         for name, sub in zip(ISOLATED_ENV, _ISOLATED_DIRS, strict=True):
             path = engine_dir / sub
             if self.vllm_cache_dir is not None and name in _CACHE_ENV:
@@ -275,6 +287,13 @@ class EnginePool:
         log_path = handle.log_path
         if handle.launches > 1:
             log_path = log_path.with_name(f"{log_path.stem}.{handle.launches}.log")
+        if refused is not None:
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+            log_path.write_text(f"pytest-blackwell: not launched: {refused.summary}\n")
+            handle._result = EngineResult(
+                config_id=handle.config.id, ok=False, failure=refused, log_path=str(log_path)
+            )
+            return
         process = EngineProcess(
             handle.config,
             log_path=log_path,

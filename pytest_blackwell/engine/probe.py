@@ -28,6 +28,7 @@ from typing import Any
 
 from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.engine.events import EVENTS_ENV, emit, enter_stage
+from pytest_blackwell.engine.gpushare import SHARE_ENV
 
 #: KV-cache size used on CPU when the config sets no memory budget at all (vLLM's default
 #: reserves most of NUMA node 0 and fails on small machines).
@@ -46,14 +47,20 @@ def _is_cpu_build() -> bool:
     return not (xpu is not None and xpu.is_available())
 
 
-def resolve(config: EngineConfig, *, cpu: bool) -> tuple[str, dict[str, Any]]:
+def resolve(
+    config: EngineConfig, *, cpu: bool, gpu_share: float | None = None
+) -> tuple[str, dict[str, Any]]:
     """The model path and ``LLM`` kwargs actually used, with the platform defaults applied.
 
     On CPU: ``enforce_eager`` defaults to True (compilation adds ~40 s) and, when neither
     ``kv_cache_memory_bytes`` nor ``gpu_memory_utilization`` is set, the KV cache gets
-    :data:`CPU_DEFAULT_KV_CACHE_BYTES`.
+    :data:`CPU_DEFAULT_KV_CACHE_BYTES`. On GPU: ``gpu_share`` (this engine's part of a GPU it
+    shares with other engines, see :mod:`pytest_blackwell.engine.gpushare`) is the
+    ``gpu_memory_utilization`` when the configuration sets none.
     """
     kwargs = config.engine_kwargs()
+    if not cpu and gpu_share is not None and config.gpu_memory_utilization is None:
+        kwargs["gpu_memory_utilization"] = gpu_share
     if cpu:
         kwargs.setdefault("enforce_eager", True)
         if config.kv_cache_memory_bytes is None and config.gpu_memory_utilization is None:
@@ -163,7 +170,8 @@ def main(argv: list[str]) -> int:
     if cpu:
         # Measured on 2-core CPU runners: in-process engine starts ~20 s faster.
         os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
-    model, kwargs = resolve(config, cpu=cpu)
+    share = os.environ.get(SHARE_ENV)
+    model, kwargs = resolve(config, cpu=cpu, gpu_share=float(share) if share else None)
 
     import torch
     import vllm
@@ -178,8 +186,13 @@ def main(argv: list[str]) -> int:
             f"unknown engine argument(s) {', '.join(unknown)} for vLLM {vllm.__version__} "
             "(expected names of vllm.engine.arg_utils.EngineArgs fields)"
         )
-    if "attention_backend" in kwargs and "attention_backend" not in accepted:
-        os.environ["VLLM_ATTENTION_BACKEND"] = str(kwargs.pop("attention_backend"))
+    if "attention_backend" in kwargs:
+        from pytest_blackwell.engine.capabilities import backend_alias, known_backends
+
+        asked = str(kwargs["attention_backend"])
+        kwargs["attention_backend"] = backend_alias(asked, known_backends()) or asked
+        if "attention_backend" not in accepted:
+            os.environ["VLLM_ATTENTION_BACKEND"] = str(kwargs.pop("attention_backend"))
     emit(
         "info",
         versions={

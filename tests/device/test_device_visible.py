@@ -160,3 +160,50 @@ def test_torch_child_gets_the_same_environment(fakes: SimpleNamespace) -> None:
     )
     (_command, _timeout, env) = runner.calls[0]
     assert env == {"CUDA_VISIBLE_DEVICES": "2,0"}
+
+
+# --- entries the running vLLM accepts ----------------------------------------------------------
+
+from pytest_blackwell.device.visible import (  # noqa: E402
+    VisibleDevicesError,
+    entries_for_vllm,
+)
+
+NVML_UUIDS = {
+    0: "GPU-0aaaaaaa-1111-2222-3333-444444444444",
+    1: "GPU-1bbbbbbb-1111-2222-3333-444444444444",
+}
+
+
+def test_old_vllm_gets_uuids_as_nvml_indices_in_pci_order() -> None:
+    entries, env = entries_for_vllm(["GPU-1bbb", "0"], (0, 22, 1), NVML_UUIDS)
+    assert entries == ["1", "0"]
+    assert env == {"CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+    assert entries_for_vllm(["1", "0"], (0, 10, 0), None) == (["1", "0"], {})
+
+
+def test_new_vllm_gets_full_uuids_and_mig_entries_as_they_are() -> None:
+    entries, env = entries_for_vllm(["GPU-0aaa", "MIG-77"], (0, 25, 0), NVML_UUIDS)
+    assert entries == [NVML_UUIDS[0], "MIG-77"]
+    assert env == {}
+    assert entries_for_vllm(["GPU-0aaa"], (0, 34), None) == (["GPU-0aaa"], {})
+
+
+@pytest.mark.parametrize(
+    ("entries", "uuids", "words"),
+    [
+        (["MIG-77"], NVML_UUIDS, ["MIG instance", "vLLM 0.22.1", "int()", ">= 0.23"]),
+        (["GPU-0aaa"], None, ["needs NVML", "nvidia-ml-py"]),
+        (["GPU-ffff"], NVML_UUIDS, ["matches none", NVML_UUIDS[0]]),
+        (["GPU-"], NVML_UUIDS, ["matches 2 GPUs"]),
+    ],
+)
+def test_what_old_vllm_cannot_take_stops_with_a_clear_message(
+    entries: list[str], uuids: dict[int, str] | None, words: list[str]
+) -> None:
+    with pytest.raises(VisibleDevicesError) as info:
+        entries_for_vllm(entries, (0, 22, 1), uuids, origin="CUDA_VISIBLE_DEVICES='x'")
+    message = str(info.value)
+    assert message.startswith("CUDA_VISIBLE_DEVICES='x' entry")
+    for word in words:
+        assert word in message

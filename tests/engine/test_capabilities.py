@@ -37,3 +37,28 @@ def test_capabilities_come_from_the_installed_vllm_and_are_cached(
     vllm_capabilities.cache_clear()
     bad = EngineConfig(kv_cache_dtype="fp9", engine_args={"no_such_arg": 1})
     assert len(problems(bad, caps)) == 2
+
+
+# Attention backend names as vLLM 0.10.x (platforms/interface.py _Backend) and 0.34 spell them.
+V010_BACKENDS = ("FLASH_ATTN", "FLASH_ATTN_VLLM_V1", "TRITON_ATTN_VLLM_V1", "FLASHINFER")
+V034_BACKENDS = ("FLASH_ATTN", "TRITON_ATTN", "FLASHINFER", "CPU_ATTN")
+
+
+def test_backend_names_are_translated_between_vllm_releases() -> None:
+    from pytest_blackwell.engine.capabilities import backend_alias
+
+    assert backend_alias("TRITON_ATTN", V010_BACKENDS) == "TRITON_ATTN_VLLM_V1"
+    assert backend_alias("FLASH_ATTN", V010_BACKENDS) == "FLASH_ATTN"
+    assert backend_alias("FLASH_ATTN_VLLM_V1", V034_BACKENDS) == "FLASH_ATTN"
+    assert backend_alias("TRITON_ATTN_VLLM_V1", V034_BACKENDS) == "TRITON_ATTN"
+    assert backend_alias("CPU_ATTN", V010_BACKENDS) is None
+
+
+def test_problems_accept_the_other_releases_spelling_only() -> None:
+    from pytest_blackwell.engine.capabilities import Capabilities
+
+    old = Capabilities("0.10.0", "2.7.1", ("model",), ("auto", "fp8"), V010_BACKENDS, False)
+    assert problems(EngineConfig(attention_backend="TRITON_ATTN"), old) == []
+    found = problems(EngineConfig(attention_backend="CPU_ATTN"), old)
+    assert len(found) == 1
+    assert "attention backend 'CPU_ATTN' does not exist in vLLM 0.10.0" in found[0]
