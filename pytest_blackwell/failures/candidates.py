@@ -33,6 +33,8 @@ class Candidate:
     detail: dict[str, Any]
     hint: str | None
     traceback: list[str] = field(default_factory=list)
+    rule: str = ""  # the rule that named the category ("" for a bare error line)
+    hint_from: str = ""  # what gave ``hint``
 
 
 @dataclass
@@ -45,7 +47,7 @@ class Block:
     is_traceback: bool
     lines: list[str]
     best: Candidate | None = None
-    hints: list[str] = field(default_factory=list)
+    hints: list[tuple[str, str]] = field(default_factory=list)  # (stage, rule name)
     exception_seen: bool = False
     deadline: int = 0
     last_seen: int = 0
@@ -78,7 +80,8 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
     ):
         # A wrapper right after the cause (``Capture cuda graph failed`` after a compiler
         # error) still tells the stage the cause happened in.
-        return replace(best, hint=later_stage((best.hint, cand.hint)))
+        hint = later_stage((best.hint, cand.hint))
+        return replace(best, hint=hint, hint_from=cand.hint_from if hint != best.hint else best.hint_from)
     return best
 
 

@@ -41,6 +41,7 @@ from pytest_blackwell.failures.candidates import (
     merged,
     process_name,
 )
+from pytest_blackwell.failures.frames import frame_category, frame_stage
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.rules import DEFAULT_RULES, Rule
@@ -48,9 +49,11 @@ from pytest_blackwell.failures.stages import (
     HANG_TAIL_LINES,
     STAGE_INDEX,
     hang_evidence,
+    late_marker_fragment,
     late_stage,
     later_stage,
     live_marker_keywords,
+    marker_fragment,
     marker_stage,
 )
 
@@ -62,6 +65,15 @@ STALE_LINES = 400  # an unfinished traceback that gets no line for this long is 
 MAX_TRACEBACK = 120  # traceback lines kept per error (head and tail)
 MAX_LINE_CHARS = 1 << 20  # a longer physical line keeps its head and tail (a flattened paste)
 _ERROR_LEVELS = ("ERROR", "CRITICAL")
+
+
+def category_evidence(cand: Candidate) -> str:
+    """What named the category of ``cand``, in words."""
+    if cand.rule:
+        return f"rule {cand.rule}"
+    if cand.detail.get("truncated"):
+        return "traceback cut before its exception line"
+    return "error line without a known signature"
 
 
 class StreamClassifier:
@@ -77,8 +89,10 @@ class StreamClassifier:
                 raise TypeError(f"rules must be Rule objects, got {type(rule).__name__}: {rule!r}")
         self._hint_rules = tuple(r for r in self._rules if r.wrapper and r.stage_hint)
         self._rule_keywords = tuple(dict.fromkeys(k for r in self._rules for k in r.keywords))
-        self._stage = "startup"
+        self._stage = "unknown"
         self._floor = 0
+        self._events = False  # explicit stage events were given: they alone decide the stage
+        self._stage_sources: dict[str, str] = {}  # stage -> what last announced it
         self._lineno = 0
         self._ring: deque[tuple[int, str]] = deque(maxlen=RING_LINES)
         self._tail: deque[tuple[int, str]] = deque(maxlen=HANG_TAIL_LINES)
@@ -92,7 +106,7 @@ class StreamClassifier:
     # --- public API ---------------------------------------------------------------------------
     @property
     def stage(self) -> str:
-        """The current stage (``startup`` until a marker or an explicit event says otherwise)."""
+        """The current stage (``unknown`` until a marker or an explicit event says otherwise)."""
         return self._stage
 
     @property
@@ -120,6 +134,8 @@ class StreamClassifier:
             raise ValueError(f"note_stage() expects one of {', '.join(STAGE_INDEX)}, got {stage!r}")
         self._stage = stage
         self._floor = STAGE_INDEX[stage]
+        self._events = True
+        self._stage_sources[stage] = f"stage event {stage}"
         self._refresh_keywords()
 
     @property
@@ -171,8 +187,15 @@ class StreamClassifier:
         if hang is not None:
             lineno, raw, reason = hang
             text = next((ln.text for ln in reversed(logical_lines(raw)) if ln.text), raw.strip())
-            stage = late_stage(raw for _, raw in self._tail) or self._stage
-            return Failure("timeout", stage, text, lineno, {"evidence": reason}, (text,))
+            late = late_stage(raw for _, raw in self._tail)
+            stage = late or self._stage
+            evidence = {
+                "category": f"hang: {reason}",
+                "stage": "marker 'Shutting down'" if late else self._stage_sources.get(stage, "none"),
+            }
+            return Failure(
+                "timeout", stage, text, lineno, {"evidence": reason}, (text,), evidence
+            )
         return self._failure(best) if best is not None else None
 
     # --- internals ----------------------------------------------------------------------------
@@ -224,16 +247,37 @@ class StreamClassifier:
 
     def _error_stage(self) -> str:
         """The stage of an error starting now: the current one, or shutdown if it just began."""
-        if STAGE_INDEX[self._stage] < STAGE_INDEX["shutdown"]:
+        if STAGE_INDEX.get(self._stage, 0) < STAGE_INDEX["shutdown"]:
             late = late_stage(raw for _, raw in self._ring)
             if late is not None:
+                self._stage_sources[late] = f"marker {late_marker_fragment(late)!r}"
                 return late
         return self._stage
 
     def _failure(self, cand: Candidate) -> Failure:
-        stage = later_stage((cand.stage, cand.hint))
+        category, category_from = cand.category, category_evidence(cand)
+        if category == "unknown" and cand.rank != WRAPPER:
+            found = frame_category(cand.traceback)
+            if found is not None:
+                category, category_from = found
+        options = [(cand.stage, self._stage_sources.get(cand.stage, "none"))]
+        if cand.hint:
+            options.append((cand.hint, cand.hint_from or "rule"))
+        if not self._events:
+            frames = frame_stage(cand.traceback)
+            if frames is not None:
+                options.append(frames)
+        stage = later_stage(stage for stage, _ in options)
+        stage_from = next((why for st, why in options if st == stage), "none")
+        evidence = {"category": category_from, "stage": stage_from}
         return Failure(
-            cand.category, stage, cand.text, cand.line, dict(cand.detail), tuple(cand.traceback)
+            category,
+            stage,
+            cand.text,
+            cand.line,
+            dict(cand.detail),
+            tuple(cand.traceback),
+            evidence,
         )
 
     def _match(self, line: LogicalLine) -> tuple[Rule, dict[str, Any]] | None:
@@ -261,7 +305,16 @@ class StreamClassifier:
         if rank == STRONG and rule.category == "unknown":
             rank = UNKNOWN
         return Candidate(
-            rank, rule.category, line.text, lineno, start, stage, detail, rule.stage_hint
+            rank,
+            rule.category,
+            line.text,
+            lineno,
+            start,
+            stage,
+            detail,
+            rule.stage_hint,
+            rule=rule.name,
+            hint_from=f"rule {rule.name}" if rule.stage_hint else "",
         )
 
     def _process(self, lineno: int, line: LogicalLine) -> None:
@@ -279,13 +332,19 @@ class StreamClassifier:
         cand = self._candidate(lineno, line, lineno, self._stage)
         if cand is None:
             stage = marker_stage(text)
-            if stage is not None and STAGE_INDEX[stage] >= self._floor and stage != self._stage:
+            if (
+                stage is not None
+                and STAGE_INDEX[stage] >= self._floor
+                and stage != self._stage
+                and (stage != "startup" or self._stage == "unknown")
+            ):
                 self._stage = stage
+                self._stage_sources[stage] = f"marker {marker_fragment(text)!r}"
                 self._refresh_keywords()
             return
         cand.stage = self._error_stage()
         if cand.rank in (WRAPPER, UNKNOWN, WEAK) and (self._best is None or self._best.rank < WEAK):
-            self._recover_quiet_causes(cand.hint)
+            self._recover_quiet_causes(cand.hint, cand.hint_from)
         frames = self._lookback(line.tag) if cand.rank >= UNKNOWN else []
         if frames:
             cand.start = min(n for n, _ in frames)
@@ -351,7 +410,7 @@ class StreamClassifier:
     def _note_hints(self, block: Block, line: LogicalLine) -> None:
         for rule in self._hint_rules:
             if rule.stage_hint and rule.match(line.text, line.level) is not None:
-                block.hints.append(rule.stage_hint)
+                block.hints.append((rule.stage_hint, rule.name))
 
     def _lookback(self, tag: str) -> list[tuple[int, str]]:
         """The traceback right before the current line (same process), read back from the ring.
@@ -370,7 +429,7 @@ class StreamClassifier:
             frames[:0] = [(lineno, p.text) for p in pieces]
         return frames if any(t.startswith("  File ") for _, t in frames) else []
 
-    def _recover_quiet_causes(self, hint: str | None) -> None:
+    def _recover_quiet_causes(self, hint: str | None, hint_from: str = "") -> None:
         """Match the recent lines in full when a wrapper or an unrecognised error shows up.
 
         The keyword filter skips lines without an error word, such as a ``ptxas fatal`` line
@@ -384,7 +443,8 @@ class StreamClassifier:
                     continue
                 cand = self._candidate(lineno, line, lineno, self._stage)
                 if cand is not None and cand.rank >= WEAK:
-                    cand.hint = later_stage((cand.hint, hint)) if hint else cand.hint
+                    if hint and later_stage((cand.hint, hint)) != cand.hint:
+                        cand.hint, cand.hint_from = later_stage((cand.hint, hint)), hint_from
                     cand.traceback = [line.text]
                     self._offer(cand)
         if self._ring:
@@ -407,7 +467,12 @@ class StreamClassifier:
             )
         if cand is None:
             return None
-        hint = later_stage((cand.hint, *block.hints))
+        hint: str | None = later_stage((cand.hint, *(stage for stage, _ in block.hints)))
+        hint_from = cand.hint_from
+        if hint == "unknown":
+            hint = cand.hint
+        elif hint != cand.hint:
+            hint_from = next(f"rule {name}" for stage, name in block.hints if stage == hint)
         return Candidate(
             cand.rank,
             cand.category,
@@ -416,8 +481,10 @@ class StreamClassifier:
             block.start,
             block.stage,
             cand.detail,
-            hint if hint != "startup" else cand.hint,
+            hint,
             list(block.lines),
+            rule=cand.rule,
+            hint_from=hint_from,
         )
 
     def _close(self, block: Block) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_blackwell.failures.detail import convert_groups
-from pytest_blackwell.failures.vocabulary import STAGES
+from pytest_blackwell.failures.vocabulary import LIFECYCLE_STAGES
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _QUIET = ("DEBUG", "INFO", "WARNING")
@@ -57,9 +57,9 @@ class Rule:
                 f"{where}: category must be a lower_snake name such as 'device_oom', "
                 f"got {self.category!r}"
             )
-        if self.stage_hint is not None and self.stage_hint not in STAGES:
+        if self.stage_hint is not None and self.stage_hint not in LIFECYCLE_STAGES:
             raise ValueError(
-                f"{where}: stage_hint must be one of {', '.join(STAGES)} or None, "
+                f"{where}: stage_hint must be one of {', '.join(LIFECYCLE_STAGES)} or None, "
                 f"got {self.stage_hint!r}"
             )
         if isinstance(self.keywords, str) or not all(
@@ -233,7 +233,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        ignore_at=_QUIET),
     # --- configuration or model files rejected ----------------------------------------------------
     _r("config_validation", "unsupported_config",
-       r"ValidationError: \d+ validation errors? for (?P<config>\w+)"),
+       r"ValidationError: \d+ validation errors? for (?P<config>\w+)", stage_hint="startup"),
     _r("model_files", "unsupported_config",
        r"does not appear to have (?:a file|files) named (?P<missing_file>[\w\-]+(?:\.\w+)*)"
        r"|Invalid repository ID or local directory specified: '(?P<model>[^']+)'"
@@ -248,7 +248,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"argument --[\w-]+: invalid|unrecognized arguments:|Unknown (?:quantization method|kv cache"
        r" dtype|attention backend)|Invalid (?:attention backend|kv_cache_dtype)|max_model_len \("
        r"(?P<max_model_len>\d+)\) is greater than the derived max_model_len|does not match the "
-       r"quantization method specified in the `quantization` argument"),
+       r"quantization method specified in the `quantization` argument",
+       stage_hint="startup"),
     # --- relays: a more specific cause in the same block wins -------------------------------------
     _r("nccl", "nccl_error",
        r"NCCL [Ee]rror"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from pytest_blackwell.failures.vocabulary import STAGES
+from pytest_blackwell.failures.vocabulary import LIFECYCLE_STAGES
 
 #: ``(fragment, stage)``, checked in order; the first fragment found in a message decides.
 STAGE_MARKERS: tuple[tuple[str, str], ...] = (
@@ -21,10 +21,14 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Starting vLLM API server", "execute"),
     ("Processed prompts", "execute"),
     ("Avg prompt throughput", "execute"),
+    ("The server is fired up and ready to roll", "execute"),
     ("Graph capturing finished", "warmup"),
     ("Warming up done", "warmup"),
     ("Capturing CUDA graph", "graph_capture"),
     ("Capturing cudagraph", "graph_capture"),
+    ("Capture cuda graph end", "warmup"),
+    ("Capture cuda graph begin", "graph_capture"),
+    ("KV Cache is allocated", "kv_alloc"),
     ("KV cache size:", "kv_alloc"),
     ("Available KV cache memory", "kv_alloc"),
     ("Memory profiling takes", "kv_alloc"),
@@ -39,22 +43,48 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Loading weights took", "loading"),
     ("Loading safetensors checkpoint shards", "loading"),
     ("Starting to load model", "loading"),
+    ("Load weight end", "profile"),
+    ("Load weight begin", "loading"),
+    ("Initializing a V1 LLM engine", "startup"),
+    ("Initializing an LLM engine", "startup"),
+    ("non-default args", "startup"),
+    ("Init torch distributed begin", "startup"),
+    ("API server version", "startup"),
+    ("vLLM is using nccl", "startup"),
+    ("Automatically detected platform", "startup"),
 )
 
 #: Markers of the end of a run. An error during shutdown comes right after them, so instead of
 #: searching the whole log for them they are looked for among the lines just before an error.
 LATE_MARKERS: tuple[tuple[str, str], ...] = (("Shutting down", "shutdown"),)
 
-STAGE_INDEX: dict[str, int] = {name: i for i, name in enumerate(STAGES)}
+STAGE_INDEX: dict[str, int] = {name: i for i, name in enumerate(LIFECYCLE_STAGES)}
 _EXECUTE = STAGE_INDEX["execute"]
 
 
 def marker_stage(text: str) -> str | None:
-    """The stage a message announces, or ``None``."""
+    """The stage a message announces, or ``None``.
+
+    ``startup`` markers (lines every process prints while it starts) only name the stage of a log
+    that has shown no other stage yet; the caller applies that.
+    """
     for fragment, stage in (*STAGE_MARKERS, *LATE_MARKERS):
         if fragment in text:
             return stage
     return None
+
+
+def marker_fragment(text: str) -> str:
+    """The marker fragment found in ``text`` (``""`` if none)."""
+    for fragment, _ in (*STAGE_MARKERS, *LATE_MARKERS):
+        if fragment in text:
+            return fragment
+    return ""
+
+
+def late_marker_fragment(stage: str) -> str:
+    """The late-marker fragment that announces ``stage``."""
+    return next(fragment for fragment, marker in LATE_MARKERS if marker == stage)
 
 
 def late_stage(lines: Iterable[str]) -> str | None:
@@ -83,10 +113,11 @@ def live_marker_keywords(stage: str, floor: int) -> tuple[str, ...]:
 
 
 def later_stage(stages: Iterable[str | None]) -> str:
-    """The latest of ``stages`` in life-cycle order (unknown names and ``None`` are ignored)."""
-    best = "startup"
+    """The latest of ``stages`` in life-cycle order; ``unknown`` when none is a life-cycle stage
+    (``unknown`` itself and ``None`` are ignored)."""
+    best = "unknown"
     for stage in stages:
-        if stage in STAGE_INDEX and STAGE_INDEX[stage] > STAGE_INDEX[best]:
+        if stage in STAGE_INDEX and (best == "unknown" or STAGE_INDEX[stage] > STAGE_INDEX[best]):
             best = stage
     return best
 

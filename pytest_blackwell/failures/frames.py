@@ -1,0 +1,189 @@
+"""What the frames of a traceback tell: the stage an error happened in, and sometimes its category.
+
+Pasted excerpts rarely keep a stage banner, but their tracebacks name the engine function that
+was running. The tables below map function names from the engines' own sources (vLLM V0 and V1,
+SGLang, TensorRT-LLM) and library paths (Dynamo/Inductor, the model loaders, CUDA graphs) to a
+stage. ``decisive`` names tell the stage wherever they sit; ``contextual`` names (a model step,
+the sampler's dummy run) only count when no decisive name is on the stack, because the same
+function runs inside memory profiling, warm-up and serving alike. Within a traceback the
+innermost decisive frame wins; of chained tracebacks, the first one with a telling frame (the
+cause, printed first) wins.
+
+A few frames also tell the category: a check that raises for one reason only (vLLM's KV-cache
+memory check, Triton's shared-memory resource check). They decide when the message itself is
+unknown, e.g. cut off by a paste.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+, in (?P<func>[\w<>.]+)')
+
+#: Function names that tell the stage wherever they appear on the stack.
+DECISIVE: dict[str, str] = {
+    # start-up: argument and config validation, device and process-group setup
+    "create_engine_config": "startup",
+    "from_cli_args": "startup",
+    "parse_args": "startup",
+    "check_server_args": "startup",
+    "init_device": "startup",
+    "init_worker_distributed_environment": "startup",
+    "init_distributed_environment": "startup",
+    "ensure_model_parallel_initialized": "startup",
+    "initialize_model_parallel": "startup",
+    "init_torch_distributed": "startup",
+    "_verify_args": "startup",
+    "_verify_quantization": "startup",
+    "_verify_cuda_graph": "startup",
+    "verify_with_parallel_config": "startup",
+    "get_attn_backend": "startup",
+    # weights
+    "load_model": "loading",
+    "load_weights": "loading",
+    "get_model": "loading",
+    "_prepare_weights": "loading",
+    "download_weights_from_hf": "loading",
+    "safetensors_weights_iterator": "loading",
+    "initialize_model": "loading",
+    "_initialize_model": "loading",
+    "load_checkpoint": "loading",
+    # memory profiling
+    "profile_run": "profile",
+    "determine_available_memory": "profile",
+    "determine_num_available_blocks": "profile",
+    "profile_max_num_token": "profile",
+    "estimate_max_tokens": "profile",
+    # KV cache sizing and allocation
+    "get_kv_cache_config": "kv_alloc",
+    "get_kv_cache_configs": "kv_alloc",
+    "check_enough_kv_cache_memory": "kv_alloc",
+    "_check_enough_kv_cache_memory": "kv_alloc",
+    "initialize_from_config": "kv_alloc",
+    "initialize_kv_cache": "kv_alloc",
+    "initialize_kv_cache_tensors": "kv_alloc",
+    "_allocate_kv_cache_tensors": "kv_alloc",
+    "_reshape_kv_cache_tensors": "kv_alloc",
+    "initialize_cache": "kv_alloc",
+    "_init_cache_engine": "kv_alloc",
+    "raise_if_cache_size_invalid": "kv_alloc",
+    "init_memory_pool": "kv_alloc",
+    "_create_kv_cache_manager": "kv_alloc",
+    "build_managers": "kv_alloc",
+    # CUDA graphs
+    "capture_model": "graph_capture",
+    "_capture_cudagraphs": "graph_capture",
+    "init_cuda_graphs": "graph_capture",
+    "capture_one_batch_size": "graph_capture",
+    "_warmup_and_capture": "graph_capture",
+    # warm-up
+    "_warm_up_model": "warmup",
+    "compile_or_warm_up_model": "warmup",
+    "_run_warmup": "warmup",
+    "_execute_server_warmup": "warmup",
+}
+
+#: Function names that tell the stage only when no decisive name is on the stack.
+CONTEXTUAL: dict[str, str] = {
+    "_initialize_kv_caches": "kv_alloc",
+    "_dummy_sampler_run": "warmup",
+    "execute_model": "execute",
+    "execute_model_with_error_logging": "execute",
+    "sample_tokens": "execute",
+    "step": "execute",
+    "step_with_batch_queue": "execute",
+    "run_busy_loop": "execute",
+    "_process_engine_step": "execute",
+    "run_batch": "execute",
+    "forward_batch_generation": "execute",
+    "event_loop_normal": "execute",
+    "event_loop_overlap": "execute",
+    "_executor_loop": "execute",
+    "_forward_step": "execute",
+    "generate": "execute",
+    "create_chat_completion": "execute",
+    "create_completion": "execute",
+}
+
+#: Library paths whose frames tell the stage like a decisive name (fragment of the file path).
+PATHS: tuple[tuple[str, str], ...] = (
+    ("torch/_dynamo/", "compile"),
+    ("torch/_inductor/", "compile"),
+    ("vllm/compilation/", "compile"),
+    ("torch/cuda/graphs.py", "graph_capture"),
+    ("model_loader/", "loading"),
+)
+
+#: Frames that raise for one reason only: they tell the category of an unrecognised message.
+CATEGORY_FRAMES: dict[str, str] = {
+    "check_enough_kv_cache_memory": "kv_cache_oom",
+    "_check_enough_kv_cache_memory": "kv_cache_oom",
+    "raise_if_cache_size_invalid": "kv_cache_oom",
+    "_init_handles": "smem_limit",  # Triton: the launch-time shared-memory check
+    "_check_if_gpu_supports_dtype": "dispatch_failure",
+}
+
+
+class Frame(NamedTuple):
+    path: str
+    func: str
+
+
+def parse_frame(text: str) -> Frame | None:
+    """``File "x.py", line 3, in f`` -> ``Frame("x.py", "f")``; ``None`` for other lines."""
+    m = _FRAME.match(text)
+    if m is None:
+        return None
+    func = m.group("func").rsplit(".", 1)[-1]
+    return Frame(m.group("path").replace("\\", "/"), func)
+
+
+def _segments(lines: Iterable[str]) -> list[list[Frame]]:
+    """The frames of each traceback in ``lines`` (a new one starts at every header)."""
+    segments: list[list[Frame]] = [[]]
+    for text in lines:
+        if "Traceback (most recent call last)" in text and segments[-1]:
+            segments.append([])
+            continue
+        frame = parse_frame(text)
+        if frame is not None:
+            segments[-1].append(frame)
+    return [s for s in segments if s]
+
+
+def _decisive(frame: Frame) -> str | None:
+    stage = DECISIVE.get(frame.func)
+    if stage is not None:
+        return stage
+    for fragment, path_stage in PATHS:
+        if fragment in frame.path:
+            return path_stage
+    return None
+
+
+def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
+    """``(stage, evidence)`` from the frames among ``lines``, or ``None`` when none tells."""
+    segments = _segments(lines)
+    for segment in segments:
+        for frame in reversed(segment):
+            stage = _decisive(frame)
+            if stage is not None:
+                return stage, f"frame {frame.func}"
+    for segment in segments:
+        for frame in reversed(segment):
+            stage = CONTEXTUAL.get(frame.func)
+            if stage is not None:
+                return stage, f"frame {frame.func}"
+    return None
+
+
+def frame_category(lines: Sequence[str]) -> tuple[str, str] | None:
+    """``(category, evidence)`` from a frame that raises for one reason only, else ``None``."""
+    for segment in _segments(lines):
+        for frame in reversed(segment):
+            category = CATEGORY_FRAMES.get(frame.func)
+            if category is not None:
+                return category, f"frame {frame.func}"
+    return None
