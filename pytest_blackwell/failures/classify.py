@@ -21,6 +21,7 @@ matched in full, because a dead process's last words (``Killed``) carry no error
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
@@ -59,12 +60,20 @@ from pytest_blackwell.failures.stages import (
 
 #: Literal strings found in (nearly) every error line; lines without any of them (and without a
 #: rule keyword or live stage marker) are skipped unless an error block is open.
-TRIGGERS: tuple[str, ...] = ("rror", "ERROR")
+TRIGGERS: tuple[str, ...] = (
+    "rror", "ERROR", "FATAL", "atal", "[E]", "[F]", "Traceback", "xception", "panicked"
+)  # fmt: skip
 FOLLOW_LINES = 8  # lines after a relay or a traceback's last line that may still refine it
 STALE_LINES = 400  # an unfinished traceback that gets no line for this long is closed
 MAX_TRACEBACK = 120  # traceback lines kept per error (head and tail)
 MAX_LINE_CHARS = 1 << 20  # a longer physical line keeps its head and tail (a flattened paste)
 _ERROR_LEVELS = ("ERROR", "CRITICAL")
+#: A line that says it is an error although no rule knows it: never "no failure".
+_ERRORISH = re.compile(
+    r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]"
+    r"|^(?:[\w.:]+: )?(?:error|Error|fatal)(?:\[\w+\])?:|panicked at|\bExceptions?: \S"
+    r"|^(?:[\d:.]+ )?[EF] \w+"
+)
 
 
 def category_evidence(cand: Candidate) -> str:
@@ -294,7 +303,7 @@ class StreamClassifier:
     ) -> Candidate | None:
         found = self._match(line)
         if found is None:
-            if line.level in _ERROR_LEVELS and line.text.strip():
+            if line.text.strip() and (line.level in _ERROR_LEVELS or _ERRORISH.search(line.text)):
                 detail = {"process": process_name(line.tag)} if line.tag else {}
                 return Candidate(
                     LEVEL_ONLY, "unknown", line.text, lineno, start, stage, detail, None

@@ -105,6 +105,12 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"out of resource: shared memory, Required: (?P<required_bytes>\d+), "
        r"Hardware limit: (?P<limit_bytes>\d+)"),
     _r("too_many_resources", "smem_limit", r"too many resources requested for launch"),
+    _r("triton_out_of_resources", "smem_limit",
+       r"OutOfResources\b|out of resource: shared memory", keywords=("OutOfResources",)),
+    _r("dynamic_smem_set_failed", "smem_limit",
+       r"(?i)(?:failed to set|cannot set|unable to set)\b.{0,60}?dynamic shared"
+       r"|(?:requested|required) (?:dynamic )?shared memory.{0,80}?(?:exceeds|larger than|greater than)"
+       r"|shared memory (?:size )?(?:too large|too big|overflow)"),
     _r("dynamic_smem_attribute", "smem_limit",
        r"MaxDynamicSharedMemorySize.{0,200}?(?:invalid argument|failed|exceed)"
        r"|cudaFuncSetAttribute.{0,200}?(?:invalid argument|failed)"),
@@ -154,6 +160,18 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"Available memory on node (?P<numa_node>\d+) \((?P<available_gib>[\d.]+)/(?P<total_gib>"
        r"[\d.]+) GiB\) on kv cache\s?allocation is less than requested memory for kv \("
        r"(?:[\d.]+/)?(?P<requested_gib>[\d.]+)", stage_hint="kv_alloc"),
+    _r("mamba_state_blocks", "kv_cache_oom",
+       r"(?i)exceeds? (?:the )?available (?:mamba|ssm|state|conv|hybrid)\w* (?:cache )?blocks?"
+       r"|(?:mamba|ssm|state) cache (?:blocks? )?(?:is|are)? ?(?:not enough|insufficient|too small)"
+       r"|not enough (?:mamba|ssm|state) cache", stage_hint="kv_alloc"),
+    _r("llama_cpp_kv", "kv_cache_oom",
+       r"llama_kv_cache\w*: failed to allocate|llama_kv_cache\w*\(\) failed"
+       r"|failed to allocate buffer for kv cache", stage_hint="kv_alloc",
+       keywords=("failed to allocate",)),
+    _r("kv_tokens_exhausted", "kv_cache_oom",
+       r"(?i)(?:remaining|available|free) \d+ kv ?cache tokens?,? but"
+       r"|kv ?cache (?:is )?(?:exhausted|full)\b|not enough (?:free )?kv ?cache (?:blocks|tokens|space)",
+       stage_hint="execute"),
     _r("kv_cache_insufficient", "kv_cache_oom",
        r"(?i)(?:insufficient|not enough)(?: available)? (?:memory|blocks?|space) for (?:the )?"
        r"(?:kv|mamba|state) cache|Not enough memory\. Please try to increase --mem-fraction-static",
@@ -174,19 +192,26 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED|CUDA_ERROR_OUT_OF_MEMORY"
        r"|hipErrorOutOfMemory|cudaMalloc(?:Async)? failed: out of memory"
        r"|Cuda failure (?:\d+ )?'out of memory'"
-       r"|\[Errno 12\] Cannot allocate"),
+       r"|\[Errno 12\] Cannot allocate"
+       r"|(?i:\bcuda\w*(?: runtime)? (?:error|failure)\b.{0,240}?\bout of memory)"
+       r"|Cuda Runtime \(out of memory\)|cudaMalloc\w* failed: out of memory"),
+    _r("buffer_alloc_failed", "device_oom",
+       r"(?:alloc_buffer|ggml_gallocr\w*): (?:failed to allocate|allocating .{0,80}?failed)",
+       weak=True, keywords=("failed to allocate", "alloc_buffer")),
     # --- no kernel for this hardware -----------------------------------------------------------
     _r("no_kernel_image", "dispatch_failure",
        r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
        r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function|CUBLAS_STATUS_NOT_SUPPORTED"
        r"|CUDNN_STATUS_NOT_SUPPORTED|CUDNN_STATUS_ARCH_MISMATCH"),
     _r("cutlass_scaled_mm", "dispatch_failure",
-       r"No compiled cutlass_scaled_mm\w* for (?:a )?CUDA device capability:? "
+       r"No compiled (?:cutlass_)?\w+ for (?:a )?(?:compute capability less than )?(?:CUDA )?"
+       r"device capability:? "
        r"(?P<compute_capability>\d+)|dispatch_scaled_mm\w*.{0,80}?(?:capability:? "
        r"(?P<compute_capability__2>\d+)|not (?:supported|implemented))"),
     _r("ptxas_arch", "dispatch_failure",
        r"ptxas\b.{0,40}?(?:fatal|error)\s*:.*?'sm_(?P<compute_capability>\d+)a?'.*?not defined"
-       r"|(?:PTXAS|ptxas) (?:fatal|error)", stage_hint="compile"),
+       r"|(?:PTXAS|ptxas) (?:fatal|error)|CalledProcessError: Command '\[[^\]]{0,300}?ptxas",
+       stage_hint="compile"),
     _r("capability_unsupported", "dispatch_failure",
        r"Minimum capability: (?P<min_capability>\d+)\.? Current capability: "
        r"(?P<compute_capability>\d+)|compute capability (?P<compute_capability__2>\d+(?:\.\d+)?)"
@@ -198,7 +223,10 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"|Cannot use FlashAttention(?:-2)? backend for"),
     _r("head_dim_unsupported", "dispatch_failure",
        r"Unsupported head_?(?:dim|size)\b(?:[^:=\d]*[:=] ?(?P<head_dim>\d+))?"
-       r"|Head size (?P<head_dim__2>\d+) is not supported"),
+       r"|Head size (?P<head_dim__2>\d+) is not supported"
+       r"|(?i:(?:does not|doesn't|only) supports? head ?(?:dim|size)(?:ension)?s?)"),
+    _r("kernel_config_invalid", "dispatch_failure",
+       r"Invalid configuration\s?: \w+=\d+"),
     _r("no_attention_backend", "dispatch_failure", r"No valid attention backend found"),
     # A backend refusing this kv-cache dtype or compute capability: no kernel for this setup.
     _r("backend_not_valid", "dispatch_failure",
@@ -227,6 +255,9 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"undefined symbol: (?P<symbol>\S+)|cannot open shared object file|version `(?P<glibc>"
        r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist",
        ignore_at=_QUIET),
+    _r("backend_not_installed", "env_mismatch",
+       r"(?i)is not available or (?:is )?outdated|(?:not installed|is outdated)\W+please (?:install|upgrade)"
+       r"|cudaErrorNotSupported|MemPool\w*\([^)]*\): operation not supported"),
     _r("extension_not_loaded", "env_mismatch",
        r"'_OpNamespace' '_C\w*' object has no attribute '(?P<op>\w+)'"),
     _r("module_missing", "env_mismatch", r"No module named '(?P<module>[\w.]+)'",
@@ -257,6 +288,12 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"|NCCL communicator was aborted|retrieving ncclUniqueId"
        r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
        r"|Watchdog caught collective operation timeout", weak=True),
+    _r("nccl_warn", "nccl_error", r"NCCL WARN", weak=True, keywords=("NCCL WARN",)),
+    _r("watchdog_timeout", "timeout",
+       r"^Watchdog timeout\b|watchdog_timeout=\d+\)", keywords=("atchdog",)),
+    _r("runner_terminated", "engine_died",
+       r"runner process (?:has )?terminated: (?:exit status (?P<status>\S+)|signal: (?P<signal>[\w ]+))",
+       weak=True),
     _r("worker_died", "engine_died",
        r"(?:Worker|Engine core|RayWorker\w*) proc(?:ess)? (?P<process>\S+) died unexpectedly"
        r"(?: \(exit code: (?P<exit_code>-?\d+)\))?|(?P<process__2>\S+ rank=\d+) died unexpectedly"
@@ -296,5 +333,11 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"^(?:[A-Za-z_][\w]*\.)*(?P<exception>[A-Z]\w*(?:Error|Exception|Failed|Interrupt"
        r"|OutOfResources|InvalidCxxCompiler|Unsupported))(?::|$)", ignore_at=_QUIET),
     _r("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
+    # --- kernel driver lines ---------------------------------------------------------------------
+    _r("xid_fault", "illegal_memory_access",
+       r"NVRM: Xid \([^)]*\): (?P<xid>13|31|32|43|69)\b", keywords=("Xid",)),
+    _r("gpu_lost", "unknown",
+       r"NVRM: Xid \([^)]*\): (?P<xid>\d+)|fallen off the bus|NVRM: .{0,80}?(?:failed|error)",
+       keywords=("Xid", "off the bus", "NVRM")),
 )
 # fmt: on
