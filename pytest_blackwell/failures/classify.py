@@ -28,6 +28,7 @@ from typing import Any
 
 from pytest_blackwell.failures.candidates import (
     CHAIN,
+    HEADERS,
     LEVEL_ONLY,
     RING_LINES,
     SOFT_WINDOW,
@@ -61,7 +62,7 @@ from pytest_blackwell.failures.stages import (
 #: Literal strings found in (nearly) every error line; lines without any of them (and without a
 #: rule keyword or live stage marker) are skipped unless an error block is open.
 TRIGGERS: tuple[str, ...] = (
-    "rror", "ERROR", "FATAL", "atal", "[E]", "[F]", "Traceback", "xception", "panicked"
+    "rror", "ERROR", "FATAL", "[E]", "[F]", "Traceback", "xception", "panicked"
 )  # fmt: skip
 FOLLOW_LINES = 8  # lines after a relay or a traceback's last line that may still refine it
 STALE_LINES = 400  # an unfinished traceback that gets no line for this long is closed
@@ -334,9 +335,12 @@ class StreamClassifier:
             self._close(block)
         text = line.text
         if is_header(text):
-            self._blocks[line.tag] = Block(
-                line.tag, lineno, self._error_stage(), True, [text], last_seen=lineno
-            )
+            block = Block(line.tag, lineno, self._error_stage(), True, [text], last_seen=lineno)
+            if not text.startswith(HEADERS):  # "Exception in worker ...: <error>, Traceback ...:"
+                block.best = self._candidate(lineno, line, lineno, block.stage)
+                if block.best is not None:
+                    block.best.traceback = block.lines
+            self._blocks[line.tag] = block
             return
         cand = self._candidate(lineno, line, lineno, self._stage)
         if cand is None:

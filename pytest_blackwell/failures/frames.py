@@ -21,6 +21,8 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+, in (?P<func>[\w<>.]+)')
+# Wrappers that name the method a worker was running: "while processing method init_device".
+_METHOD = re.compile(r"(?:processing|executing|calling) (?:method )?'?(?P<func>[A-Za-z_]\w+)'? ?")
 
 #: Function names that tell the stage wherever they appear on the stack.
 DECISIVE: dict[str, str] = {
@@ -135,7 +137,8 @@ def parse_frame(text: str) -> Frame | None:
     """``File "x.py", line 3, in f`` -> ``Frame("x.py", "f")``; ``None`` for other lines."""
     m = _FRAME.match(text)
     if m is None:
-        return None
+        m = _METHOD.search(text)
+        return None if m is None else Frame("", m.group("func"))
     func = m.group("func").rsplit(".", 1)[-1]
     return Frame(m.group("path").replace("\\", "/"), func)
 

@@ -29,11 +29,25 @@ _TIMESTAMP = re.compile(
     r"^\s*(?:\[" + _STAMP + r"(?: (?P<tag>[A-Za-z]+\d*))?\]|" + _STAMP + r")\s?"
 )
 _GUTTER = re.compile(r"^\s*(?:\[[\w.\-]{1,40}\]|[\w.\-]{1,40})?\s*\|\s?")
-_PROC_TAG = re.compile(r"^\s*\((?P<tag>[A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+)\)\s?")
+_PROC_TAG = re.compile(
+    r"^\s*\((?P<tag>[A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+)(?:, ip=[\w.:\-]+)?\)\s?"
+)
+# Pasting leftovers: pytest's "E   " prefix, markdown quotes and list bullets, diff markers.
+_PASTE = re.compile(r"^(?:E {2,}|>+ ?|\+> ?|[-*] (?=\[|\(|\w+ \|))")
+# Other timestamp styles: syslog "Feb 15 17:37:45 host kernel:", dmesg "[ 1843.308145]",
+# "[Fri Aug 30 11:11:22 2024]", "[05/08/2024-20:47:56]", "2024-05-11 14:10:52.224", "12:00:01.123".
+_OTHER_STAMP = re.compile(
+    r"^\s*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]+ kernel: ?"
+    r"|\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]"
+    r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,]?\d*Z?"
+    r"|\d\d:\d\d:\d\d(?:[.,]\d+)?(?= ))\s?"
+)
+_HTML = re.compile(r"</?(?:details|summary|br|pre|code|p|div|span)\b[^>]*>|^```\w*")
+_ENTITIES = (("&gt;", ">"), ("&lt;", "<"), ("&quot;", '"'), ("&#39;", "'"), ("&amp;", "&"))
 _RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+)\]:\s?")
 _VLLM_LEVEL = re.compile(
     r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?"
-    r"(?: \[[^\]]*\])? ?"
+    r"(?: \[[^\]]*\]| [\w.\-]+:\d+\])? ?"
 )
 _PLAIN_LEVEL = re.compile(r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL):(?:[\w.]+:)?\s*")
 # "[E1010 12:34:56.789012 ProcessGroupNCCL.cpp:616]", "[W socket.cpp:663]"
@@ -81,7 +95,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
     own = ""  # the outermost tag of this piece wins: "(Worker pid=3) [rank1]:" is Worker
     for _ in range(6):  # a handful of stacked prefixes at most
         before = text
-        for rx in (_TIMESTAMP, _GUTTER, _PROC_TAG, _RANK_TAG):
+        for rx in (_TIMESTAMP, _PASTE, _OTHER_STAMP, _GUTTER, _PROC_TAG, _RANK_TAG):
             m = rx.match(text)
             if m and m.end() > 0:
                 own = own or (m.groupdict().get("tag") or "")
@@ -142,6 +156,11 @@ def logical_lines(raw: str) -> list[LogicalLine]:
     carries no process tag of its own inherits the tag of the piece before it.
     """
     raw = strip_ansi(raw.rstrip("\r\n")).lstrip("\ufeff")
+    if "<" in raw or "`" in raw:
+        raw = _HTML.sub("", raw)
+    if "&" in raw:
+        for entity, char in _ENTITIES:
+            raw = raw.replace(entity, char)
     parts = [p for p in raw.split("\r") if p.strip()] if "\r" in raw else [raw]
     result: list[LogicalLine] = []
     tag = ""

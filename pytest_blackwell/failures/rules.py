@@ -281,6 +281,12 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"(?P<max_model_len>\d+)\) is greater than the derived max_model_len|does not match the "
        r"quantization method specified in the `quantization` argument",
        stage_hint="startup"),
+    # --- kernel driver lines ---------------------------------------------------------------------
+    _r("xid_fault", "illegal_memory_access",
+       r"NVRM: Xid \([^)]*\): (?P<xid>13|31|32|43|69)\b", keywords=("Xid",)),
+    _r("gpu_lost", "unknown",
+       r"NVRM: Xid \([^)]*\): (?P<xid>\d+)|fallen off the bus|NVRM: .{0,80}?(?:failed|error)",
+       keywords=("Xid", "off the bus", "NVRM")),
     # --- relays: a more specific cause in the same block wins -------------------------------------
     _r("nccl", "nccl_error",
        r"NCCL [Ee]rror"
@@ -333,11 +339,6 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"^(?:[A-Za-z_][\w]*\.)*(?P<exception>[A-Z]\w*(?:Error|Exception|Failed|Interrupt"
        r"|OutOfResources|InvalidCxxCompiler|Unsupported))(?::|$)", ignore_at=_QUIET),
     _r("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
-    # --- kernel driver lines ---------------------------------------------------------------------
-    _r("xid_fault", "illegal_memory_access",
-       r"NVRM: Xid \([^)]*\): (?P<xid>13|31|32|43|69)\b", keywords=("Xid",)),
-    _r("gpu_lost", "unknown",
-       r"NVRM: Xid \([^)]*\): (?P<xid>\d+)|fallen off the bus|NVRM: .{0,80}?(?:failed|error)",
-       keywords=("Xid", "off the bus", "NVRM")),
+
 )
 # fmt: on

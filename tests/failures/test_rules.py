@@ -17,7 +17,7 @@ def test_default_rules_use_the_public_vocabulary() -> None:
     for rule in DEFAULT_RULES:
         assert rule.category in CATEGORIES, rule
         assert rule.stage_hint is None or rule.stage_hint in STAGES, rule
-    assert {r.category for r in DEFAULT_RULES} == set(CATEGORIES) - {"timeout"}
+    assert {r.category for r in DEFAULT_RULES} == set(CATEGORIES)
 
 
 def test_wrappers_come_after_every_cause() -> None:
