@@ -69,6 +69,8 @@ STALE_LINES = 400  # an unfinished traceback that gets no line for this long is 
 MAX_TRACEBACK = 120  # traceback lines kept per error (head and tail)
 MAX_LINE_CHARS = 1 << 20  # a longer physical line keeps its head and tail (a flattened paste)
 _ERROR_LEVELS = ("ERROR", "CRITICAL")
+#: Rules that only name an exception type: a frame that raises for one reason is better evidence.
+_GENERIC_RULES = ("value_error", "exception")
 #: A line that says it is an error although no rule knows it: never "no failure".
 _ERRORISH = re.compile(
     r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]"
@@ -266,7 +268,7 @@ class StreamClassifier:
 
     def _failure(self, cand: Candidate) -> Failure:
         category, category_from = cand.category, category_evidence(cand)
-        if category == "unknown" and cand.rank != WRAPPER:
+        if (category == "unknown" or cand.rule in _GENERIC_RULES) and cand.rank != WRAPPER:
             found = frame_category(cand.traceback)
             if found is not None:
                 category, category_from = found

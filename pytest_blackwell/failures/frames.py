@@ -52,6 +52,11 @@ DECISIVE: dict[str, str] = {
     "initialize_model": "loading",
     "_initialize_model": "loading",
     "load_checkpoint": "loading",
+    "load_single_module": "loading",
+    "from_dir": "loading",
+    "build_engine": "compile",
+    "build_serialized_network": "compile",
+    "build_cuda_engine": "compile",
     # memory profiling
     "profile_run": "profile",
     "determine_available_memory": "profile",
@@ -105,6 +110,7 @@ CONTEXTUAL: dict[str, str] = {
     "_executor_loop": "execute",
     "_forward_step": "execute",
     "generate": "execute",
+    "output_handler": "execute",
     "create_chat_completion": "execute",
     "create_completion": "execute",
 }
