@@ -32,16 +32,23 @@ def _pct(right: int, total: int) -> str:
 def _report(split: str, result: Score, show_wrong: bool) -> bool:
     cat_target, stage_target = TARGETS[split]
     print(f"== {split}: {result.total} logs, {result.failures} failures")
-    print(f"category accuracy: {_pct(result.category_right, result.failures)}"
-          f"  (target >= {cat_target:.0%})")
-    print(f"stage accuracy:    {_pct(result.stage_right, result.failures)}"
-          f"  (target >= {stage_target:.0%})")
+    print(
+        f"category accuracy: {_pct(result.category_right, result.failures)}"
+        f"  (target >= {cat_target:.0%})"
+    )
+    print(
+        f"stage accuracy:    {_pct(result.stage_right, result.failures)}"
+        f"  (target >= {stage_target:.0%})"
+    )
     print(f"missed failures:   {len(result.missed)}  (target 0)")
-    print(f"false alarms:      {len(result.false_alarms)}  (healthy logs: "
-          f"{result.total - result.failures})")
+    print(
+        f"false alarms:      {len(result.false_alarms)}  (healthy logs: "
+        f"{result.total - result.failures})"
+    )
     print("per category:")
     for category in sorted(result.category_totals):
-        print(f"  {category:24s} {_pct(result.by_category[category], result.category_totals[category])}")
+        right, total = result.by_category[category], result.category_totals[category]
+        print(f"  {category:24s} {_pct(right, total)}")
     print("per stage:")
     for stage in sorted(result.stage_totals):
         print(f"  {stage:24s} {_pct(result.by_stage[stage], result.stage_totals[stage])}")
@@ -83,12 +90,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"classify_accuracy: {exc}", file=sys.stderr)
         return 2
     if not entries:
-        print(f"classify_accuracy: no manifest.json with entries under {args.corpus}",
-              file=sys.stderr)
+        print(
+            f"classify_accuracy: no manifest.json with entries under {args.corpus}", file=sys.stderr
+        )
         return 2
     splits = tuple(args.split or SPLITS)
     results = score(entries, splits)
-    ok = all([_report(split, results[split], args.wrong) for split in splits])
+    ok = True
+    for split in splits:  # every split is reported, also after a miss
+        ok = _report(split, results[split], args.wrong) and ok
     return 1 if args.check and not ok else 0
 
 

@@ -2,9 +2,9 @@
 
 ``-`` reads standard input. Without ``--json`` each file gets a short readable summary; with it,
 one JSON object per file per line: ``file``, ``category`` (``null`` when the log has no error),
-``stage``, ``first_error``, ``line``, ``detail``, ``evidence`` (what decided the category and the
-stage: a rule, a traceback frame, a stage marker or ``none``). A file that cannot be read gets a message on
-standard error and the exit status is 1; the other files are still classified.
+``stage``, ``first_error``, ``line``, ``detail``, ``evidence`` (what decided the category and
+the stage: a rule, a traceback frame, a stage marker or ``none``). A file that cannot be read
+gets a message on standard error and the exit status is 1; the other files are still classified.
 """
 
 from __future__ import annotations

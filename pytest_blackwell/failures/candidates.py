@@ -81,7 +81,9 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
         # A wrapper right after the cause (``Capture cuda graph failed`` after a compiler
         # error) still tells the stage the cause happened in.
         hint = later_stage((best.hint, cand.hint))
-        return replace(best, hint=hint, hint_from=cand.hint_from if hint != best.hint else best.hint_from)
+        return replace(
+            best, hint=hint, hint_from=cand.hint_from if hint != best.hint else best.hint_from
+        )
     return best
 
 

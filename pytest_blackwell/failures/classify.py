@@ -43,7 +43,7 @@ from pytest_blackwell.failures.candidates import (
     merged,
     process_name,
 )
-from pytest_blackwell.failures.frames import frame_category, frame_stage
+from pytest_blackwell.failures.evidence import decide
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.rules import DEFAULT_RULES, Rule
@@ -69,23 +69,12 @@ STALE_LINES = 400  # an unfinished traceback that gets no line for this long is 
 MAX_TRACEBACK = 120  # traceback lines kept per error (head and tail)
 MAX_LINE_CHARS = 1 << 20  # a longer physical line keeps its head and tail (a flattened paste)
 _ERROR_LEVELS = ("ERROR", "CRITICAL")
-#: Rules that only name an exception type: a frame that raises for one reason is better evidence.
-_GENERIC_RULES = ("value_error", "exception")
 #: A line that says it is an error although no rule knows it: never "no failure".
 _ERRORISH = re.compile(
     r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]"
     r"|^(?:[\w.:]+: )?(?:error|Error|fatal)(?:\[\w+\])?:|panicked at|\bExceptions?: \S"
     r"|^(?:[\d:.]+ )?[EF] \w+"
 )
-
-
-def category_evidence(cand: Candidate) -> str:
-    """What named the category of ``cand``, in words."""
-    if cand.rule:
-        return f"rule {cand.rule}"
-    if cand.detail.get("truncated"):
-        return "traceback cut before its exception line"
-    return "error line without a known signature"
 
 
 class StreamClassifier:
@@ -203,11 +192,11 @@ class StreamClassifier:
             stage = late or self._stage
             evidence = {
                 "category": f"hang: {reason}",
-                "stage": "marker 'Shutting down'" if late else self._stage_sources.get(stage, "none"),
+                "stage": "marker 'Shutting down'"
+                if late
+                else self._stage_sources.get(stage, "none"),
             }
-            return Failure(
-                "timeout", stage, text, lineno, {"evidence": reason}, (text,), evidence
-            )
+            return Failure("timeout", stage, text, lineno, {"evidence": reason}, (text,), evidence)
         return self._failure(best) if best is not None else None
 
     # --- internals ----------------------------------------------------------------------------
@@ -267,30 +256,7 @@ class StreamClassifier:
         return self._stage
 
     def _failure(self, cand: Candidate) -> Failure:
-        category, category_from = cand.category, category_evidence(cand)
-        if (category == "unknown" or cand.rule in _GENERIC_RULES) and cand.rank != WRAPPER:
-            found = frame_category(cand.traceback)
-            if found is not None:
-                category, category_from = found
-        options = [(cand.stage, self._stage_sources.get(cand.stage, "none"))]
-        if cand.hint:
-            options.append((cand.hint, cand.hint_from or "rule"))
-        if not self._events:
-            frames = frame_stage(cand.traceback)
-            if frames is not None:
-                options.append(frames)
-        stage = later_stage(stage for stage, _ in options)
-        stage_from = next((why for st, why in options if st == stage), "none")
-        evidence = {"category": category_from, "stage": stage_from}
-        return Failure(
-            category,
-            stage,
-            cand.text,
-            cand.line,
-            dict(cand.detail),
-            tuple(cand.traceback),
-            evidence,
-        )
+        return decide(cand, self._stage_sources, frames=not self._events)
 
     def _match(self, line: LogicalLine) -> tuple[Rule, dict[str, Any]] | None:
         for rule in self._rules:

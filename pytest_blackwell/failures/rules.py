@@ -109,7 +109,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"OutOfResources\b|out of resource: shared memory", keywords=("OutOfResources",)),
     _r("dynamic_smem_set_failed", "smem_limit",
        r"(?i)(?:failed to set|cannot set|unable to set)\b.{0,60}?dynamic shared"
-       r"|(?:requested|required) (?:dynamic )?shared memory.{0,80}?(?:exceeds|larger than|greater than)"
+       r"|(?:requested|required) (?:dynamic )?shared memory.{0,80}?"
+       r"(?:exceeds|larger than|greater than)"
        r"|shared memory (?:size )?(?:too large|too big|overflow)"),
     _r("dynamic_smem_attribute", "smem_limit",
        r"MaxDynamicSharedMemorySize.{0,200}?(?:invalid argument|failed|exceed)"
@@ -170,7 +171,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        keywords=("failed to allocate",)),
     _r("kv_tokens_exhausted", "kv_cache_oom",
        r"(?i)(?:remaining|available|free) \d+ kv ?cache tokens?,? but"
-       r"|kv ?cache (?:is )?(?:exhausted|full)\b|not enough (?:free )?kv ?cache (?:blocks|tokens|space)",
+       r"|kv ?cache (?:is )?(?:exhausted|full)\b"
+       r"|not enough (?:free )?kv ?cache (?:blocks|tokens|space)",
        stage_hint="execute"),
     _r("kv_cache_insufficient", "kv_cache_oom",
        r"(?i)(?:insufficient|not enough)(?: available)? (?:memory|blocks?|space) for (?:the )?"
@@ -256,7 +258,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist",
        ignore_at=_QUIET),
     _r("backend_not_installed", "env_mismatch",
-       r"(?i)is not available or (?:is )?outdated|(?:not installed|is outdated)\W+please (?:install|upgrade)"
+       r"(?i)is not available or (?:is )?outdated"
+       r"|(?:not installed|is outdated)\W+please (?:install|upgrade)"
        r"|cudaErrorNotSupported|MemPool\w*\([^)]*\): operation not supported"),
     _r("extension_not_loaded", "env_mismatch",
        r"'_OpNamespace' '_C\w*' object has no attribute '(?P<op>\w+)'"),
@@ -298,7 +301,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("watchdog_timeout", "timeout",
        r"^Watchdog timeout\b|watchdog_timeout=\d+\)", keywords=("atchdog",)),
     _r("runner_terminated", "engine_died",
-       r"runner process (?:has )?terminated: (?:exit status (?P<status>\S+)|signal: (?P<signal>[\w ]+))",
+       r"runner process (?:has )?terminated: "
+       r"(?:exit status (?P<status>\S+)|signal: (?P<signal>[\w ]+))",
        weak=True),
     _r("worker_died", "engine_died",
        r"(?:Worker|Engine core|RayWorker\w*) proc(?:ess)? (?P<process>\S+) died unexpectedly"

@@ -48,8 +48,16 @@ def test_bad_manifest_says_what_and_where(tmp_path: Path) -> None:
     shard = tmp_path / "x"
     shard.mkdir()
     (shard / "a.log").write_text("ERROR boom\n")
-    entry = {"file": "a.log", "source": "o/r#1", "engine": "vllm", "gpu": None,
-             "category": "device_oom", "stage": "booting", "reason": "", "split": "dev"}
+    entry = {
+        "file": "a.log",
+        "source": "o/r#1",
+        "engine": "vllm",
+        "gpu": None,
+        "category": "device_oom",
+        "stage": "booting",
+        "reason": "",
+        "split": "dev",
+    }
     (shard / "manifest.json").write_text(json.dumps([entry]))
     with pytest.raises(CorpusError, match=r"manifest.json: entry 0: stage 'booting' is not one of"):
         load_corpus(tmp_path)

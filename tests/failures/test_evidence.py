@@ -129,7 +129,9 @@ def test_pasting_damage_is_removed() -> None:
 
 
 def test_mamba_state_blocks_are_kv_cache_oom() -> None:
-    failure = classify_log(["ValueError: max_num_seqs (512) exceeds available Mamba cache blocks (7)."])
+    failure = classify_log(
+        ["ValueError: max_num_seqs (512) exceeds available Mamba cache blocks (7)."]
+    )
     assert failure is not None
     assert (failure.category, failure.stage) == ("kv_cache_oom", "kv_alloc")
 
