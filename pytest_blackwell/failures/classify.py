@@ -61,9 +61,12 @@ from pytest_blackwell.failures.stages import (
 
 #: Literal strings found in (nearly) every error line; lines without any of them (and without a
 #: rule keyword or live stage marker) are skipped unless an error block is open.
-TRIGGERS: tuple[str, ...] = (
-    "rror", "ERROR", "FATAL", "[E]", "[F]", "Traceback", "xception", "panicked"
-)  # fmt: skip
+TRIGGERS: tuple[str, ...] = ("rror", "ERROR")
+#: Further words of error lines that carry neither (``FATAL``, TensorRT's ``[E]``, ``NCCL WARN``,
+#: ``NVRM: Xid``, a Rust panic, a bare ``Exception``). A ``quick`` classifier leaves them and the
+#: rules' own keywords out; :func:`classify_stream` then reads the log again in full when the
+#: quick pass found no known cause, so none of these lines can be missed.
+MORE_TRIGGERS: tuple[str, ...] = ("FATAL", "[E]", "[F]", "xception", "panicked")
 FOLLOW_LINES = 8  # lines after a relay or a traceback's last line that may still refine it
 STALE_LINES = 400  # an unfinished traceback that gets no line for this long is closed
 MAX_TRACEBACK = 120  # traceback lines kept per error (head and tail)
@@ -83,13 +86,17 @@ class StreamClassifier:
     ``rules`` replaces the built-in table (pass ``(*mine, *DEFAULT_RULES)`` to extend it).
     """
 
-    def __init__(self, rules: Sequence[Rule] | None = None) -> None:
+    def __init__(self, rules: Sequence[Rule] | None = None, *, quick: bool = False) -> None:
         self._rules: tuple[Rule, ...] = tuple(DEFAULT_RULES if rules is None else rules)
         for rule in self._rules:
             if not isinstance(rule, Rule):
                 raise TypeError(f"rules must be Rule objects, got {type(rule).__name__}: {rule!r}")
         self._hint_rules = tuple(r for r in self._rules if r.wrapper and r.stage_hint)
         self._rule_keywords = tuple(dict.fromkeys(k for r in self._rules for k in r.keywords))
+        if quick:
+            self._rule_keywords = ()
+        self._triggers = TRIGGERS if quick else (*TRIGGERS, *MORE_TRIGGERS)
+        self.known_cause = False  # set by result(): the first error is a known cause
         self._stage = "unknown"
         self._floor = 0
         self._events = False  # explicit stage events were given: they alone decide the stage
@@ -180,8 +187,13 @@ class StreamClassifier:
             cand = self._block_result(block)
             if cand is not None:
                 best = merged(best, cand)
-        for cand in self._tail_candidates():
+        from_tail = self._tail_candidates()
+        for cand in from_tail:
             best = merged(best, cand)
+        # A cause found only among the last lines may lack what a full read would add to it.
+        self.known_cause = (
+            best is not None and best.rank == STRONG and all(best is not c for c in from_tail)
+        )
         if best is not None and best.rank >= WRAPPER:
             return self._failure(best)
         hang = hang_evidence(self._tail)
@@ -209,6 +221,7 @@ class StreamClassifier:
         """
         found = []
         open_traceback: list[str] = []  # a traceback the log ends in, cut before its exception
+        frames: list[str] = []  # the traceback right before the current line
         start = last = 0
         for lineno, raw in self._tail:
             for line in logical_lines(raw):
@@ -218,12 +231,14 @@ class StreamClassifier:
                     open_traceback.append(line.text)
                     last = lineno if line.text.strip() else last
                 else:
-                    open_traceback = []
+                    frames, open_traceback = open_traceback, []
                 if line.text.strip() and not is_frame(line.text):
                     cand = self._candidate(lineno, line, lineno, self._error_stage())
                     if cand is not None and cand.rank >= WRAPPER:
-                        cand.traceback = [line.text]
+                        cand.traceback = [*frames, line.text]
+                        cand.start = start if frames else lineno
                         found.append(cand)
+                    frames = []
         if len(open_traceback) > 1:
             text = next(t for t in reversed(open_traceback) if t.strip()).strip()
             detail: dict[str, Any] = {"truncated": True}
@@ -244,7 +259,7 @@ class StreamClassifier:
 
     def _refresh_keywords(self) -> None:
         markers = live_marker_keywords(self._stage, self._floor)
-        self.keywords = tuple(dict.fromkeys((*TRIGGERS, *self._rule_keywords, *markers)))
+        self.keywords = tuple(dict.fromkeys((*self._triggers, *self._rule_keywords, *markers)))
 
     def _error_stage(self) -> str:
         """The stage of an error starting now: the current one, or shutdown if it just began."""

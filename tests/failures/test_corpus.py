@@ -61,3 +61,10 @@ def test_bad_manifest_says_what_and_where(tmp_path: Path) -> None:
     (shard / "manifest.json").write_text(json.dumps([entry]))
     with pytest.raises(CorpusError, match=r"manifest.json: entry 0: stage 'booting' is not one of"):
         load_corpus(tmp_path)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
+def test_quick_scan_gives_the_thorough_answer(entry: Entry) -> None:
+    """A file is scanned quickly first; reading every line in full must say the same."""
+    lines = entry.path.read_text(encoding="utf-8").splitlines()
+    assert classify_log(entry.path) == classify_log(lines)
