@@ -70,10 +70,14 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
 
 def merged(best: Candidate | None, cand: Candidate) -> Candidate:
     """The first error once ``cand`` is known too (``best`` itself is never modified)."""
-    if best is None or wins(cand, best):
+    if best is None:
+        return cand
+    if wins(cand, best):
+        if best.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN) and best.hint and cand.rank >= WEAK:
+            return merged(cand, best)  # a wrapper that closed first still names the stage
         return cand
     if (
-        cand.rank == WRAPPER
+        cand.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN)
         and cand.hint
         and best.rank >= WEAK
         and 0 <= cand.start - best.line <= RING_LINES

@@ -44,6 +44,7 @@ from pytest_blackwell.failures.candidates import (
     process_name,
 )
 from pytest_blackwell.failures.evidence import decide
+from pytest_blackwell.failures.frames import frame_stage
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.rules import DEFAULT_RULES, Rule
@@ -58,6 +59,7 @@ from pytest_blackwell.failures.stages import (
     marker_fragment,
     marker_stage,
 )
+from pytest_blackwell.failures.tail import tail_candidates
 
 #: Literal strings found in (nearly) every error line; lines without any of them (and without a
 #: rule keyword or live stage marker) are skipped unless an error block is open.
@@ -160,6 +162,13 @@ class StreamClassifier:
             return False
         if best.rank == WEAK and self._lineno - best.line <= SOFT_WINDOW:
             return False
+        if (
+            not self._events
+            and self._lineno - best.line <= RING_LINES
+            and later_stage((best.stage, best.hint)) == "unknown"
+            and frame_stage(best.traceback) is None
+        ):
+            return False  # a log read offline: a wrapper that follows may still name the stage
         self._frozen = True
         return True
 
@@ -213,49 +222,8 @@ class StreamClassifier:
 
     # --- internals ----------------------------------------------------------------------------
     def _tail_candidates(self) -> list[Candidate]:
-        """Errors among the last lines, including lines without a keyword.
-
-        A process that dies leaves its last word at the end of the log (``Killed``,
-        ``Segmentation fault (core dumped)``, ``engine core exited unexpectedly``), so the tail
-        is matched in full instead of paying a keyword search through the whole log for them.
-        """
-        found = []
-        open_traceback: list[str] = []  # a traceback the log ends in, cut before its exception
-        frames: list[str] = []  # the traceback right before the current line
-        start = last = 0
-        for lineno, raw in self._tail:
-            for line in logical_lines(raw):
-                if is_header(line.text):
-                    open_traceback, start = [line.text], lineno
-                elif open_traceback and (is_frame(line.text) or not line.text.strip()):
-                    open_traceback.append(line.text)
-                    last = lineno if line.text.strip() else last
-                else:
-                    frames, open_traceback = open_traceback, []
-                if line.text.strip() and not is_frame(line.text):
-                    cand = self._candidate(lineno, line, lineno, self._error_stage())
-                    if cand is not None and cand.rank >= WRAPPER:
-                        cand.traceback = [*frames, line.text]
-                        cand.start = start if frames else lineno
-                        found.append(cand)
-                    frames = []
-        if len(open_traceback) > 1:
-            text = next(t for t in reversed(open_traceback) if t.strip()).strip()
-            detail: dict[str, Any] = {"truncated": True}
-            found.append(
-                Candidate(
-                    UNKNOWN,
-                    "unknown",
-                    text,
-                    last,
-                    start,
-                    self._error_stage(),
-                    detail,
-                    None,
-                    open_traceback,
-                )
-            )
-        return found
+        """Errors among the last lines (see :func:`tail_candidates`)."""
+        return tail_candidates(self._tail, self._candidate, self._error_stage())
 
     def _refresh_keywords(self) -> None:
         markers = live_marker_keywords(self._stage, self._floor)
@@ -469,6 +437,12 @@ class StreamClassifier:
             hint = cand.hint
         elif hint != cand.hint:
             hint_from = next(f"rule {name}" for stage, name in block.hints if stage == hint)
+        if hint is None and cand.rank < WEAK and not self._events:
+            # A wrapper right after a cause tells its stage by its frames ("while processing
+            # method init_device", a traceback through capture_model).
+            told = frame_stage([*block.lines, *cand.traceback])
+            if told is not None:
+                hint, hint_from = told
         return Candidate(
             cand.rank,
             cand.category,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pytest_blackwell.failures.candidates import WRAPPER, Candidate
-from pytest_blackwell.failures.frames import frame_category, frame_stage
+from pytest_blackwell.failures.frames import frame_category, frame_stage, phrase_stage
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.stages import later_stage
 
@@ -44,9 +44,9 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
     if cand.hint:
         options.append((cand.hint, cand.hint_from or "rule"))
     if frames:
-        from_frames = frame_stage(cand.traceback)
-        if from_frames is not None:
-            options.append(from_frames)
+        told = frame_stage(cand.traceback) or phrase_stage(cand.traceback)
+        if told is not None:
+            options.append(told)
     stage = later_stage(stage for stage, _ in options)
     stage_from = next((why for st, why in options if st == stage), "none")
     return Failure(

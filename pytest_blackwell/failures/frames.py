@@ -134,6 +134,24 @@ CATEGORY_FRAMES: dict[str, str] = {
 }
 
 
+#: What an error message itself says was being done, for excerpts without frames or markers.
+PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph"),
+        "graph_capture",
+    ),
+    (
+        re.compile(r"(?i)\bfailed to load (?:model|'|\")|\bloading failed\b|error loading model"),
+        "loading",
+    ),
+    (
+        re.compile(r"(?i)\bbuild(?:ing)? (?:the |an? )?(?:tensorrt )?engine\b|\bbuild_engine\b"),
+        "compile",
+    ),
+    (re.compile(r"\bcompute_forward\b|Error in model execution"), "execute"),
+)
+
+
 class Frame(NamedTuple):
     path: str
     func: str
@@ -185,6 +203,16 @@ def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
             stage = CONTEXTUAL.get(frame.func)
             if stage is not None:
                 return stage, f"frame {frame.func}"
+    return None
+
+
+def phrase_stage(lines: Sequence[str]) -> tuple[str, str] | None:
+    """``(stage, evidence)`` from what the error lines say was being done, else ``None``."""
+    for text in lines:
+        for pattern, stage in PHRASES:
+            m = pattern.search(text)
+            if m is not None:
+                return stage, f"phrase {m.group(0)!r}"
     return None
 
 

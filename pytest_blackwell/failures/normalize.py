@@ -49,6 +49,10 @@ _VLLM_LEVEL = re.compile(
     r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?"
     r"(?: \[[^\]]*\]| [\w.\-]+:\d+\])? ?"
 )
+# "ERROR 56542 [async_llm_engine.py:64] " (level, pid, source; the date was stripped before)
+_PID_LEVEL = re.compile(
+    r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d+ \[[\w.\-]+:\d+\] ?"
+)
 _PLAIN_LEVEL = re.compile(r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL):(?:[\w.]+:)?\s*")
 # "[E1010 12:34:56.789012 ProcessGroupNCCL.cpp:616]", "[W socket.cpp:663]"
 _GLOG_LEVEL = re.compile(
@@ -103,7 +107,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
         if text == before:
             break
     level = ""
-    for rx in (_VLLM_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL):
+    for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL):
         m = rx.match(text)
         if m:
             level = m.group("level")

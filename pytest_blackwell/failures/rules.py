@@ -331,6 +331,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("engine_dead", "engine_died",
        r"EngineDeadError|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
        r"|Background loop has errored|Server exited unexpectedly|Backend worker is gone"
+       r"|output_handler failed"
        r"|Received sigquit from a child process",
        wrapper=True),
     _r("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)",

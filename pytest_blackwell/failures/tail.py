@@ -1,0 +1,51 @@
+"""Errors among the last lines of a log, matched in full (private to the classifier).
+
+A process that dies leaves its last word at the end of the log (``Killed``, ``Segmentation
+fault (core dumped)``, ``engine core exited unexpectedly``), so the tail is matched in full instead
+of paying a keyword search through the whole log for them. A traceback the log ends in, cut
+before its exception line, is an ``unknown`` error of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pytest_blackwell.failures.candidates import UNKNOWN, WRAPPER, Candidate, is_frame, is_header
+from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
+
+#: ``(line number, logical line, block start, stage) -> candidate or None``
+CandidateFn = Callable[[int, LogicalLine, int, str], "Candidate | None"]
+
+
+def tail_candidates(
+    tail: Iterable[tuple[int, str]], candidate: CandidateFn, stage: str
+) -> list[Candidate]:
+    """The candidate errors among ``tail`` (``(line number, raw line)`` pairs), in order."""
+    found = []
+    open_traceback: list[str] = []  # a traceback the log ends in, cut before its exception
+    frames: list[str] = []  # the traceback right before the current line
+    start = last = 0
+    for lineno, raw in tail:
+        for line in logical_lines(raw):
+            if is_header(line.text):
+                open_traceback, start = [line.text], lineno
+            elif open_traceback and (is_frame(line.text) or not line.text.strip()):
+                open_traceback.append(line.text)
+                last = lineno if line.text.strip() else last
+            else:
+                frames, open_traceback = open_traceback, []
+            if line.text.strip() and not is_frame(line.text):
+                cand = candidate(lineno, line, lineno, stage)
+                if cand is not None and cand.rank >= WRAPPER:
+                    cand.traceback = [*frames, line.text]
+                    cand.start = start if frames else lineno
+                    found.append(cand)
+                frames = []
+    if len(open_traceback) > 1:
+        text = next(t for t in reversed(open_traceback) if t.strip()).strip()
+        detail: dict[str, Any] = {"truncated": True}
+        found.append(
+            Candidate(UNKNOWN, "unknown", text, last, start, stage, detail, None, open_traceback)
+        )
+    return found
