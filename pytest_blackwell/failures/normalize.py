@@ -42,6 +42,8 @@ _OTHER_STAMP = re.compile(
     r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,]?\d*Z?"
     r"|\d\d:\d\d:\d\d(?:[.,]\d+)?(?= ))\s?"
 )
+# A tqdm progress bar that an error was printed onto: "Processed prompts:  5%|▌ | 429/8535 [...] "
+_PROGRESS = re.compile(r"^[^|]{0,80}\d+%\|[^|]{0,80}\|[^\]]{0,80}\]\s+(?=\S)")
 _HTML = re.compile(r"</?(?:details|summary|br|pre|code|p|div|span)\b[^>]*>|^```\w*")
 _ENTITIES = (("&gt;", ">"), ("&lt;", "<"), ("&quot;", '"'), ("&#39;", "'"), ("&amp;", "&"))
 _RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+)\]:\s?")
@@ -99,7 +101,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
     own = ""  # the outermost tag of this piece wins: "(Worker pid=3) [rank1]:" is Worker
     for _ in range(6):  # a handful of stacked prefixes at most
         before = text
-        for rx in (_TIMESTAMP, _PASTE, _OTHER_STAMP, _GUTTER, _PROC_TAG, _RANK_TAG):
+        for rx in (_TIMESTAMP, _PASTE, _OTHER_STAMP, _GUTTER, _PROC_TAG, _RANK_TAG, _PROGRESS):
             m = rx.match(text)
             if m and m.end() > 0:
                 own = own or (m.groupdict().get("tag") or "")

@@ -116,12 +116,15 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"MaxDynamicSharedMemorySize.{0,200}?(?:invalid argument|failed|exceed)"
        r"|cudaFuncSetAttribute.{0,200}?(?:invalid argument|failed)"),
     _r("smem_exceeds", "smem_limit",
-       r"(?i)(?:shared memory|smem)\b[^.]{0,80}?\bexceeds?\b|\bexceeds? (?:the )?(?:max\w* )?"
-       r"(?:available )?(?:shared memory|smem)"),
+       r"(?i)(?:shared memory|smem)\b[^.]{0,80}?\bexceed(?:s|ed)?\b|\bexceeds? (?:the )?(?:max\w* )?"
+       r"(?:available )?(?:shared memory|smem)", keywords=("xceed",)),
     # --- kernel faults (before NCCL, which may relay them) --------------------------------------
     _r("illegal_address", "illegal_memory_access",
        r"an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS"
        r"|cudaErrorIllegalAddress|hipErrorIllegalAddress"),
+    _r("sanitizer_access", "illegal_memory_access",
+       r"Invalid __(?:global|shared|local)__ (?:read|write|atomic)|is out of bounds.{0,40}?"
+       r"(?:allocation|address)", keywords=("Invalid __",)),
     _r("misaligned", "illegal_memory_access",
        r"misaligned address|CUDA_ERROR_MISALIGNED_ADDRESS|cudaErrorMisalignedAddress"),
     _r("launch_failure", "illegal_memory_access",
@@ -197,6 +200,9 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"|\[Errno 12\] Cannot allocate"
        r"|(?i:\bcuda\w*(?: runtime)? (?:error|failure)\b.{0,240}?\bout of memory)"
        r"|Cuda Runtime \(out of memory\)|cudaMalloc\w* failed: out of memory"),
+    _r("ggml_pool_full", "device_oom",
+       r"not enough space in the context's memory pool(?: \(needed (?P<needed_bytes>\d+), "
+       r"available (?P<available_bytes>\d+)\))?", keywords=("not enough space",)),
     _r("buffer_alloc_failed", "device_oom",
        r"(?:alloc_buffer|ggml_gallocr\w*): (?:failed to allocate|allocating .{0,80}?failed)",
        weak=True, keywords=("failed to allocate", "alloc_buffer")),
@@ -237,6 +243,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"Unsupported CPU attention configuration"
        r"|FP8 KV cache (?:on CPU requires|requires head_size)"
        r"|requires x86 with AVX-512"),
+    _r("symbol_not_in_binary", "dispatch_failure",
+       r"cudaErrorSymbolNotFound|CUDA_ERROR_NOT_FOUND|named symbol not found"),
     _r("op_not_for_backend", "dispatch_failure",
        r"Could not run '[\w:.]+' with arguments from the '(?P<backend>\w+)' backend"),
     # --- the environment cannot run it ------------------------------------------------------------
@@ -275,6 +283,9 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"|RepositoryNotFoundError|GatedRepoError|HFValidationError|Unrecognized model in"
        r"|does not recognize this architecture|SafetensorError|Error while deserializing header"
        r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict|JSONDecodeError"),
+    _r("unknown_model_architecture", "unsupported_config",
+       r"unknown model architecture: '?(?P<architecture>[\w.\-]+)|error loading model architecture"
+       r"|unknown (?:pre-tokenizer|tokenizer) type", stage_hint="loading"),
     _r("architecture_unsupported", "unsupported_config",
        r"Model architectures? \[?'?(?P<architecture>\w+)'?\]? (?:are|is) not supported"
        r"|Model architectures? \[?'?(?P<architecture__2>\w+)'?\]? failed to be inspected"),
@@ -314,8 +325,11 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"
        r"|Signal (?P<signal__4>\d+) \(SIG[A-Z]+\) received|(?:killed|terminated|died) (?:by|with) "
        r"signal (?P<signal__5>SIG[A-Z]+|\d+)|exit(?:ed)?(?: with)? (?:code|status)[: ]+"
-       r"(?P<exit_code>-\d+|1[3-5]\d)\b|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)",
-       weak=True),
+       r"(?P<exit_code>-\d+|1[3-5]\d)\b|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)"
+       r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )(?P<signal__6>segmentation fault|killed|bus error"
+       r"|abort(?:ed)?)\b)|(?P<signal__7>Segfault) encountered"
+       r"|killed due to (?:the )?(?:node running low on memory|memory pressure)",
+       weak=True, keywords=("egmentation", "egfault", "killed due to")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     _r("value_error", "unsupported_config",
        r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): ", ignore_at=_QUIET),

@@ -135,6 +135,7 @@ _ZERO_THROUGHPUT = re.compile(
     r"(?:.*?Waiting: (?P<waiting>\d+) reqs?)?"
     r"|gen throughput \(token/s\): 0\.00.*?#queue-req: (?P<queued>\d+)"
 )
+_PROMPT_RATE = re.compile(r"prompt throughput: (\d+(?:\.\d+)?) tokens/s")
 _STUCK = re.compile(r"No available shared memory broadcast block found in \d+ seconds?")
 _WAITING = re.compile(r"(?i)\bwaiting for\b|\bstill waiting\b")
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
@@ -145,7 +146,7 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
 
     Signs: vLLM's own "No available shared memory broadcast block found" warning; two or more
     throughput reports of ``0.0 tokens/s`` with requests running or waiting; or the same
-    "waiting for ..." message three or more times with nothing else happening in between.
+    "waiting for ..." message two or more times with nothing else happening in between.
     """
     zero: list[tuple[int, str]] = []
     waiting: dict[str, list[tuple[int, str]]] = {}
@@ -156,6 +157,10 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
         m = _ZERO_THROUGHPUT.search(text)
         if m:
             busy = any(int(v) > 0 for v in m.groupdict().values() if v is not None)
+            prefill = _PROMPT_RATE.search(text)
+            if prefill is not None and float(prefill.group(1)) > 0:
+                busy = False  # prompts are being processed: that is progress
+                last_other = lineno
             if busy:
                 zero.append((lineno, text))
             continue
@@ -168,7 +173,7 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
         lineno, text = zero[-1]
         return lineno, text, "0.0 tokens/s with requests pending"
     for repeats in waiting.values():
-        if len(repeats) >= 3 and repeats[-1][0] > last_other:
+        if len(repeats) >= 2 and repeats[-1][0] > last_other:
             lineno, text = repeats[-1]
             return lineno, text, "repeated waiting without progress"
     return None
