@@ -68,7 +68,7 @@ TRIGGERS: tuple[str, ...] = ("rror", "ERROR")
 #: ``NVRM: Xid``, a Rust panic, a bare ``Exception``). A ``quick`` classifier leaves them and the
 #: rules' own keywords out; :func:`classify_stream` then reads the log again in full when the
 #: quick pass found no known cause, so none of these lines can be missed.
-MORE_TRIGGERS: tuple[str, ...] = ("FATAL", "[E]", "[F]", "xception", "panicked")
+MORE_TRIGGERS: tuple[str, ...] = ("FATAL", "[E]", "[F]", "xception", "panicked", "ERR ")
 FOLLOW_LINES = 8  # lines after a relay or a traceback's last line that may still refine it
 STALE_LINES = 400  # an unfinished traceback that gets no line for this long is closed
 MAX_TRACEBACK = 120  # traceback lines kept per error (head and tail)

@@ -22,7 +22,9 @@ from typing import NamedTuple
 
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+, in (?P<func>[\w<>.]+)')
 # Wrappers that name the method a worker was running: "while processing method init_device".
-_METHOD = re.compile(r"(?:processing|executing|calling) (?:method )?'?(?P<func>[A-Za-z_]\w+)'? ?")
+_METHOD = re.compile(
+    r"(?:processing|executing|calling|call to) (?:method )?'?(?P<func>[A-Za-z_]\w+)'? ?"
+)
 
 #: Function names that tell the stage wherever they appear on the stack.
 DECISIVE: dict[str, str] = {

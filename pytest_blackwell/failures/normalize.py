@@ -53,7 +53,8 @@ _VLLM_LEVEL = re.compile(
 )
 # "ERROR 56542 [async_llm_engine.py:64] " (level, pid, source; the date was stripped before)
 _PID_LEVEL = re.compile(
-    r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d+ \[[\w.\-]+:\d+\] ?"
+    r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|ERR|CRITICAL)"
+    r"(?: \d+ \[[\w.\-]+:\d+\] ?| [\w.\-]+:\d+ -- )"  # "ERROR 56542 [f.py:64] ", Ray's "ERR f.py:72 -- "
 )
 _PLAIN_LEVEL = re.compile(r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL):(?:[\w.]+:)?\s*")
 # "[E1010 12:34:56.789012 ProcessGroupNCCL.cpp:616]", "[W socket.cpp:663]"
@@ -92,9 +93,17 @@ class LogicalLine(NamedTuple):
     level: str
 
 
+# Colour codes pasted in caret notation ("^[[31m") or with the escape lost ("←[0m", "[0m").
+_CARET_ANSI = re.compile(r"(?:\^\[|\u2190)\[[0-9;]*m")
+
+
 def strip_ansi(text: str) -> str:
-    """Remove ANSI escape sequences (colours, cursor movement, hyperlinks)."""
-    return _ANSI.sub("", text) if "\x1b" in text else text
+    """Remove ANSI escape sequences (colours, cursor movement, hyperlinks), also in caret form."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "^[[" in text or "\u2190[" in text:
+        text = _CARET_ANSI.sub("", text)
+    return text
 
 
 def _strip_prefixes(text: str, tag: str) -> LogicalLine:
@@ -113,7 +122,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
         m = rx.match(text)
         if m:
             level = m.group("level")
-            level = "WARNING" if level == "WARN" else _GLOG_NAMES.get(level, level)
+            level = {"WARN": "WARNING", "ERR": "ERROR"}.get(level, _GLOG_NAMES.get(level, level))
             text = text[m.end() :]
             break
     return LogicalLine(text.rstrip(), own or tag, level)

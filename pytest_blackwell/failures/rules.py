@@ -106,7 +106,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"Hardware limit: (?P<limit_bytes>\d+)"),
     _r("too_many_resources", "smem_limit", r"too many resources requested for launch"),
     _r("triton_out_of_resources", "smem_limit",
-       r"OutOfResources\b|out of resource: shared memory", keywords=("OutOfResources",)),
+       r"^(?:[\w.]+\.)?OutOfResources\b|out of resource: shared memory",
+       keywords=("OutOfResources",)),
     _r("dynamic_smem_set_failed", "smem_limit",
        r"(?i)(?:failed to set|cannot set|unable to set)\b.{0,60}?dynamic shared"
        r"|(?:requested|required) (?:dynamic )?shared memory.{0,80}?"
@@ -121,6 +122,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     # --- kernel faults (before NCCL, which may relay them) --------------------------------------
     _r("illegal_address", "illegal_memory_access",
        r"an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS"
+       r"|CUDA Exception: Warp (?:Out-of-range|Illegal|Misaligned) Address"
        r"|cudaErrorIllegalAddress|hipErrorIllegalAddress"),
     _r("sanitizer_access", "illegal_memory_access",
        r"Invalid __(?:global|shared|local)__ (?:read|write|atomic)|is out of bounds.{0,40}?"
@@ -138,7 +140,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"operation not permitted when stream is capturing|cudaErrorStreamCapture\w*"
        r"|CUDA_ERROR_STREAM_CAPTURE_\w+|dependency created on uncaptured work in another stream"
        r"|operation would make the legacy stream depend on a capturing blocking stream"
-       r"|capture (?:sequence )?(?:was |has been )?invalidated|previous error during capture",
+       r"|capture (?:sequence )?(?:was |has been )?invalidated|previous error during capture"
+       r"|outside graph capture encountered unexpectedly",
        stage_hint="graph_capture"),
     # --- KV cache budget --------------------------------------------------------------------------
     _r("kv_no_memory", "kv_cache_oom", r"No available memory for the cache blocks",
@@ -177,11 +180,18 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"|kv ?cache (?:is )?(?:exhausted|full)\b"
        r"|not enough (?:free )?kv ?cache (?:blocks|tokens|space)",
        stage_hint="execute"),
+    _r("kv_pool_exhausted", "kv_cache_oom",
+       r"alloc_req_slots runs out of memory|(?:req_to_token|token_to_kv)_pool\w*.{0,60}?"
+       r"(?:out of memory|is full|exhausted)|maxTokensInPagedKvCache must be large enough"
+       r"|(?i:(?:paged )?kv ?cache\b.{0,60}?must be (?:large|big) enough)"),
     _r("kv_cache_insufficient", "kv_cache_oom",
        r"(?i)(?:insufficient|not enough)(?: available)? (?:memory|blocks?|space) for (?:the )?"
        r"(?:kv|mamba|state) cache|Not enough memory\. Please try to increase --mem-fraction-static",
        stage_hint="kv_alloc"),
     # --- plain device allocation ---------------------------------------------------------------
+    _r("ray_memory_monitor", "engine_died",
+       r"killed due to (?:the )?(?:node running low on memory|memory pressure)"
+       r"|ray\.exceptions\.OutOfMemoryError", keywords=("killed due to",)),
     _r("torch_oom", "device_oom",
        r"out of memory\. Tried to allocate (?P<tried_bytes>" + _SIZE + r")(?:.*?total capacity of "
        r"(?P<total_bytes>" + _SIZE + r") of which (?P<free_bytes>" + _SIZE + r") is free"
@@ -199,7 +209,9 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"|Cuda failure (?:\d+ )?'out of memory'"
        r"|\[Errno 12\] Cannot allocate"
        r"|(?i:\bcuda\w*(?: runtime)? (?:error|failure)\b.{0,240}?\bout of memory)"
-       r"|Cuda Runtime \(out of memory\)|cudaMalloc\w* failed: out of memory"),
+       r"|Cuda Runtime \(out of memory\)|cudaMalloc\w* failed: out of memory"
+       r"|Error Code \d+: OutOfMemory|would exceed allowed memory|\(out of memory\)"
+       r"|CUDA out of(?: m\w*)?\s*$"),
     _r("ggml_pool_full", "device_oom",
        r"not enough space in the context's memory pool(?: \(needed (?P<needed_bytes>\d+), "
        r"available (?P<available_bytes>\d+)\))?", keywords=("not enough space",)),
@@ -228,7 +240,11 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"at least (?P<min_capability__2>[\d.]+)(?:.*?has compute capability "
        r"(?P<compute_capability__4>[\d.]+))?"
        r"|only supports (?:Ampere|Hopper|Blackwell|Turing|sm_?\d+)[\w ]*(?:GPUs?)?(?: or newer)?"
-       r"|Cannot use FlashAttention(?:-2)? backend for"),
+       r"|Cannot use FlashAttention(?:-2)? backend for|Min capability: (?P<min_capability__3>\d+)"),
+    _r("arch_unsupported", "dispatch_failure",
+       r"(?i:unsupported (?:gpu |cuda |sm )?arch(?:itecture)?\b)|cannot be enabled except on "
+       r"|not supported in this architecture|No supported CUDA architectures found"
+       r"|Failed to initialize cutlass|not supported for .{0,10}the current GPU"),
     _r("head_dim_unsupported", "dispatch_failure",
        r"Unsupported head_?(?:dim|size)\b(?:[^:=\d]*[:=] ?(?P<head_dim>\d+))?"
        r"|Head size (?P<head_dim__2>\d+) is not supported"
@@ -256,7 +272,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"ipc path .{0,300}? is longer than (?P<limit>\d+) characters"),
     _r("missing_compiler", "env_mismatch",
        r"No working C\+\+ compiler found|InvalidCxxCompiler|Failed to find C compiler"
-       r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"),
+       r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"
+       r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory"),
     _r("no_device", "env_mismatch",
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type|Cannot re-initialize "
@@ -311,12 +328,16 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("nccl_warn", "nccl_error", r"NCCL WARN", weak=True, keywords=("NCCL WARN",)),
     _r("watchdog_timeout", "timeout",
        r"^Watchdog timeout\b|watchdog_timeout=\d+\)", keywords=("atchdog",)),
+    _r("timed_out", "timeout",
+       r"^(?:[\w.]+\.)?TimeoutError\b|[Tt]imed out waiting for|RPC call to \w+ timed out"
+       r"|launch timed out and was terminated|cudaErrorLaunchTimeout"),
     _r("runner_terminated", "engine_died",
        r"runner process (?:has )?terminated: "
        r"(?:exit status (?P<status>\S+)|signal: (?P<signal>[\w ]+))",
        weak=True),
     _r("worker_died", "engine_died",
-       r"(?:Worker|Engine core|RayWorker\w*) proc(?:ess)? (?P<process>\S+) died unexpectedly"
+       r"actor is dead because its worker process has died|Worker unexpectedly exits"
+       r"|(?:Worker|Engine core|RayWorker\w*) proc(?:ess)? (?P<process>\S+) died unexpectedly"
        r"(?: \(exit code: (?P<exit_code>-?\d+)\))?|(?P<process__2>\S+ rank=\d+) died unexpectedly"
        r"|engine core exited unexpectedly",
        weak=True),
@@ -328,8 +349,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"(?P<exit_code>-\d+|1[3-5]\d)\b|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)"
        r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )(?P<signal__6>segmentation fault|killed|bus error"
        r"|abort(?:ed)?)\b)|(?P<signal__7>Segfault) encountered"
-       r"|killed due to (?:the )?(?:node running low on memory|memory pressure)",
-       weak=True, keywords=("egmentation", "egfault", "killed due to")),
+       r"|received (?P<signal__8>SIGSEGV|SIGBUS|SIGILL|SIGABRT|SIGFPE)\b",
+       weak=True, keywords=("egmentation", "egfault", "received SIG")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     _r("value_error", "unsupported_config",
        r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): ", ignore_at=_QUIET),
@@ -339,7 +360,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        wrapper=True, stage_hint="graph_capture"),
     _r("engine_init_failed", "engine_died",
        r"(?:Engine core initialization failed|EngineCore failed to start|WorkerProc failed to "
-       r"start|Engine process failed to start|Frontend process failed during engine core "
+       r"start|WorkerProc initialization failed|Engine process failed to start|Frontend process failed during engine core "
        r"initialization)(?:.*?Failed core proc\(s\): (?P<failed_procs>\{[^}]*\}))?",
        wrapper=True),
     _r("engine_dead", "engine_died",
