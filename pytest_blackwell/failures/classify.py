@@ -44,7 +44,7 @@ from pytest_blackwell.failures.candidates import (
     process_name,
 )
 from pytest_blackwell.failures.evidence import decide
-from pytest_blackwell.failures.frames import frame_stage
+from pytest_blackwell.failures.frames import frame_stage, phrase_stage
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.rules import DEFAULT_RULES, Rule
@@ -211,12 +211,13 @@ class StreamClassifier:
             text = next((ln.text for ln in reversed(logical_lines(raw)) if ln.text), raw.strip())
             late = late_stage(raw for _, raw in self._tail)
             stage = late or self._stage
-            evidence = {
-                "category": f"hang: {reason}",
-                "stage": "marker 'Shutting down'"
-                if late
-                else self._stage_sources.get(stage, "none"),
-            }
+            stage_from = (
+                "marker 'Shutting down'" if late else self._stage_sources.get(stage, "none")
+            )
+            told = None if self._events or stage != "unknown" else phrase_stage([text])
+            if told is not None:
+                stage, stage_from = told
+            evidence = {"category": f"hang: {reason}", "stage": stage_from}
             return Failure("timeout", stage, text, lineno, {"evidence": reason}, (text,), evidence)
         return self._failure(best) if best is not None else None
 

@@ -44,6 +44,10 @@ DECISIVE: dict[str, str] = {
     "_verify_cuda_graph": "startup",
     "verify_with_parallel_config": "startup",
     "get_attn_backend": "startup",
+    "wait_for_engine_startup": "startup",
+    "wait_for_ready": "startup",
+    "init_process_group": "startup",
+    "_find_and_load": "startup",  # an import
     # weights
     "load_model": "loading",
     "load_weights": "loading",
@@ -115,6 +119,13 @@ CONTEXTUAL: dict[str, str] = {
     "output_handler": "execute",
     "create_chat_completion": "execute",
     "create_completion": "execute",
+    "engine_step": "execute",
+    "step_async": "execute",
+    "run_engine_loop": "execute",
+    "_run_engine": "execute",
+    "get_output": "execute",
+    "process_inputs": "execute",
+    "add_request": "execute",
 }
 
 #: Library paths whose frames tell the stage like a decisive name (fragment of the file path).
@@ -122,6 +133,8 @@ PATHS: tuple[tuple[str, str], ...] = (
     ("torch/_dynamo/", "compile"),
     ("torch/_inductor/", "compile"),
     ("vllm/compilation/", "compile"),
+    ("triton/compiler/", "compile"),
+    ("flashinfer/jit/", "compile"),
     ("torch/cuda/graphs.py", "graph_capture"),
     ("model_loader/", "loading"),
 )
@@ -137,20 +150,32 @@ CATEGORY_FRAMES: dict[str, str] = {
 
 
 #: What an error message itself says was being done, for excerpts without frames or markers.
-PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
+_PHRASES: tuple[tuple[str, str], ...] = (
+    (r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph", "graph_capture"),
     (
-        re.compile(r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph"),
-        "graph_capture",
-    ),
-    (
-        re.compile(r"(?i)\bfailed to load (?:model|'|\")|\bloading failed\b|error loading model"),
+        r"(?i)\bfailed to load (?:model|'|\")|\bloading failed\b|error loading model"
+        r"|llama runner to start|\bllama_model_load\b",
         "loading",
     ),
     (
-        re.compile(r"(?i)\bbuild(?:ing)? (?:the |an? )?(?:tensorrt )?engine\b|\bbuild_engine\b"),
+        r"(?i)\bbuild(?:ing)? (?:the |an? )?(?:tensorrt )?engine\b|\bbuild_engine\b"
+        r"|engine build(?:ing)?\b|BackendCompilerFailed|InductorError|CppCompileError"
+        r"|\bbuild_and_load\b|No working C\+\+ compiler",
         "compile",
     ),
-    (re.compile(r"\bcompute_forward\b|Error in model execution"), "execute"),
+    (
+        r"\bcompute_forward\b|Error in model execution|\bforward(?:Sync|Async)\b"
+        r"|[Ww]atchdog (?:caught collective operation )?timeout",
+        "execute",
+    ),
+    (
+        r"(?i)waiting for .{0,60}(?:to start|READY)\b|\binit\.cc:\d+|ncclCommInit\w*"
+        r"|\bimport(?:ing)? \w+|ImportError|undefined symbol",
+        "startup",
+    ),
+)
+PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), stage) for pattern, stage in _PHRASES
 )
 
 

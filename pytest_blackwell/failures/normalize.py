@@ -54,7 +54,8 @@ _VLLM_LEVEL = re.compile(
 # "ERROR 56542 [async_llm_engine.py:64] " (level, pid, source; the date was stripped before)
 _PID_LEVEL = re.compile(
     r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|ERR|CRITICAL)"
-    r"(?: \d+ \[[\w.\-]+:\d+\] ?| [\w.\-]+:\d+ -- )"  # "ERROR 56542 [f.py:64] ", Ray's "ERR f.py:72 -- "
+    # "ERROR 56542 [f.py:64] ", Ray's "ERR f.py:72 -- "
+    r"(?: \d+ \[[\w.\-]+:\d+\] ?| [\w.\-]+:\d+ -- )"
 )
 _PLAIN_LEVEL = re.compile(r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL):(?:[\w.]+:)?\s*")
 # "[E1010 12:34:56.789012 ProcessGroupNCCL.cpp:616]", "[W socket.cpp:663]"

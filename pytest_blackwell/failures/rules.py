@@ -117,7 +117,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"MaxDynamicSharedMemorySize.{0,200}?(?:invalid argument|failed|exceed)"
        r"|cudaFuncSetAttribute.{0,200}?(?:invalid argument|failed)"),
     _r("smem_exceeds", "smem_limit",
-       r"(?i)(?:shared memory|smem)\b[^.]{0,80}?\bexceed(?:s|ed)?\b|\bexceeds? (?:the )?(?:max\w* )?"
+       r"(?i)(?:shared memory|smem)\b[^.]{0,80}?\bexceed(?:s|ed)?\b"
+       r"|\bexceeds? (?:the )?(?:max\w* )?"
        r"(?:available )?(?:shared memory|smem)", keywords=("xceed",)),
     # --- kernel faults (before NCCL, which may relay them) --------------------------------------
     _r("illegal_address", "illegal_memory_access",
@@ -347,7 +348,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"|Signal (?P<signal__4>\d+) \(SIG[A-Z]+\) received|(?:killed|terminated|died) (?:by|with) "
        r"signal (?P<signal__5>SIG[A-Z]+|\d+)|exit(?:ed)?(?: with)? (?:code|status)[: ]+"
        r"(?P<exit_code>-\d+|1[3-5]\d)\b|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)"
-       r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )(?P<signal__6>segmentation fault|killed|bus error"
+       r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )"
+       r"(?P<signal__6>segmentation fault|killed|bus error"
        r"|abort(?:ed)?)\b)|(?P<signal__7>Segfault) encountered"
        r"|received (?P<signal__8>SIGSEGV|SIGBUS|SIGILL|SIGABRT|SIGFPE)\b",
        weak=True, keywords=("egmentation", "egfault", "received SIG")),
@@ -360,7 +362,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        wrapper=True, stage_hint="graph_capture"),
     _r("engine_init_failed", "engine_died",
        r"(?:Engine core initialization failed|EngineCore failed to start|WorkerProc failed to "
-       r"start|WorkerProc initialization failed|Engine process failed to start|Frontend process failed during engine core "
+       r"start|WorkerProc initialization failed|Engine process failed to start"
+       r"|Frontend process failed during engine core "
        r"initialization)(?:.*?Failed core proc\(s\): (?P<failed_procs>\{[^}]*\}))?",
        wrapper=True),
     _r("engine_dead", "engine_died",

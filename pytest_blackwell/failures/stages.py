@@ -22,6 +22,8 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Processed prompts", "execute"),
     ("Avg prompt throughput", "execute"),
     ("The server is fired up and ready to roll", "execute"),
+    ("POST /v1/", "execute"),
+    ("POST /api/", "execute"),
     ("Graph capturing finished", "warmup"),
     ("Warming up done", "warmup"),
     ("Capturing CUDA graph", "graph_capture"),
