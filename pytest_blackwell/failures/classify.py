@@ -418,10 +418,11 @@ class StreamClassifier:
     def _block_result(self, block: Block) -> Candidate | None:
         cand = block.best
         if cand is None and block.is_traceback:
-            # A traceback cut off before its exception line: keep it as an unknown error.
+            # A traceback cut off before its exception line: an unknown error, though one that says
+            # less than a wrapper naming what failed.
             last = next((t for t in reversed(block.lines) if t.strip()), block.lines[0])
             cand = Candidate(
-                UNKNOWN,
+                LEVEL_ONLY,
                 "unknown",
                 last.strip(),
                 block.last_seen,

@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pytest_blackwell.failures.candidates import UNKNOWN, WRAPPER, Candidate, is_frame, is_header
+from pytest_blackwell.failures.candidates import (
+    LEVEL_ONLY,
+    WRAPPER,
+    Candidate,
+    is_frame,
+    is_header,
+)
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 
 #: ``(line number, logical line, block start, stage) -> candidate or None``
@@ -46,6 +52,6 @@ def tail_candidates(
         text = next(t for t in reversed(open_traceback) if t.strip()).strip()
         detail: dict[str, Any] = {"truncated": True}
         found.append(
-            Candidate(UNKNOWN, "unknown", text, last, start, stage, detail, None, open_traceback)
+            Candidate(LEVEL_ONLY, "unknown", text, last, start, stage, detail, None, open_traceback)
         )
     return found
