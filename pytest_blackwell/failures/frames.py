@@ -59,10 +59,15 @@ DECISIVE: dict[str, str] = {
     "_initialize_model": "loading",
     "load_checkpoint": "loading",
     "load_single_module": "loading",
+    "create_weights": "loading",
+    "make_layers": "loading",
+    "init_inference": "loading",
     "from_dir": "loading",
     "build_engine": "compile",
     "build_serialized_network": "compile",
     "build_cuda_engine": "compile",
+    "build_and_load": "compile",
+    "get_nvcc_flags_list": "compile",
     # memory profiling
     "profile_run": "profile",
     "determine_available_memory": "profile",
@@ -83,6 +88,7 @@ DECISIVE: dict[str, str] = {
     "_init_cache_engine": "kv_alloc",
     "raise_if_cache_size_invalid": "kv_alloc",
     "init_memory_pool": "kv_alloc",
+    "unify_hybrid_kv_cache_specs": "kv_alloc",
     "_create_kv_cache_manager": "kv_alloc",
     "build_managers": "kv_alloc",
     # CUDA graphs
@@ -96,6 +102,9 @@ DECISIVE: dict[str, str] = {
     "compile_or_warm_up_model": "warmup",
     "_run_warmup": "warmup",
     "_execute_server_warmup": "warmup",
+    # teardown
+    "__del__": "shutdown",
+    "shutdown": "shutdown",
 }
 
 #: Function names that tell the stage only when no decisive name is on the stack.
@@ -126,6 +135,8 @@ CONTEXTUAL: dict[str, str] = {
     "get_output": "execute",
     "process_inputs": "execute",
     "add_request": "execute",
+    "_validate_model_input": "execute",
+    "swap_blocks": "execute",
 }
 
 #: Library paths whose frames tell the stage like a decisive name (fragment of the file path).
@@ -165,12 +176,14 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     ),
     (
         r"\bcompute_forward\b|Error in model execution|\bforward(?:Sync|Async)\b"
-        r"|[Ww]atchdog (?:caught collective operation )?timeout",
+        r"|^Watchdog timeout\b|probability tensor contains|SamplingFromProbs"
+        r"|prompt \(length \d+\) is longer than|Dumping input data|\bdump_input\b",
         "execute",
     ),
+    (r"Exception ignored in.{0,80}__del__|likely shutting down|interpreter shutdown", "shutdown"),
     (
         r"(?i)waiting for .{0,60}(?:to start|READY)\b|\binit\.cc:\d+|ncclCommInit\w*"
-        r"|\bimport(?:ing)? \w+|ImportError|undefined symbol",
+        r"|\bimport(?:ing)? \w+|ImportError",
         "startup",
     ),
 )

@@ -183,8 +183,10 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        stage_hint="execute"),
     _r("kv_pool_exhausted", "kv_cache_oom",
        r"alloc_req_slots runs out of memory|(?:req_to_token|token_to_kv)_pool\w*.{0,60}?"
-       r"(?:out of memory|is full|exhausted)|maxTokensInPagedKvCache must be large enough"
-       r"|(?i:(?:paged )?kv ?cache\b.{0,60}?must be (?:large|big) enough)"),
+       r"(?:out of memory|is full|exhausted)", stage_hint="execute"),
+    _r("kv_cache_too_small", "kv_cache_oom",
+       r"maxTokensInPagedKvCache must be large enough"
+       r"|(?i:(?:paged )?kv ?cache\b.{0,60}?must be (?:large|big) enough)", stage_hint="kv_alloc"),
     _r("kv_cache_insufficient", "kv_cache_oom",
        r"(?i)(?:insufficient|not enough)(?: available)? (?:memory|blocks?|space) for (?:the )?"
        r"(?:kv|mamba|state) cache|Not enough memory\. Please try to increase --mem-fraction-static",

@@ -24,6 +24,8 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("The server is fired up and ready to roll", "execute"),
     ("POST /v1/", "execute"),
     ("POST /api/", "execute"),
+    ('"/api/generate"', "execute"),
+    ('"/api/chat"', "execute"),
     ("Graph capturing finished", "warmup"),
     ("Warming up done", "warmup"),
     ("Capturing CUDA graph", "graph_capture"),
