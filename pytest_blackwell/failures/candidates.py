@@ -101,5 +101,14 @@ def process_name(tag: str) -> str:
     return tag.split(" pid=", 1)[0]
 
 
+#: What people put where they cut lines out of a traceback.
+ELISIONS = ("...", "\u2026", "[...]", "(...)", "<snip>", "[snip]")
+
+
 def is_frame(text: str) -> bool:
-    return text.startswith(("  File ", "    ", "\t")) or text.lstrip().startswith(("^", "~"))
+    """A traceback frame line, its source line or caret marks, or an elision mark in a traceback."""
+    return (
+        text.startswith(("  File ", "    ", "\t"))
+        or text.lstrip().startswith(("^", "~"))
+        or text.strip() in ELISIONS
+    )
