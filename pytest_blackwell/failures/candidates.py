@@ -108,7 +108,7 @@ ELISIONS = ("...", "\u2026", "[...]", "(...)", "<snip>", "[snip]")
 def is_frame(text: str) -> bool:
     """A traceback frame line, its source line or caret marks, or an elision mark in a traceback."""
     return (
-        text.startswith(("  File ", "    ", "\t"))
+        text.startswith(("  File ", "    ", "\t", 'File "'))
         or text.lstrip().startswith(("^", "~"))
         or text.strip() in ELISIONS
     )

@@ -224,7 +224,7 @@ class StreamClassifier:
     # --- internals ----------------------------------------------------------------------------
     def _tail_candidates(self) -> list[Candidate]:
         """Errors among the last lines (see :func:`tail_candidates`)."""
-        return tail_candidates(self._tail, self._candidate, self._error_stage())
+        return tail_candidates(self._tail, self._candidate, self._error_stage(), self.keywords)
 
     def _refresh_keywords(self) -> None:
         markers = live_marker_keywords(self._stage, self._floor)
@@ -385,7 +385,8 @@ class StreamClassifier:
         """
         frames: list[tuple[int, str]] = []
         for lineno, raw in reversed(self._ring):
-            pieces = [p for p in logical_lines(raw) if p.tag == tag]
+            # An untagged exception line may end a tagged traceback (the paste lost its prefix).
+            pieces = [p for p in logical_lines(raw) if p.tag == tag or not tag]
             if pieces and is_header(pieces[-1].text):
                 frames[:0] = [(lineno, pieces[-1].text)]
                 break

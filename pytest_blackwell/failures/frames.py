@@ -220,10 +220,16 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
     return [s for s in segments if s]
 
 
+#: Model code whose constructors run while the model is built, i.e. while it is loaded.
+MODEL_PATHS = ("model_executor/models/", "srt/models/", "_torch/models/")
+
+
 def _decisive(frame: Frame) -> str | None:
     stage = DECISIVE.get(frame.func)
     if stage is not None:
         return stage
+    if frame.func == "__init__" and any(p in frame.path for p in MODEL_PATHS):
+        return "loading"
     for fragment, path_stage in PATHS:
         if fragment in frame.path:
             return path_stage

@@ -25,14 +25,22 @@ CandidateFn = Callable[[int, LogicalLine, int, str], "Candidate | None"]
 
 
 def tail_candidates(
-    tail: Iterable[tuple[int, str]], candidate: CandidateFn, stage: str
+    tail: Iterable[tuple[int, str]],
+    candidate: CandidateFn,
+    stage: str,
+    seen: tuple[str, ...] = (),
 ) -> list[Candidate]:
-    """The candidate errors among ``tail`` (``(line number, raw line)`` pairs), in order."""
+    """The candidate errors among ``tail`` (``(line number, raw line)`` pairs), in order.
+
+    Lines containing one of the keywords in ``seen`` were already read closely by the caller
+    and are only followed for traceback structure here.
+    """
     found = []
     open_traceback: list[str] = []  # a traceback the log ends in, cut before its exception
     frames: list[str] = []  # the traceback right before the current line
     start = last = 0
     for lineno, raw in tail:
+        known = any(k in raw for k in seen)
         for line in logical_lines(raw):
             if is_header(line.text):
                 open_traceback, start = [line.text], lineno
@@ -41,7 +49,7 @@ def tail_candidates(
                 last = lineno if line.text.strip() else last
             else:
                 frames, open_traceback = open_traceback, []
-            if line.text.strip() and not is_frame(line.text):
+            if line.text.strip() and not is_frame(line.text) and not known:
                 cand = candidate(lineno, line, lineno, stage)
                 if cand is not None and cand.rank >= WRAPPER:
                     cand.traceback = [*frames, line.text]
