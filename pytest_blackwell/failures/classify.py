@@ -296,16 +296,7 @@ class StreamClassifier:
             return
         cand = self._candidate(lineno, line, lineno, self._stage)
         if cand is None:
-            stage = marker_stage(text)
-            if (
-                stage is not None
-                and STAGE_INDEX[stage] >= self._floor
-                and stage != self._stage
-                and (stage != "startup" or self._stage == "unknown")
-            ):
-                self._stage = stage
-                self._stage_sources[stage] = f"marker {marker_fragment(text)!r}"
-                self._refresh_keywords()
+            self._note_marker(text)
             return
         cand.stage = self._error_stage()
         if cand.rank in (WRAPPER, UNKNOWN, WEAK) and (self._best is None or self._best.rank < WEAK):
@@ -337,6 +328,7 @@ class StreamClassifier:
         elif is_header(text) or text.startswith(CHAIN):
             if not block.is_traceback and (block.best is None or block.best.rank <= WRAPPER):
                 block.lines = []  # the traceback a wrapper announced: keep only the traceback
+                block.stage = self._error_stage()  # markers may have come since the wrapper
             block.is_traceback = True
             block.exception_seen = False
             self._keep(block, text)
@@ -359,12 +351,26 @@ class StreamClassifier:
         self._keep(block, text)
         self._note_hints(block, line)
         cand = self._candidate(lineno, line, block.start, block.stage)
+        if cand is None and not block.is_traceback:
+            self._note_marker(text)  # the log goes on after a relay or a warning
         if cand is not None and (block.best is None or cand.rank > block.best.rank):
             cand.traceback = block.lines
             block.best = cand
         if block.best is not None and block.best.rank == STRONG:
             self._close(block)  # a known cause ends the search in this block
         return True
+
+    def _note_marker(self, text: str) -> None:
+        stage = marker_stage(text)
+        if (
+            stage is not None
+            and STAGE_INDEX[stage] >= self._floor
+            and stage != self._stage
+            and (stage != "startup" or self._stage == "unknown")
+        ):
+            self._stage = stage
+            self._stage_sources[stage] = f"marker {marker_fragment(text)!r}"
+            self._refresh_keywords()
 
     def _keep(self, block: Block, text: str) -> None:
         if len(block.lines) < MAX_TRACEBACK:

@@ -37,7 +37,7 @@ _PASTE = re.compile(r"^(?:E {2,}|>+ ?|\+> ?|[-*] (?=\[|\(|\w+ \|))")
 # Other timestamp styles: syslog "Feb 15 17:37:45 host kernel:", dmesg "[ 1843.308145]",
 # "[Fri Aug 30 11:11:22 2024]", "[05/08/2024-20:47:56]", "2024-05-11 14:10:52.224", "12:00:01.123".
 _OTHER_STAMP = re.compile(
-    r"^\s*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]+ kernel: ?"
+    r"^\s*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]+ [\w.\-/]+(?:\[\d+\])?: ?"
     r"|\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]"
     r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,]?\d*Z?"
     r"|\d\d:\d\d:\d\d(?:[.,]\d+)?(?= ))\s?"
@@ -95,14 +95,14 @@ class LogicalLine(NamedTuple):
 
 
 # Colour codes pasted in caret notation ("^[[31m") or with the escape lost ("←[0m", "[0m").
-_CARET_ANSI = re.compile(r"(?:\^\[|\u2190)\[[0-9;]*m")
+_CARET_ANSI = re.compile(r"(?:\^\[|\u2190|#033)\[[0-9;]*m")
 
 
 def strip_ansi(text: str) -> str:
     """Remove ANSI escape sequences (colours, cursor movement, hyperlinks), also in caret form."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
-    if "^[[" in text or "\u2190[" in text:
+    if "^[[" in text or "\u2190[" in text or "#033[" in text:
         text = _CARET_ANSI.sub("", text)
     return text
 

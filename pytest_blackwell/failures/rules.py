@@ -251,9 +251,11 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("head_dim_unsupported", "dispatch_failure",
        r"Unsupported head_?(?:dim|size)\b(?:[^:=\d]*[:=] ?(?P<head_dim>\d+))?"
        r"|Head size (?P<head_dim__2>\d+) is not supported"
-       r"|(?i:(?:does not|doesn't|only) supports? head ?(?:dim|size)(?:ension)?s?)"),
+       r"|(?i:(?:does not|doesn't|only) supports? head ?(?:dim|size)(?:ension)?s?)"
+       r"|Expect\w* \(?[^)]{0,40}head_?[Dd]im"),
     _r("kernel_config_invalid", "dispatch_failure",
-       r"Invalid configuration\s?: \w+=\d+"),
+       r"Invalid configuration\s?: \w+=\d+|Invalid [\w\-]+(?: [\w\-]+)? tactic"
+       r"|(?i:no valid (?:kernel )?(?:tactic|kernel config\w*))"),
     _r("no_attention_backend", "dispatch_failure", r"No valid attention backend found"),
     # A backend refusing this kv-cache dtype or compute capability: no kernel for this setup.
     _r("backend_not_valid", "dispatch_failure",
@@ -270,7 +272,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("driver_too_old", "env_mismatch",
        r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|NVIDIA driver on your "
        r"system is too old|Found no NVIDIA driver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
-       r"|PTX was compiled with an unsupported toolchain"),
+       r"|PTX was compiled with an unsupported toolchain|unsupported display driver"
+       r"|cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
     _r("ipc_path_too_long", "env_mismatch",
        r"ipc path .{0,300}? is longer than (?P<limit>\d+) characters"),
     _r("missing_compiler", "env_mismatch",
@@ -309,6 +312,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("architecture_unsupported", "unsupported_config",
        r"Model architectures? \[?'?(?P<architecture>\w+)'?\]? (?:are|is) not supported"
        r"|Model architectures? \[?'?(?P<architecture__2>\w+)'?\]? failed to be inspected"),
+    _r("config_limit", "unsupported_config",
+       r"\bis (?:greater|larger) than (?:the )?(?:configured )?max_[a-z_]+\b"),
     _r("argument_rejected", "unsupported_config",
        r"argument --[\w-]+: invalid|unrecognized arguments:|Unknown (?:quantization method|kv cache"
        r" dtype|attention backend)|Invalid (?:attention backend|kv_cache_dtype)|max_model_len \("
@@ -328,6 +333,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"|NCCL communicator was aborted|retrieving ncclUniqueId"
        r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
        r"|Watchdog caught collective operation timeout", weak=True),
+    _r("custom_all_reduce", "nccl_error", r"custom_all_reduce\w*\.cuh?:\d+|CustomAllreduce\w*"),
     _r("nccl_warn", "nccl_error", r"NCCL WARN", weak=True, keywords=("NCCL WARN",)),
     _r("watchdog_timeout", "timeout",
        r"^Watchdog timeout\b|watchdog_timeout=\d+\)", keywords=("atchdog",)),
@@ -376,6 +382,14 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        wrapper=True),
     _r("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)",
        wrapper=True, fixed_detail=(("signal", "SIGABRT"),)),
+    # Precursors: warnings that name an environment problem; a later cause wins over them
+    # (usually "no kernel image is available" or a missing op), else they are the answer.
+    _r("torch_arch_missing", "env_mismatch",
+       r"with CUDA capability (?P<arch>sm_\d+a?) is not compatible with the current PyTorch",
+       keywords=("is not compatible with the current PyTorch",), wrapper=True),
+    _r("extension_import_failed", "env_mismatch",
+       r"Failed to import from [\w.]+ with ImportError\(.{0,300}?undefined symbol: "
+       r"(?P<symbol>[^\s')]+)", wrapper=True),
     _r("worker_wrapper", "unknown",
        r"Worker failed with error|Exception in worker \S+ while processing method"
        r"|Error executing method|Exception in thread ", wrapper=True),

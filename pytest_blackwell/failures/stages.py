@@ -154,7 +154,7 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
     """
     zero: list[tuple[int, str]] = []
     waiting: dict[str, list[tuple[int, str]]] = {}
-    last_other = 0
+    last_other = full_stall = 0
     for lineno, text in tail:
         if _STUCK.search(text):
             return lineno, text, "no shared-memory broadcast progress"
@@ -167,13 +167,15 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
                 last_other = lineno
             if busy:
                 zero.append((lineno, text))
+                if prefill is not None:
+                    full_stall = lineno  # neither prompts nor tokens move
             continue
         if _WAITING.search(text):
             waiting.setdefault(_DIGITS.sub("#", text), []).append((lineno, text))
             continue
         if text.strip():
             last_other = lineno
-    if len(zero) >= 2:
+    if len(zero) >= 2 or (zero and full_stall == zero[-1][0] > last_other):
         lineno, text = zero[-1]
         return lineno, text, "0.0 tokens/s with requests pending"
     for repeats in waiting.values():

@@ -47,6 +47,9 @@ def tail_candidates(
             elif open_traceback and (is_frame(line.text) or not line.text.strip()):
                 open_traceback.append(line.text)
                 last = lineno if line.text.strip() else last
+            elif line.text.startswith(("  File ", 'File "')) and not open_traceback:
+                # Frames whose header was cut off: a traceback all the same.
+                open_traceback, start, last = ["Traceback (header cut)", line.text], lineno, lineno
             else:
                 frames, open_traceback = open_traceback, []
             if line.text.strip() and not is_frame(line.text) and not known:
@@ -56,7 +59,8 @@ def tail_candidates(
                     cand.start = start if frames else lineno
                     found.append(cand)
                 frames = []
-    if len(open_traceback) > 1:
+    frame_count = sum(t.lstrip().startswith('File "') for t in open_traceback)
+    if frame_count >= 2 or (frame_count and is_header(open_traceback[0])):
         text = next(t for t in reversed(open_traceback) if t.strip()).strip()
         detail: dict[str, Any] = {"truncated": True}
         found.append(
