@@ -45,6 +45,11 @@ DECISIVE: dict[str, str] = {
     "verify_with_parallel_config": "startup",
     "get_attn_backend": "startup",
     "wait_for_engine_startup": "startup",
+    "_init_distributed_environment": "startup",
+    "_init_executor": "startup",
+    "_init_workers_ray": "startup",
+    "_try_inspect_model_cls": "startup",
+    "inspect_model_cls": "startup",
     "wait_for_ready": "startup",
     "init_process_group": "startup",
     "_find_and_load": "startup",  # an import
@@ -171,7 +176,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"(?i)\bbuild(?:ing)? (?:the |an? )?(?:tensorrt )?engine\b|\bbuild_engine\b"
         r"|engine build(?:ing)?\b|BackendCompilerFailed|InductorError|CppCompileError"
-        r"|\bbuild_and_load\b|No working C\+\+ compiler",
+        r"|\bbuild_and_load\b|No working C\+\+ compiler|failed to compile",
         "compile",
     ),
     (
@@ -182,7 +187,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     ),
     (r"Exception ignored in.{0,80}__del__|likely shutting down|interpreter shutdown", "shutdown"),
     (
-        r"(?i)waiting for .{0,60}(?:to start|READY)\b|\binit\.cc:\d+|ncclCommInit\w*"
+        r"(?i)waiting for .{0,60}(?:to start|READY|initial message)\b|\binit\.cc:\d+"
+        r"|ncclCommInit\w*|inspecting model architecture"
         r"|\bimport(?:ing)? \w+|ImportError",
         "startup",
     ),

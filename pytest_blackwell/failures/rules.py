@@ -159,11 +159,11 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("free_memory_on_startup", "kv_cache_oom",
        r"Free memory on device(?: (?P<device>[\w:]+))? \((?P<free_gib>[\d.]+)/(?P<total_gib>[\d.]+)"
        r" GiB\) on startup is less than desired GPU memory utilization \((?P<utilization>[\d.]+), "
-       r"(?P<requested_gib>[\d.]+) GiB\)"),
+       r"(?P<requested_gib>[\d.]+) GiB\)", stage_hint="startup"),
     _r("cpu_node_memory_startup", "kv_cache_oom",
        r"Available memory on node (?P<numa_node>\d+) \((?P<available_gib>[\d.]+)/(?P<total_gib>"
        r"[\d.]+) GiB\) on startup is less than desired CPU memory utilization \("
-       r"(?P<utilization>[\d.]+), (?P<requested_gib>[\d.]+) GiB\)"),
+       r"(?P<utilization>[\d.]+), (?P<requested_gib>[\d.]+) GiB\)", stage_hint="startup"),
     _r("cpu_node_memory_kv", "kv_cache_oom",
        r"Available memory on node (?P<numa_node>\d+) \((?P<available_gib>[\d.]+)/(?P<total_gib>"
        r"[\d.]+) GiB\) on kv cache\s?allocation is less than requested memory for kv \("

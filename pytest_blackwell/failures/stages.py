@@ -28,6 +28,7 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ('"/api/chat"', "execute"),
     ("Graph capturing finished", "warmup"),
     ("Warming up done", "warmup"),
+    ("Warming up FlashInfer", "warmup"),
     ("Capturing CUDA graph", "graph_capture"),
     ("Capturing cudagraph", "graph_capture"),
     ("Capture cuda graph end", "warmup"),
