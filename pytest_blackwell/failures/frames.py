@@ -186,6 +186,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         "execute",
     ),
     (r"Exception ignored in.{0,80}__del__|likely shutting down|interpreter shutdown", "shutdown"),
+    (r"(?i)unable to warm ?up|warm ?up (?:failed|model)\b|while warming up", "warmup"),
     (
         r"(?i)waiting for .{0,60}(?:to start|READY|initial message)\b|\binit\.cc:\d+"
         r"|ncclCommInit\w*|inspecting model architecture"
