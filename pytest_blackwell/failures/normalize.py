@@ -126,6 +126,8 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
             level = {"WARN": "WARNING", "ERR": "ERROR"}.get(level, _GLOG_NAMES.get(level, level))
             text = text[m.end() :]
             break
+    if not level and " NCCL INFO " in text:
+        level = "INFO"  # "host:pid:tid [0] NCCL INFO ...": NCCL's own informational lines
     return LogicalLine(text.rstrip(), own or tag, level)
 
 

@@ -291,7 +291,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("backend_not_installed", "env_mismatch",
        r"(?i)is not available or (?:is )?outdated"
        r"|(?:not installed|is outdated)\W+please (?:install|upgrade)"
-       r"|cudaErrorNotSupported|MemPool\w*\([^)]*\): operation not supported"),
+       r"|cudaErrorNotSupported|MemPool\w*\([^)]*\): operation no(?:t supported)?"),
     _r("extension_not_loaded", "env_mismatch",
        r"'_OpNamespace' '_C\w*' object has no attribute '(?P<op>\w+)'"),
     _r("module_missing", "env_mismatch", r"No module named '(?P<module>[\w.]+)'",
@@ -339,7 +339,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"^Watchdog timeout\b|watchdog_timeout=\d+\)", keywords=("atchdog",)),
     _r("timed_out", "timeout",
        r"^(?:[\w.]+\.)?TimeoutError\b|[Tt]imed out waiting for|RPC call to \w+ timed out"
-       r"|launch timed out and was terminated|cudaErrorLaunchTimeout"),
+       r"|launch timed out and was terminated|cudaErrorLaunchTimeout|Gateway Time-?out"),
     _r("runner_terminated", "engine_died",
        r"runner process (?:has )?terminated: "
        r"(?:exit status (?P<status>\S+)|signal: (?P<signal>[\w ]+))",
