@@ -301,7 +301,7 @@ class StreamClassifier:
         cand.stage = self._error_stage()
         if cand.rank in (WRAPPER, UNKNOWN, WEAK) and (self._best is None or self._best.rank < WEAK):
             self._recover_quiet_causes(cand.hint, cand.hint_from)
-        frames = self._lookback(line.tag) if cand.rank >= UNKNOWN else []
+        frames = self._lookback(line.tag) if cand.rank >= WRAPPER else []
         if frames:
             cand.start = min(n for n, _ in frames)
         cand.traceback = [t for _, t in frames] + [text]
