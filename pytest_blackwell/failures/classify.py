@@ -393,13 +393,15 @@ class StreamClassifier:
         for lineno, raw in reversed(self._ring):
             # An untagged exception line may end a tagged traceback (the paste lost its prefix).
             pieces = [p for p in logical_lines(raw) if p.tag == tag or not tag]
+            if not raw.strip():
+                continue  # some servers print blank lines between frames
             if pieces and is_header(pieces[-1].text):
                 frames[:0] = [(lineno, pieces[-1].text)]
                 break
             if not pieces or not all(is_frame(p.text) for p in pieces):
                 break
             frames[:0] = [(lineno, p.text) for p in pieces]
-        return frames if any(t.startswith("  File ") for _, t in frames) else []
+        return frames if any(t.lstrip().startswith('File "') for _, t in frames) else []
 
     def _recover_quiet_causes(self, hint: str | None, hint_from: str = "") -> None:
         """Match the recent lines in full when a wrapper or an unrecognised error shows up.

@@ -20,7 +20,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-_FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+, in (?P<func>[\w<>.]+)')
+# The function name may be cut off by a paste; the path alone can still tell.
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:, in (?P<func>[\w<>.]+))?')
 # Wrappers that name the method a worker was running: "while processing method init_device".
 _METHOD = re.compile(
     r"(?:processing|executing|calling|call to) (?:method )?'?(?P<func>[A-Za-z_]\w+)'? ?"
@@ -210,7 +211,7 @@ def parse_frame(text: str) -> Frame | None:
     if m is None:
         m = _METHOD.search(text)
         return None if m is None else Frame("", m.group("func"))
-    func = m.group("func").rsplit(".", 1)[-1]
+    func = (m.group("func") or "").rsplit(".", 1)[-1]
     return Frame(m.group("path").replace("\\", "/"), func)
 
 
@@ -228,7 +229,7 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
 
 
 #: Model code whose constructors run while the model is built, i.e. while it is loaded.
-MODEL_PATHS = ("model_executor/models/", "srt/models/", "_torch/models/")
+MODEL_PATHS = ("model_executor/models/", "srt/models/", "_torch/models/", "custom_modeling/")
 
 
 def _decisive(frame: Frame) -> str | None:
