@@ -391,7 +391,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"Failed to import from [\w.]+ with ImportError\(.{0,300}?undefined symbol: "
        r"(?P<symbol>[^\s')]+)", wrapper=True),
     _r("engine_build_failed", "unknown",
-       r"(?i)engine build(?:ing)? failed|failed to build (?:the |a |serialized )?(?:tensorrt )?engine",
+       r"(?i)engine build(?:ing)? failed"
+       r"|failed to build (?:the |a |serialized )?(?:tensorrt )?engine",
        wrapper=True, stage_hint="compile", keywords=("building failed", "ailed to build")),
     _r("worker_wrapper", "unknown",
        r"Worker failed with error|Exception in worker \S+ while processing method"
