@@ -309,6 +309,11 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("unknown_model_architecture", "unsupported_config",
        r"unknown model architecture: '?(?P<architecture>[\w.\-]+)|error loading model architecture"
        r"|unknown (?:pre-tokenizer|tokenizer) type", stage_hint="loading"),
+    # A KeyError on a parameter name (or vLLM's log of it, the bare quoted name): the checkpoint
+    # does not hold what the model built from its config expects.
+    _r("parameter_missing", "unsupported_config",
+       r"^(?:[\w.]+\.)?KeyError: '(?:\w+\.)*(?:layers?|blocks?|h)\.\d+\.[\w.]+'"
+       r"|^'(?:\w+\.)*(?:layers?|blocks?|h)\.\d+\.[\w.]+'$", stage_hint="loading"),
     _r("architecture_unsupported", "unsupported_config",
        r"Model architectures? \[?'?(?P<architecture>\w+)'?\]? (?:are|is) not supported"
        r"|Model architectures? \[?'?(?P<architecture__2>\w+)'?\]? failed to be inspected"),

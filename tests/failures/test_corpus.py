@@ -39,10 +39,10 @@ def test_dev_accuracy_meets_the_targets() -> None:
     result = score(ENTRIES, ("dev",))["dev"]
     assert not result.missed
     assert not result.false_alarms
-    # Targets: 0.97 categories, 0.90 stages. Not met yet on the grown corpus: these floors pin
-    # the level reached so it cannot regress (raise them as it improves).
-    assert result.category_accuracy >= 0.95, result.wrong
-    assert result.stage_accuracy >= 0.65, result.wrong
+    assert result.category_accuracy >= 0.97, result.wrong
+    # Stage target: 0.90. Not met yet (0.86 reached); this floor pins the level reached so it
+    # cannot regress. Raise it as it improves.
+    assert result.stage_accuracy >= 0.85, result.wrong
 
 
 def test_bad_manifest_says_what_and_where(tmp_path: Path) -> None:
