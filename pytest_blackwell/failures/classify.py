@@ -390,6 +390,7 @@ class StreamClassifier:
         (the one with the error word), so their header and frames are recovered here.
         """
         frames: list[tuple[int, str]] = []
+        stray: list[tuple[int, str]] = []  # unindented source lines, interleaved lines
         for lineno, raw in reversed(self._ring):
             # An untagged exception line may end a tagged traceback (the paste lost its prefix).
             pieces = [p for p in logical_lines(raw) if p.tag == tag or not tag]
@@ -399,8 +400,13 @@ class StreamClassifier:
                 frames[:0] = [(lineno, pieces[-1].text)]
                 break
             if not pieces or not all(is_frame(p.text) for p in pieces):
+                # A paste that lost its indentation: a line or two between frames still belongs.
+                if frames and len(stray) < 2:
+                    stray[:0] = [(lineno, p.text) for p in pieces]
+                    continue
                 break
-            frames[:0] = [(lineno, p.text) for p in pieces]
+            frames[:0] = [(lineno, p.text) for p in pieces] + stray
+            stray = []
         return frames if any(t.lstrip().startswith('File "') for _, t in frames) else []
 
     def _recover_quiet_causes(self, hint: str | None, hint_from: str = "") -> None:
