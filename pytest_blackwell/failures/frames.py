@@ -47,6 +47,7 @@ DECISIVE: dict[str, str] = {
     "get_attn_backend": "startup",
     "wait_for_engine_startup": "startup",
     "_init_distributed_environment": "startup",
+    "_check_if_gpu_supports_dtype": "startup",
     "_init_executor": "startup",
     "_init_workers_ray": "startup",
     "_try_inspect_model_cls": "startup",
