@@ -48,7 +48,8 @@ _HTML = re.compile(r"</?(?:details|summary|br|pre|code|p|div|span)\b[^>]*>|^```\
 _ENTITIES = (("&gt;", ">"), ("&lt;", "<"), ("&quot;", '"'), ("&#39;", "'"), ("&amp;", "&"))
 _RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+)\]:\s?")
 _VLLM_LEVEL = re.compile(
-    r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?"
+    r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) "
+    r"(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?"
     r"(?: \[[^\]]*\]| [\w.\-]+:\d+\])? ?"
 )
 # "ERROR 56542 [async_llm_engine.py:64] " (level, pid, source; the date was stripped before)
