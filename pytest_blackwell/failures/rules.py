@@ -194,7 +194,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     # --- plain device allocation ---------------------------------------------------------------
     _r("ray_memory_monitor", "engine_died",
        r"killed due to (?:the )?(?:node running low on memory|memory pressure)"
-       r"|ray\.exceptions\.OutOfMemoryError", keywords=("killed due to",)),
+       r"|ray\.exceptions\.OutOfMemoryError|Ray killed this worker|ray-oom-prevention",
+       keywords=("killed due to", "Ray killed", "ray-oom-prevention")),
     _r("torch_oom", "device_oom",
        r"out of memory\. Tried to allocate (?P<tried_bytes>" + _SIZE + r")(?:.*?total capacity of "
        r"(?P<total_bytes>" + _SIZE + r") of which (?P<free_bytes>" + _SIZE + r") is free"
