@@ -172,13 +172,13 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph", "graph_capture"),
     (
         r"(?i)\bfailed to load (?:model|'|\")|\bloading failed\b|error loading model"
-        r"|llama runner to start|\bllama_model_load\b",
+        r"|llama runner to start|\bllama_model_load\b|\bUNAVAILABLE: |modelInstanceState",
         "loading",
     ),
     (
         r"(?i)\bbuild(?:ing)? (?:the |an? )?(?:tensorrt )?engine\b|\bbuild_engine\b"
         r"|engine build(?:ing)?\b|BackendCompilerFailed|InductorError|CppCompileError"
-        r"|\bbuild_and_load\b|No working C\+\+ compiler|failed to compile",
+        r"|\bbuild_and_load\b|No working C\+\+ compiler|failed to compile|InvalidCxxCompiler",
         "compile",
     ),
     (
