@@ -117,6 +117,7 @@ DECISIVE: dict[str, str] = {
 #: Function names that tell the stage only when no decisive name is on the stack.
 CONTEXTUAL: dict[str, str] = {
     "_initialize_kv_caches": "kv_alloc",
+    "_apply": "loading",  # torch's Module.to()/cuda(): parameters moved onto the device
     "_dummy_sampler_run": "warmup",
     "execute_model": "execute",
     "execute_model_with_error_logging": "execute",
