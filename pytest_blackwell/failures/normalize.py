@@ -26,7 +26,7 @@ _STAMP = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
 # "[2025-03-10T15:07:20Z]", "[2025-03-10 15:07:20 TP0]" (SGLang: a tag inside the brackets),
 # or a bare "2025-03-10T15:07:20.1234567Z" (GitHub Actions).
 _TIMESTAMP = re.compile(
-    r"^\s*(?:\[" + _STAMP + r"(?: (?P<tag>[A-Za-z]+\d*))?\]|" + _STAMP + r")\s?"
+    r"^\s*(?:\[" + _STAMP + r"(?: (?P<tag>[A-Za-z]+\d*(?: [A-Za-z]+\d*)*))?\]|" + _STAMP + r")\s?"
 )
 _GUTTER = re.compile(r"^\s*(?:\[[\w.\-]{1,40}\]|[\w.\-]{1,40})?\s*\|\s?")
 _PROC_TAG = re.compile(
