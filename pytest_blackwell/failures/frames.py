@@ -144,7 +144,8 @@ CONTEXTUAL: dict[str, str] = {
     "process_inputs": "execute",
     "add_request": "execute",
     "_validate_model_input": "execute",
-    "swap_blocks": "execute",
+    "swap_blocks": "execute",  # KV-cache swaps/offloads, native frames included
+    "swap_blocks_batch": "execute",
 }
 
 #: Library paths whose frames tell the stage like a decisive name (fragment of the file path).
