@@ -2,8 +2,9 @@
 
 ``-`` reads standard input. Without ``--json`` each file gets a short readable summary; with it,
 one JSON object per file per line: ``file``, ``category`` (``null`` when the log has no error),
-``stage``, ``first_error``, ``line``, ``detail``. A file that cannot be read gets a message on
-standard error and the exit status is 1; the other files are still classified.
+``stage``, ``first_error``, ``line``, ``detail``, ``evidence`` (what decided the category and
+the stage: a rule, a traceback frame, a stage marker or ``none``). A file that cannot be read
+gets a message on standard error and the exit status is 1; the other files are still classified.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def _record(name: str, failure: Any) -> dict[str, Any]:
             "first_error": None,
             "line": None,
             "detail": {},
+            "evidence": {},
         }
     return {
         "file": name,
@@ -44,6 +46,7 @@ def _record(name: str, failure: Any) -> dict[str, Any]:
         "first_error": failure.first_error,
         "line": failure.line,
         "detail": failure.detail,
+        "evidence": failure.evidence,
     }
 
 
@@ -54,6 +57,12 @@ def _readable(record: dict[str, Any]) -> str:
         f"{record['file']}:{record['line']}: {record['category']} at {record['stage']}\n"
         f"    {record['first_error']}"
     )
+    evidence = record["evidence"]
+    if evidence:
+        text += (
+            f"\n    why: category from {evidence.get('category', 'none')}; "
+            f"stage from {evidence.get('stage', 'none')}"
+        )
     if record["detail"]:
         pairs = ", ".join(f"{k}={v}" for k, v in sorted(record["detail"].items()))
         text += f"\n    detail: {pairs}"

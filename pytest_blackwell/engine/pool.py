@@ -353,6 +353,7 @@ class EnginePool:
                     "first_error": None if failure is None else failure.first_error,
                     "detail": {} if failure is None else dict(failure.detail),
                     "traceback": [] if failure is None else list(failure.traceback),
+                    "evidence": {} if failure is None else dict(failure.evidence),
                     "timings": dict(result.timings),
                     "tokens_per_s": result.tokens_per_s,
                     "log": log.replace(os.sep, "/"),

@@ -67,6 +67,7 @@ class Watch:
     def __init__(self, rules: Any = None) -> None:
         self._cond = threading.Condition()
         self._classifier = StreamClassifier(rules=rules)
+        self._classifier.note_stage("startup")  # the probe starts there: stages stay exact
         self.failure: Failure | None = None
         self.stage = "startup"
         self.ready = False

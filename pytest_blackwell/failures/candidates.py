@@ -33,6 +33,8 @@ class Candidate:
     detail: dict[str, Any]
     hint: str | None
     traceback: list[str] = field(default_factory=list)
+    rule: str = ""  # the rule that named the category ("" for a bare error line)
+    hint_from: str = ""  # what gave ``hint``
 
 
 @dataclass
@@ -45,7 +47,7 @@ class Block:
     is_traceback: bool
     lines: list[str]
     best: Candidate | None = None
-    hints: list[str] = field(default_factory=list)
+    hints: list[tuple[str, str]] = field(default_factory=list)  # (stage, rule name)
     exception_seen: bool = False
     deadline: int = 0
     last_seen: int = 0
@@ -68,17 +70,24 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
 
 def merged(best: Candidate | None, cand: Candidate) -> Candidate:
     """The first error once ``cand`` is known too (``best`` itself is never modified)."""
-    if best is None or wins(cand, best):
+    if best is None:
+        return cand
+    if wins(cand, best):
+        if best.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN) and best.hint and cand.rank >= WEAK:
+            return merged(cand, best)  # a wrapper that closed first still names the stage
         return cand
     if (
-        cand.rank == WRAPPER
+        cand.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN)
         and cand.hint
         and best.rank >= WEAK
         and 0 <= cand.start - best.line <= RING_LINES
     ):
         # A wrapper right after the cause (``Capture cuda graph failed`` after a compiler
         # error) still tells the stage the cause happened in.
-        return replace(best, hint=later_stage((best.hint, cand.hint)))
+        hint = later_stage((best.hint, cand.hint))
+        return replace(
+            best, hint=hint, hint_from=cand.hint_from if hint != best.hint else best.hint_from
+        )
     return best
 
 
@@ -92,5 +101,14 @@ def process_name(tag: str) -> str:
     return tag.split(" pid=", 1)[0]
 
 
+#: What people put where they cut lines out of a traceback.
+ELISIONS = ("...", "\u2026", "[...]", "(...)", "<snip>", "[snip]")
+
+
 def is_frame(text: str) -> bool:
-    return text.startswith(("  File ", "    ", "\t")) or text.lstrip().startswith(("^", "~"))
+    """A traceback frame line, its source line or caret marks, or an elision mark in a traceback."""
+    return (
+        text.startswith(("  File ", "    ", "\t", 'File "'))
+        or text.lstrip().startswith(("^", "~"))
+        or text.strip() in ELISIONS
+    )

@@ -21,12 +21,14 @@ matched in full, because a dead process's last words (``Killed``) carry no error
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
 from pytest_blackwell.failures.candidates import (
     CHAIN,
+    HEADERS,
     LEVEL_ONLY,
     RING_LINES,
     SOFT_WINDOW,
@@ -41,6 +43,8 @@ from pytest_blackwell.failures.candidates import (
     merged,
     process_name,
 )
+from pytest_blackwell.failures.evidence import decide
+from pytest_blackwell.failures.frames import frame_stage, phrase_stage
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.rules import DEFAULT_RULES, Rule
@@ -48,20 +52,34 @@ from pytest_blackwell.failures.stages import (
     HANG_TAIL_LINES,
     STAGE_INDEX,
     hang_evidence,
+    late_marker_fragment,
     late_stage,
     later_stage,
     live_marker_keywords,
+    marker_fragment,
     marker_stage,
 )
+from pytest_blackwell.failures.tail import tail_candidates
 
 #: Literal strings found in (nearly) every error line; lines without any of them (and without a
 #: rule keyword or live stage marker) are skipped unless an error block is open.
 TRIGGERS: tuple[str, ...] = ("rror", "ERROR")
+#: Further words of error lines that carry neither (``FATAL``, TensorRT's ``[E]``, ``NCCL WARN``,
+#: ``NVRM: Xid``, a Rust panic, a bare ``Exception``). A ``quick`` classifier leaves them and the
+#: rules' own keywords out; :func:`classify_stream` then reads the log again in full when the
+#: quick pass found no known cause, so none of these lines can be missed.
+MORE_TRIGGERS: tuple[str, ...] = ("FATAL", "[E]", "[F]", "xception", "panicked", "ERR ")
 FOLLOW_LINES = 8  # lines after a relay or a traceback's last line that may still refine it
 STALE_LINES = 400  # an unfinished traceback that gets no line for this long is closed
 MAX_TRACEBACK = 120  # traceback lines kept per error (head and tail)
 MAX_LINE_CHARS = 1 << 20  # a longer physical line keeps its head and tail (a flattened paste)
 _ERROR_LEVELS = ("ERROR", "CRITICAL")
+#: A line that says it is an error although no rule knows it: never "no failure".
+_ERRORISH = re.compile(
+    r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]"
+    r"|^(?:[\w.:]+: )?(?:error|Error|fatal)(?:\[\w+\])?:|panicked at|\bExceptions?: \S"
+    r"|^(?:[\d:.]+ )?[EF] \w+|\bERR\b|^[\w .\-]{0,40}\berror\s*:|^\w+: (?:error|failed to)\b"
+)
 
 
 class StreamClassifier:
@@ -70,15 +88,21 @@ class StreamClassifier:
     ``rules`` replaces the built-in table (pass ``(*mine, *DEFAULT_RULES)`` to extend it).
     """
 
-    def __init__(self, rules: Sequence[Rule] | None = None) -> None:
+    def __init__(self, rules: Sequence[Rule] | None = None, *, quick: bool = False) -> None:
         self._rules: tuple[Rule, ...] = tuple(DEFAULT_RULES if rules is None else rules)
         for rule in self._rules:
             if not isinstance(rule, Rule):
                 raise TypeError(f"rules must be Rule objects, got {type(rule).__name__}: {rule!r}")
         self._hint_rules = tuple(r for r in self._rules if r.wrapper and r.stage_hint)
         self._rule_keywords = tuple(dict.fromkeys(k for r in self._rules for k in r.keywords))
-        self._stage = "startup"
+        if quick:
+            self._rule_keywords = ()
+        self._triggers = TRIGGERS if quick else (*TRIGGERS, *MORE_TRIGGERS)
+        self.known_cause = False  # set by result(): the first error is a known cause
+        self._stage = "unknown"
         self._floor = 0
+        self._events = False  # explicit stage events were given: they alone decide the stage
+        self._stage_sources: dict[str, str] = {}  # stage -> what last announced it
         self._lineno = 0
         self._ring: deque[tuple[int, str]] = deque(maxlen=RING_LINES)
         self._tail: deque[tuple[int, str]] = deque(maxlen=HANG_TAIL_LINES)
@@ -92,7 +116,7 @@ class StreamClassifier:
     # --- public API ---------------------------------------------------------------------------
     @property
     def stage(self) -> str:
-        """The current stage (``startup`` until a marker or an explicit event says otherwise)."""
+        """The current stage (``unknown`` until a marker or an explicit event says otherwise)."""
         return self._stage
 
     @property
@@ -120,6 +144,8 @@ class StreamClassifier:
             raise ValueError(f"note_stage() expects one of {', '.join(STAGE_INDEX)}, got {stage!r}")
         self._stage = stage
         self._floor = STAGE_INDEX[stage]
+        self._events = True
+        self._stage_sources[stage] = f"stage event {stage}"
         self._refresh_keywords()
 
     @property
@@ -136,6 +162,13 @@ class StreamClassifier:
             return False
         if best.rank == WEAK and self._lineno - best.line <= SOFT_WINDOW:
             return False
+        if (
+            not self._events
+            and self._lineno - best.line <= RING_LINES
+            and later_stage((best.stage, best.hint)) == "unknown"
+            and frame_stage(best.traceback) is None
+        ):
+            return False  # a log read offline: a wrapper that follows may still name the stage
         self._frozen = True
         return True
 
@@ -163,78 +196,51 @@ class StreamClassifier:
             cand = self._block_result(block)
             if cand is not None:
                 best = merged(best, cand)
-        for cand in self._tail_candidates():
+        from_tail = self._tail_candidates()
+        for cand in from_tail:
             best = merged(best, cand)
+        # A cause found only among the last lines may lack what a full read would add to it.
+        self.known_cause = (
+            best is not None and best.rank == STRONG and all(best is not c for c in from_tail)
+        )
         if best is not None and best.rank >= WRAPPER:
             return self._failure(best)
         hang = hang_evidence(self._tail)
         if hang is not None:
             lineno, raw, reason = hang
             text = next((ln.text for ln in reversed(logical_lines(raw)) if ln.text), raw.strip())
-            stage = late_stage(raw for _, raw in self._tail) or self._stage
-            return Failure("timeout", stage, text, lineno, {"evidence": reason}, (text,))
+            late = late_stage(raw for _, raw in self._tail)
+            stage = late or self._stage
+            stage_from = (
+                "marker 'Shutting down'" if late else self._stage_sources.get(stage, "none")
+            )
+            told = None if self._events or stage != "unknown" else phrase_stage([text])
+            if told is not None:
+                stage, stage_from = told
+            evidence = {"category": f"hang: {reason}", "stage": stage_from}
+            return Failure("timeout", stage, text, lineno, {"evidence": reason}, (text,), evidence)
         return self._failure(best) if best is not None else None
 
     # --- internals ----------------------------------------------------------------------------
     def _tail_candidates(self) -> list[Candidate]:
-        """Errors among the last lines, including lines without a keyword.
-
-        A process that dies leaves its last word at the end of the log (``Killed``,
-        ``Segmentation fault (core dumped)``, ``engine core exited unexpectedly``), so the tail
-        is matched in full instead of paying a keyword search through the whole log for them.
-        """
-        found = []
-        open_traceback: list[str] = []  # a traceback the log ends in, cut before its exception
-        start = last = 0
-        for lineno, raw in self._tail:
-            for line in logical_lines(raw):
-                if is_header(line.text):
-                    open_traceback, start = [line.text], lineno
-                elif open_traceback and (is_frame(line.text) or not line.text.strip()):
-                    open_traceback.append(line.text)
-                    last = lineno if line.text.strip() else last
-                else:
-                    open_traceback = []
-                if line.text.strip() and not is_frame(line.text):
-                    cand = self._candidate(lineno, line, lineno, self._error_stage())
-                    if cand is not None and cand.rank >= WRAPPER:
-                        cand.traceback = [line.text]
-                        found.append(cand)
-        if len(open_traceback) > 1:
-            text = next(t for t in reversed(open_traceback) if t.strip()).strip()
-            detail: dict[str, Any] = {"truncated": True}
-            found.append(
-                Candidate(
-                    UNKNOWN,
-                    "unknown",
-                    text,
-                    last,
-                    start,
-                    self._error_stage(),
-                    detail,
-                    None,
-                    open_traceback,
-                )
-            )
-        return found
+        """Errors among the last lines (see :func:`tail_candidates`)."""
+        return tail_candidates(self._tail, self._candidate, self._error_stage(), self.keywords)
 
     def _refresh_keywords(self) -> None:
         markers = live_marker_keywords(self._stage, self._floor)
-        self.keywords = tuple(dict.fromkeys((*TRIGGERS, *self._rule_keywords, *markers)))
+        self.keywords = tuple(dict.fromkeys((*self._triggers, *self._rule_keywords, *markers)))
 
     def _error_stage(self) -> str:
         """The stage of an error starting now: the current one, or shutdown if it just began."""
-        if STAGE_INDEX[self._stage] < STAGE_INDEX["shutdown"]:
+        if STAGE_INDEX.get(self._stage, 0) < STAGE_INDEX["shutdown"]:
             late = late_stage(raw for _, raw in self._ring)
             if late is not None:
+                self._stage_sources[late] = f"marker {late_marker_fragment(late)!r}"
                 return late
         return self._stage
 
     def _failure(self, cand: Candidate) -> Failure:
-        stage = later_stage((cand.stage, cand.hint))
-        return Failure(
-            cand.category, stage, cand.text, cand.line, dict(cand.detail), tuple(cand.traceback)
-        )
+        return decide(cand, self._stage_sources, frames=not self._events)
 
     def _match(self, line: LogicalLine) -> tuple[Rule, dict[str, Any]] | None:
         for rule in self._rules:
@@ -250,7 +256,7 @@ class StreamClassifier:
     ) -> Candidate | None:
         found = self._match(line)
         if found is None:
-            if line.level in _ERROR_LEVELS and line.text.strip():
+            if line.text.strip() and (line.level in _ERROR_LEVELS or _ERRORISH.search(line.text)):
                 detail = {"process": process_name(line.tag)} if line.tag else {}
                 return Candidate(
                     LEVEL_ONLY, "unknown", line.text, lineno, start, stage, detail, None
@@ -261,7 +267,16 @@ class StreamClassifier:
         if rank == STRONG and rule.category == "unknown":
             rank = UNKNOWN
         return Candidate(
-            rank, rule.category, line.text, lineno, start, stage, detail, rule.stage_hint
+            rank,
+            rule.category,
+            line.text,
+            lineno,
+            start,
+            stage,
+            detail,
+            rule.stage_hint,
+            rule=rule.name,
+            hint_from=f"rule {rule.name}" if rule.stage_hint else "",
         )
 
     def _process(self, lineno: int, line: LogicalLine) -> None:
@@ -272,21 +287,21 @@ class StreamClassifier:
             self._close(block)
         text = line.text
         if is_header(text):
-            self._blocks[line.tag] = Block(
-                line.tag, lineno, self._error_stage(), True, [text], last_seen=lineno
-            )
+            block = Block(line.tag, lineno, self._error_stage(), True, [text], last_seen=lineno)
+            if not text.startswith(HEADERS):  # "Exception in worker ...: <error>, Traceback ...:"
+                block.best = self._candidate(lineno, line, lineno, block.stage)
+                if block.best is not None:
+                    block.best.traceback = block.lines
+            self._blocks[line.tag] = block
             return
         cand = self._candidate(lineno, line, lineno, self._stage)
         if cand is None:
-            stage = marker_stage(text)
-            if stage is not None and STAGE_INDEX[stage] >= self._floor and stage != self._stage:
-                self._stage = stage
-                self._refresh_keywords()
+            self._note_marker(text)
             return
         cand.stage = self._error_stage()
         if cand.rank in (WRAPPER, UNKNOWN, WEAK) and (self._best is None or self._best.rank < WEAK):
-            self._recover_quiet_causes(cand.hint)
-        frames = self._lookback(line.tag) if cand.rank >= UNKNOWN else []
+            self._recover_quiet_causes(cand.hint, cand.hint_from)
+        frames = self._lookback(line.tag) if cand.rank >= WRAPPER else []
         if frames:
             cand.start = min(n for n, _ in frames)
         cand.traceback = [t for _, t in frames] + [text]
@@ -313,6 +328,7 @@ class StreamClassifier:
         elif is_header(text) or text.startswith(CHAIN):
             if not block.is_traceback and (block.best is None or block.best.rank <= WRAPPER):
                 block.lines = []  # the traceback a wrapper announced: keep only the traceback
+                block.stage = self._error_stage()  # markers may have come since the wrapper
             block.is_traceback = True
             block.exception_seen = False
             self._keep(block, text)
@@ -335,12 +351,26 @@ class StreamClassifier:
         self._keep(block, text)
         self._note_hints(block, line)
         cand = self._candidate(lineno, line, block.start, block.stage)
+        if cand is None and not block.is_traceback:
+            self._note_marker(text)  # the log goes on after a relay or a warning
         if cand is not None and (block.best is None or cand.rank > block.best.rank):
             cand.traceback = block.lines
             block.best = cand
         if block.best is not None and block.best.rank == STRONG:
             self._close(block)  # a known cause ends the search in this block
         return True
+
+    def _note_marker(self, text: str) -> None:
+        stage = marker_stage(text)
+        if (
+            stage is not None
+            and STAGE_INDEX[stage] >= self._floor
+            and stage != self._stage
+            and (stage != "startup" or self._stage == "unknown")
+        ):
+            self._stage = stage
+            self._stage_sources[stage] = f"marker {marker_fragment(text)!r}"
+            self._refresh_keywords()
 
     def _keep(self, block: Block, text: str) -> None:
         if len(block.lines) < MAX_TRACEBACK:
@@ -351,7 +381,7 @@ class StreamClassifier:
     def _note_hints(self, block: Block, line: LogicalLine) -> None:
         for rule in self._hint_rules:
             if rule.stage_hint and rule.match(line.text, line.level) is not None:
-                block.hints.append(rule.stage_hint)
+                block.hints.append((rule.stage_hint, rule.name))
 
     def _lookback(self, tag: str) -> list[tuple[int, str]]:
         """The traceback right before the current line (same process), read back from the ring.
@@ -360,17 +390,26 @@ class StreamClassifier:
         (the one with the error word), so their header and frames are recovered here.
         """
         frames: list[tuple[int, str]] = []
+        stray: list[tuple[int, str]] = []  # unindented source lines, interleaved lines
         for lineno, raw in reversed(self._ring):
-            pieces = [p for p in logical_lines(raw) if p.tag == tag]
+            # An untagged exception line may end a tagged traceback (the paste lost its prefix).
+            pieces = [p for p in logical_lines(raw) if p.tag == tag or not tag]
+            if not raw.strip():
+                continue  # some servers print blank lines between frames
             if pieces and is_header(pieces[-1].text):
                 frames[:0] = [(lineno, pieces[-1].text)]
                 break
             if not pieces or not all(is_frame(p.text) for p in pieces):
+                # A paste that lost its indentation: a line or two between frames still belongs.
+                if frames and len(stray) < 2:
+                    stray[:0] = [(lineno, p.text) for p in pieces]
+                    continue
                 break
-            frames[:0] = [(lineno, p.text) for p in pieces]
-        return frames if any(t.startswith("  File ") for _, t in frames) else []
+            frames[:0] = [(lineno, p.text) for p in pieces] + stray
+            stray = []
+        return frames if any(t.lstrip().startswith('File "') for _, t in frames) else []
 
-    def _recover_quiet_causes(self, hint: str | None) -> None:
+    def _recover_quiet_causes(self, hint: str | None, hint_from: str = "") -> None:
         """Match the recent lines in full when a wrapper or an unrecognised error shows up.
 
         The keyword filter skips lines without an error word, such as a ``ptxas fatal`` line
@@ -384,7 +423,8 @@ class StreamClassifier:
                     continue
                 cand = self._candidate(lineno, line, lineno, self._stage)
                 if cand is not None and cand.rank >= WEAK:
-                    cand.hint = later_stage((cand.hint, hint)) if hint else cand.hint
+                    if hint and later_stage((cand.hint, hint)) != cand.hint:
+                        cand.hint, cand.hint_from = later_stage((cand.hint, hint)), hint_from
                     cand.traceback = [line.text]
                     self._offer(cand)
         if self._ring:
@@ -393,10 +433,11 @@ class StreamClassifier:
     def _block_result(self, block: Block) -> Candidate | None:
         cand = block.best
         if cand is None and block.is_traceback:
-            # A traceback cut off before its exception line: keep it as an unknown error.
+            # A traceback cut off before its exception line: an unknown error, though one that says
+            # less than a wrapper naming what failed.
             last = next((t for t in reversed(block.lines) if t.strip()), block.lines[0])
             cand = Candidate(
-                UNKNOWN,
+                LEVEL_ONLY,
                 "unknown",
                 last.strip(),
                 block.last_seen,
@@ -407,7 +448,18 @@ class StreamClassifier:
             )
         if cand is None:
             return None
-        hint = later_stage((cand.hint, *block.hints))
+        hint: str | None = later_stage((cand.hint, *(stage for stage, _ in block.hints)))
+        hint_from = cand.hint_from
+        if hint == "unknown":
+            hint = cand.hint
+        elif hint != cand.hint:
+            hint_from = next(f"rule {name}" for stage, name in block.hints if stage == hint)
+        if hint is None and cand.rank < WEAK and not self._events:
+            # A wrapper right after a cause tells its stage by its frames ("while processing
+            # method init_device", a traceback through capture_model).
+            told = frame_stage([*block.lines, *cand.traceback])
+            if told is not None:
+                hint, hint_from = told
         return Candidate(
             cand.rank,
             cand.category,
@@ -416,8 +468,10 @@ class StreamClassifier:
             block.start,
             block.stage,
             cand.detail,
-            hint if hint != "startup" else cand.hint,
+            hint,
             list(block.lines),
+            rule=cand.rule,
+            hint_from=hint_from,
         )
 
     def _close(self, block: Block) -> None:

@@ -10,6 +10,8 @@ from typing import Any
 class Failure:
     """The first error of a run.
 
+    ``evidence`` says what decided them: ``{"category": "rule triton_smem", "stage": "frame
+    capture_model"}`` (a rule, a frame, a stage marker, a stage event, or ``none``).
     ``category`` and ``stage`` are names from :mod:`pytest_blackwell.failures.vocabulary`
     (downstream rules may add categories). ``line`` is 1-based in the log it came from.
     Everything is plain data so it crosses process boundaries and lands in reports as is.
@@ -21,6 +23,7 @@ class Failure:
     line: int = 0
     detail: dict[str, Any] = field(default_factory=dict)
     traceback: tuple[str, ...] = ()
+    evidence: dict[str, str] = field(default_factory=dict)
 
     @property
     def summary(self) -> str:
@@ -35,6 +38,7 @@ class Failure:
             "line": self.line,
             "detail": dict(self.detail),
             "traceback": list(self.traceback),
+            "evidence": dict(self.evidence),
         }
 
     @classmethod
@@ -46,4 +50,5 @@ class Failure:
             line=int(data.get("line", 0)),
             detail=dict(data.get("detail") or {}),
             traceback=tuple(str(x) for x in data.get("traceback") or ()),
+            evidence={str(k): str(v) for k, v in (data.get("evidence") or {}).items()},
         )

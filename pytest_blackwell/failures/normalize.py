@@ -26,14 +26,37 @@ _STAMP = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
 # "[2025-03-10T15:07:20Z]", "[2025-03-10 15:07:20 TP0]" (SGLang: a tag inside the brackets),
 # or a bare "2025-03-10T15:07:20.1234567Z" (GitHub Actions).
 _TIMESTAMP = re.compile(
-    r"^\s*(?:\[" + _STAMP + r"(?: (?P<tag>[A-Za-z]+\d*))?\]|" + _STAMP + r")\s?"
+    r"^\s*(?:\[" + _STAMP + r"(?: (?P<tag>[A-Za-z]+\d*(?: [A-Za-z]+\d*)*))?\]|" + _STAMP + r")\s?"
 )
 _GUTTER = re.compile(r"^\s*(?:\[[\w.\-]{1,40}\]|[\w.\-]{1,40})?\s*\|\s?")
-_PROC_TAG = re.compile(r"^\s*\((?P<tag>[A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+)\)\s?")
+_PROC_TAG = re.compile(
+    r"^\s*\((?P<tag>[A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+)(?:, ip=[\w.:\-]+)?\)\s?"
+)
+# Pasting leftovers: pytest's "E   " prefix, markdown quotes and list bullets, diff markers.
+_PASTE = re.compile(r"^(?:E {2,}|>+ ?|\+> ?|[-*] (?=\[|\(|\w+ \|))")
+# Other timestamp styles: syslog "Feb 15 17:37:45 host kernel:", dmesg "[ 1843.308145]",
+# "[Fri Aug 30 11:11:22 2024]", "[05/08/2024-20:47:56]", "2024-05-11 14:10:52.224", "12:00:01.123".
+_OTHER_STAMP = re.compile(
+    r"^\s*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]+ [\w.\-/]+(?:\[\d+\])?: ?"
+    r"|\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]"
+    r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,]?\d*Z?"
+    r"|\d\d:\d\d:\d\d(?:[.,]\d+)?(?= ))\s?"
+)
+# A tqdm progress bar that an error was printed onto: "Processed prompts:  5%|▌ | 429/8535 [...] "
+_PROGRESS = re.compile(r"^[^|]{0,80}\d+%\|[^|]{0,80}\|[^\]]{0,80}\]\s+(?=\S)")
+_HTML = re.compile(r"</?(?:details|summary|br|pre|code|p|div|span)\b[^>]*>|^```\w*")
+_ENTITIES = (("&gt;", ">"), ("&lt;", "<"), ("&quot;", '"'), ("&#39;", "'"), ("&amp;", "&"))
 _RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+)\]:\s?")
 _VLLM_LEVEL = re.compile(
-    r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?"
-    r"(?: \[[^\]]*\])? ?"
+    r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) "
+    r"(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?"
+    r"(?: \[[^\]]*\]| [\w.\-]+:\d+\])? ?"
+)
+# "ERROR 56542 [async_llm_engine.py:64] " (level, pid, source; the date was stripped before)
+_PID_LEVEL = re.compile(
+    r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|ERR|CRITICAL)"
+    # "ERROR 56542 [f.py:64] ", Ray's "ERR f.py:72 -- "
+    r"(?: \d+ \[[\w.\-]+:\d+\] ?| [\w.\-]+:\d+ -- )"
 )
 _PLAIN_LEVEL = re.compile(r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL):(?:[\w.]+:)?\s*")
 # "[E1010 12:34:56.789012 ProcessGroupNCCL.cpp:616]", "[W socket.cpp:663]"
@@ -72,16 +95,24 @@ class LogicalLine(NamedTuple):
     level: str
 
 
+# Colour codes pasted in caret notation ("^[[31m") or with the escape lost ("←[0m", "[0m").
+_CARET_ANSI = re.compile(r"(?:\^\[|\u2190|#033)\[[0-9;]*m")
+
+
 def strip_ansi(text: str) -> str:
-    """Remove ANSI escape sequences (colours, cursor movement, hyperlinks)."""
-    return _ANSI.sub("", text) if "\x1b" in text else text
+    """Remove ANSI escape sequences (colours, cursor movement, hyperlinks), also in caret form."""
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "^[[" in text or "\u2190[" in text or "#033[" in text:
+        text = _CARET_ANSI.sub("", text)
+    return text
 
 
 def _strip_prefixes(text: str, tag: str) -> LogicalLine:
     own = ""  # the outermost tag of this piece wins: "(Worker pid=3) [rank1]:" is Worker
     for _ in range(6):  # a handful of stacked prefixes at most
         before = text
-        for rx in (_TIMESTAMP, _GUTTER, _PROC_TAG, _RANK_TAG):
+        for rx in (_TIMESTAMP, _PASTE, _OTHER_STAMP, _GUTTER, _PROC_TAG, _RANK_TAG, _PROGRESS):
             m = rx.match(text)
             if m and m.end() > 0:
                 own = own or (m.groupdict().get("tag") or "")
@@ -89,13 +120,15 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
         if text == before:
             break
     level = ""
-    for rx in (_VLLM_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL):
+    for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL):
         m = rx.match(text)
         if m:
             level = m.group("level")
-            level = "WARNING" if level == "WARN" else _GLOG_NAMES.get(level, level)
+            level = {"WARN": "WARNING", "ERR": "ERROR"}.get(level, _GLOG_NAMES.get(level, level))
             text = text[m.end() :]
             break
+    if not level and " NCCL INFO " in text:
+        level = "INFO"  # "host:pid:tid [0] NCCL INFO ...": NCCL's own informational lines
     return LogicalLine(text.rstrip(), own or tag, level)
 
 
@@ -142,6 +175,11 @@ def logical_lines(raw: str) -> list[LogicalLine]:
     carries no process tag of its own inherits the tag of the piece before it.
     """
     raw = strip_ansi(raw.rstrip("\r\n")).lstrip("\ufeff")
+    if "<" in raw or "`" in raw:
+        raw = _HTML.sub("", raw)
+    if "&" in raw:
+        for entity, char in _ENTITIES:
+            raw = raw.replace(entity, char)
     parts = [p for p in raw.split("\r") if p.strip()] if "\r" in raw else [raw]
     result: list[LogicalLine] = []
     tag = ""

@@ -58,8 +58,23 @@ def classify_log(
 def classify_stream(
     stream: BinaryIO, *, rules: Sequence[Rule] | None = None, name: str = "<stream>"
 ) -> Failure | None:
-    """Like :func:`classify_log` for an open binary stream (a file or standard input)."""
-    classifier = StreamClassifier(rules)
+    """Like :func:`classify_log` for an open binary stream (a file or standard input).
+
+    A seekable stream is first scanned quickly for the common error words only; unless that
+    finds a known cause, it is scanned again with every error word and rule keyword. The answer
+    is the same as one thorough scan; the quick one just spares it on most failure logs.
+    """
+    if stream.seekable():
+        start = stream.tell()
+        quick = StreamClassifier(rules, quick=True)
+        failure = _classify(quick, stream, name)
+        if quick.known_cause:
+            return failure
+        stream.seek(start)
+    return _classify(StreamClassifier(rules), stream, name)
+
+
+def _classify(classifier: StreamClassifier, stream: BinaryIO, name: str) -> Failure | None:
     tail: deque[bytes] = deque(maxlen=HANG_TAIL_LINES)
     carry = b""
     while not classifier.done:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from pytest_blackwell.failures.vocabulary import STAGES
+from pytest_blackwell.failures.vocabulary import LIFECYCLE_STAGES
 
 #: ``(fragment, stage)``, checked in order; the first fragment found in a message decides.
 STAGE_MARKERS: tuple[tuple[str, str], ...] = (
@@ -21,10 +21,19 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Starting vLLM API server", "execute"),
     ("Processed prompts", "execute"),
     ("Avg prompt throughput", "execute"),
+    ("The server is fired up and ready to roll", "execute"),
+    ("POST /v1/", "execute"),
+    ("POST /api/", "execute"),
+    ('"/api/generate"', "execute"),
+    ('"/api/chat"', "execute"),
     ("Graph capturing finished", "warmup"),
     ("Warming up done", "warmup"),
+    ("Warming up FlashInfer", "warmup"),
     ("Capturing CUDA graph", "graph_capture"),
     ("Capturing cudagraph", "graph_capture"),
+    ("Capture cuda graph end", "warmup"),
+    ("Capture cuda graph begin", "graph_capture"),
+    ("KV Cache is allocated", "kv_alloc"),
     ("KV cache size:", "kv_alloc"),
     ("Available KV cache memory", "kv_alloc"),
     ("Memory profiling takes", "kv_alloc"),
@@ -39,22 +48,52 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Loading weights took", "loading"),
     ("Loading safetensors checkpoint shards", "loading"),
     ("Starting to load model", "loading"),
+    ("Load weight end", "profile"),
+    ("Load weight begin", "loading"),
+    ("_context_with_model:", "kv_alloc"),
+    ("llama_context:", "kv_alloc"),
+    ("load_tensors:", "loading"),
+    ("Initializing a V1 LLM engine", "startup"),
+    ("Initializing an LLM engine", "startup"),
+    ("non-default args", "startup"),
+    ("Init torch distributed begin", "startup"),
+    ("main: build = ", "startup"),  # llama.cpp's start-up banner
+    ("API server version", "startup"),
+    ("vLLM is using nccl", "startup"),
+    ("Automatically detected platform", "startup"),
 )
 
 #: Markers of the end of a run. An error during shutdown comes right after them, so instead of
 #: searching the whole log for them they are looked for among the lines just before an error.
 LATE_MARKERS: tuple[tuple[str, str], ...] = (("Shutting down", "shutdown"),)
 
-STAGE_INDEX: dict[str, int] = {name: i for i, name in enumerate(STAGES)}
+STAGE_INDEX: dict[str, int] = {name: i for i, name in enumerate(LIFECYCLE_STAGES)}
 _EXECUTE = STAGE_INDEX["execute"]
 
 
 def marker_stage(text: str) -> str | None:
-    """The stage a message announces, or ``None``."""
+    """The stage a message announces, or ``None``.
+
+    ``startup`` markers (lines every process prints while it starts) only name the stage of a log
+    that has shown no other stage yet; the caller applies that.
+    """
     for fragment, stage in (*STAGE_MARKERS, *LATE_MARKERS):
         if fragment in text:
             return stage
     return None
+
+
+def marker_fragment(text: str) -> str:
+    """The marker fragment found in ``text`` (``""`` if none)."""
+    for fragment, _ in (*STAGE_MARKERS, *LATE_MARKERS):
+        if fragment in text:
+            return fragment
+    return ""
+
+
+def late_marker_fragment(stage: str) -> str:
+    """The late-marker fragment that announces ``stage``."""
+    return next(fragment for fragment, marker in LATE_MARKERS if marker == stage)
 
 
 def late_stage(lines: Iterable[str]) -> str | None:
@@ -83,10 +122,11 @@ def live_marker_keywords(stage: str, floor: int) -> tuple[str, ...]:
 
 
 def later_stage(stages: Iterable[str | None]) -> str:
-    """The latest of ``stages`` in life-cycle order (unknown names and ``None`` are ignored)."""
-    best = "startup"
+    """The latest of ``stages`` in life-cycle order; ``unknown`` when none is a life-cycle stage
+    (``unknown`` itself and ``None`` are ignored)."""
+    best = "unknown"
     for stage in stages:
-        if stage in STAGE_INDEX and STAGE_INDEX[stage] > STAGE_INDEX[best]:
+        if stage in STAGE_INDEX and (best == "unknown" or STAGE_INDEX[stage] > STAGE_INDEX[best]):
             best = stage
     return best
 
@@ -101,6 +141,7 @@ _ZERO_THROUGHPUT = re.compile(
     r"(?:.*?Waiting: (?P<waiting>\d+) reqs?)?"
     r"|gen throughput \(token/s\): 0\.00.*?#queue-req: (?P<queued>\d+)"
 )
+_PROMPT_RATE = re.compile(r"prompt throughput: (\d+(?:\.\d+)?) tokens/s")
 _STUCK = re.compile(r"No available shared memory broadcast block found in \d+ seconds?")
 _WAITING = re.compile(r"(?i)\bwaiting for\b|\bstill waiting\b")
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
@@ -111,30 +152,36 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
 
     Signs: vLLM's own "No available shared memory broadcast block found" warning; two or more
     throughput reports of ``0.0 tokens/s`` with requests running or waiting; or the same
-    "waiting for ..." message three or more times with nothing else happening in between.
+    "waiting for ..." message two or more times with nothing else happening in between.
     """
     zero: list[tuple[int, str]] = []
     waiting: dict[str, list[tuple[int, str]]] = {}
-    last_other = 0
+    last_other = full_stall = 0
     for lineno, text in tail:
         if _STUCK.search(text):
             return lineno, text, "no shared-memory broadcast progress"
         m = _ZERO_THROUGHPUT.search(text)
         if m:
             busy = any(int(v) > 0 for v in m.groupdict().values() if v is not None)
+            prefill = _PROMPT_RATE.search(text)
+            if prefill is not None and float(prefill.group(1)) > 0:
+                busy = False  # prompts are being processed: that is progress
+                last_other = lineno
             if busy:
                 zero.append((lineno, text))
+                if prefill is not None:
+                    full_stall = lineno  # neither prompts nor tokens move
             continue
         if _WAITING.search(text):
             waiting.setdefault(_DIGITS.sub("#", text), []).append((lineno, text))
             continue
         if text.strip():
             last_other = lineno
-    if len(zero) >= 2:
+    if len(zero) >= 2 or (zero and full_stall == zero[-1][0] > last_other):
         lineno, text = zero[-1]
         return lineno, text, "0.0 tokens/s with requests pending"
     for repeats in waiting.values():
-        if len(repeats) >= 3 and repeats[-1][0] > last_other:
+        if len(repeats) >= 2 and repeats[-1][0] > last_other:
             lineno, text = repeats[-1]
             return lineno, text, "repeated waiting without progress"
     return None

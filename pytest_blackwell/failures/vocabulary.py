@@ -21,7 +21,7 @@ CATEGORIES: Final[tuple[str, ...]] = (
 )
 
 #: Engine life-cycle stages, in the order an engine passes through them.
-STAGES: Final[tuple[str, ...]] = (
+LIFECYCLE_STAGES: Final[tuple[str, ...]] = (
     "startup",
     "loading",
     "compile",
@@ -32,3 +32,7 @@ STAGES: Final[tuple[str, ...]] = (
     "execute",
     "shutdown",
 )
+
+#: Every stage a failure may report: the life-cycle stages, then ``unknown`` for an error whose
+#: log says nothing about where it happened (no stage marker, no telling frame, no event).
+STAGES: Final[tuple[str, ...]] = (*LIFECYCLE_STAGES, "unknown")

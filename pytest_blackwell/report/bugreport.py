@@ -179,6 +179,12 @@ def _error_section(entry: Mapping[str, Any]) -> list[str]:
     if not first:
         return [*lines, "No error was recorded."]
     lines += [f"- category: `{entry.get('category')}`", f"- stage: `{entry.get('stage')}`"]
+    evidence = entry.get("evidence") or {}
+    if evidence:
+        lines.append(
+            f"- why: category from `{evidence.get('category', 'none')}`, "
+            f"stage from `{evidence.get('stage', 'none')}`"
+        )
     detail = entry.get("detail") or {}
     lines += [f"- {key}: `{value}`" for key, value in detail.items()]
     lines += ["", _fence("\n".join([str(first), *map(str, entry.get("traceback") or [])]), "text")]

@@ -22,3 +22,43 @@ def test_bench_reports_throughput_ratio_and_memory() -> None:
     assert "device_oom at execute" in out
     for label in ("MB/s", "ratio:", "peak memory:"):
         assert label in out
+
+
+ACCURACY = Path(__file__).parents[2] / "bench" / "classify_accuracy.py"
+
+
+def test_accuracy_bench_reports_both_splits_and_the_confusion_matrix() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ACCURACY)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for label in (
+        "== dev:",
+        "== holdout:",
+        "category accuracy:",
+        "stage accuracy:",
+        "missed failures:",
+        "false alarms:",
+        "per category:",
+        "per stage:",
+        "confusion (rows: expected category",
+    ):
+        assert label in out, label
+
+
+def test_accuracy_bench_rejects_a_bad_manifest(tmp_path: Path) -> None:
+    (tmp_path / "manifest.json").write_text("{}")
+    proc = subprocess.run(
+        [sys.executable, str(ACCURACY), "--corpus", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "manifest.json: expected a JSON list of entries" in proc.stderr

@@ -30,14 +30,22 @@ def test_json_lines_one_per_file(capsys: pytest.CaptureFixture[str]) -> None:
     assert status == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [set(r) for r in records] == [
-        {"file", "category", "stage", "first_error", "line", "detail"}
+        {"file", "category", "stage", "first_error", "line", "detail", "evidence"}
     ] * 2
     first, clean = records
     assert first["file"] == str(files[0])
     assert (first["category"], first["stage"], first["line"]) == ("kv_cache_oom", "kv_alloc", 31)
     assert first["detail"] == {"process": "EngineCore_DP0"}
+    assert first["evidence"]["category"] == "rule kv_no_memory"
     assert clean["category"] is None
+    assert clean["evidence"] == {}
     assert clean["stage"] is None
+
+
+def test_readable_output_says_why(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["classify", str(LOGS / "kv_no_memory_v1.log")]) == 0
+    out = capsys.readouterr().out
+    assert "why: category from rule kv_no_memory; stage from " in out
 
 
 def test_no_error_is_reported_in_words(capsys: pytest.CaptureFixture[str]) -> None:

@@ -152,7 +152,7 @@ EXPECTED: dict[str, Expect] = {
     ),
     "truncated_headless_traceback.log": Expect(
         "illegal_memory_access",
-        "startup",
+        "unknown",
         "an illegal memory access was encountered",
         line=8,
     ),

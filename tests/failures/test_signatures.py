@@ -223,8 +223,10 @@ SIGNATURES: list[tuple[str, str, dict[str, Any]]] = [
         "engine_died",
         {},
     ),
+    # a parameter the checkpoint lacks: the checkpoint does not match its config
+    ("KeyError: 'model.layers.0.self_attn.qkv_proj.weight'", "unsupported_config", {}),
     # unknown
-    ("KeyError: 'model.layers.0.self_attn.qkv_proj.weight'", "unknown", {"exception": "KeyError"}),
+    ("KeyError: 'max_position_embeddings'", "unknown", {"exception": "KeyError"}),
     (
         "ERROR 10-20 13:01:09 [serving_chat.py:219] Error in preprocessing prompt inputs",
         "unknown",

@@ -20,9 +20,9 @@ TRACEBACK = [
 ]
 
 
-def test_starts_in_startup_with_nothing_to_report() -> None:
+def test_starts_in_unknown_stage_with_nothing_to_report() -> None:
     sc = StreamClassifier()
-    assert sc.stage == "startup"
+    assert sc.stage == "unknown"
     assert not sc.done
     assert sc.result() is None
 
@@ -141,7 +141,7 @@ def test_no_error_lets_the_launcher_decide() -> None:
     assert not sc.done
     # The launcher names the verdict itself, with the stage the classifier tracked.
     verdict = Failure("timeout", sc.stage, "no progress for 300 s")
-    assert verdict.summary == "timeout at startup: no progress for 300 s"
+    assert verdict.summary == "timeout at unknown: no progress for 300 s"
 
 
 def test_memory_stays_bounded_on_a_long_log() -> None:

@@ -56,6 +56,7 @@ def results(tmp_path: Path) -> dict[str, Any]:
         "stage": "kv_alloc",
         "first_error": FIRST,
         "detail": {"required_bytes": 123456},
+        "evidence": {"category": "rule kv_no_memory", "stage": "stage event kv_alloc"},
         "traceback": [
             '  File "vllm/v1/core/kv_cache_utils.py", line 700, in check',
             f"    {FIRST}",
@@ -127,6 +128,7 @@ def test_report_has_what_maintainers_ask_for(report: str) -> None:
         "48.00 GiB of 96.00 GiB",
         "- stage: `kv_alloc`",
         "- required_bytes: `123456`",
+        "- why: category from `rule kv_no_memory`, stage from `stage event kv_alloc`",
         'File "vllm/v1/core/kv_cache_utils.py", line 700',
         "| max_model_len | `4096` |",
         "| enforce_eager | `True` |",

@@ -1,0 +1,60 @@
+"""From the chosen candidate to the :class:`Failure`, with the evidence for its category and stage.
+
+The category comes from the rule that matched, unless that rule only names an exception type
+(or nothing matched) and a traceback frame that raises for one reason only says more. The stage is
+the latest of: the stage the log's markers (or the probe's explicit events) named when the error
+began, the matching rule's stage hint, and, when there are no explicit events, the traceback's
+frames. With none of them the stage is ``unknown``: a stage is never reported by default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pytest_blackwell.failures.candidates import WRAPPER, Candidate
+from pytest_blackwell.failures.frames import frame_category, frame_stage, phrase_stage
+from pytest_blackwell.failures.model import Failure
+from pytest_blackwell.failures.stages import later_stage
+
+#: Rules that only name an exception type: a frame that raises for one reason is better evidence.
+GENERIC_RULES = ("value_error", "exception")
+
+
+def category_evidence(cand: Candidate) -> str:
+    """What named the category of ``cand``, in words."""
+    if cand.rule:
+        return f"rule {cand.rule}"
+    if cand.detail.get("truncated"):
+        return "traceback cut before its exception line"
+    return "error line without a known signature"
+
+
+def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Failure:
+    """The failure ``cand`` stands for.
+
+    ``sources`` maps a stage to what announced it (a marker or an explicit event); ``frames`` is
+    False for engine runs with explicit stage events, whose stage stays exact.
+    """
+    category, category_from = cand.category, category_evidence(cand)
+    if (category == "unknown" or cand.rule in GENERIC_RULES) and cand.rank != WRAPPER:
+        found = frame_category(cand.traceback)
+        if found is not None:
+            category, category_from = found
+    options = [(cand.stage, sources.get(cand.stage, "none"))]
+    if cand.hint:
+        options.append((cand.hint, cand.hint_from or "rule"))
+    if frames:
+        told = frame_stage(cand.traceback) or phrase_stage(cand.traceback)
+        if told is not None:
+            options.append(told)
+    stage = later_stage(stage for stage, _ in options)
+    stage_from = next((why for st, why in options if st == stage), "none")
+    return Failure(
+        category,
+        stage,
+        cand.text,
+        cand.line,
+        dict(cand.detail),
+        tuple(cand.traceback),
+        {"category": category_from, "stage": stage_from},
+    )

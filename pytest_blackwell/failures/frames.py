@@ -1,0 +1,285 @@
+"""What the frames of a traceback tell: the stage an error happened in, and sometimes its category.
+
+Pasted excerpts rarely keep a stage banner, but their tracebacks name the engine function that
+was running. The tables below map function names from the engines' own sources (vLLM V0 and V1,
+SGLang, TensorRT-LLM) and library paths (Dynamo/Inductor, the model loaders, CUDA graphs) to a
+stage. ``decisive`` names tell the stage wherever they sit; ``contextual`` names (a model step,
+the sampler's dummy run) only count when no decisive name is on the stack, because the same
+function runs inside memory profiling, warm-up and serving alike. Within a traceback the
+innermost decisive frame wins; of chained tracebacks, the first one with a telling frame (the
+cause, printed first) wins.
+
+A few frames also tell the category: a check that raises for one reason only (vLLM's KV-cache
+memory check, Triton's shared-memory resource check). They decide when the message itself is
+unknown, e.g. cut off by a paste.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+# The function name may be cut off by a paste; the path alone can still tell.
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:, in (?P<func>[\w<>.]+))?')
+# Wrappers that name the method a worker was running: "while processing method init_device".
+_METHOD = re.compile(
+    r"(?:processing|executing|calling|call to) (?:method )?'?(?P<func>[A-Za-z_]\w+)'? ?"
+)
+
+#: Function names that tell the stage wherever they appear on the stack.
+DECISIVE: dict[str, str] = {
+    # start-up: argument and config validation, device and process-group setup
+    "create_engine_config": "startup",
+    "from_cli_args": "startup",
+    "parse_args": "startup",
+    "check_server_args": "startup",
+    "init_device": "startup",
+    "init_worker_distributed_environment": "startup",
+    "init_distributed_environment": "startup",
+    "ensure_model_parallel_initialized": "startup",
+    "initialize_model_parallel": "startup",
+    "init_torch_distributed": "startup",
+    "_verify_args": "startup",
+    "_verify_quantization": "startup",
+    "_verify_cuda_graph": "startup",
+    "verify_with_parallel_config": "startup",
+    "get_attn_backend": "startup",
+    "wait_for_engine_startup": "startup",
+    "_init_distributed_environment": "startup",
+    "_check_if_gpu_supports_dtype": "startup",
+    "_init_executor": "startup",
+    "_init_workers_ray": "startup",
+    "_try_inspect_model_cls": "startup",
+    "inspect_model_cls": "startup",
+    "wait_for_ready": "startup",
+    "init_process_group": "startup",
+    "_find_and_load": "startup",  # an import
+    # weights
+    "load_model": "loading",
+    "load_weights": "loading",
+    "get_model": "loading",
+    "_prepare_weights": "loading",
+    "download_weights_from_hf": "loading",
+    "safetensors_weights_iterator": "loading",
+    "initialize_model": "loading",
+    "_initialize_model": "loading",
+    "load_checkpoint": "loading",
+    "load_single_module": "loading",
+    "create_weights": "loading",
+    "make_layers": "loading",
+    "init_inference": "loading",
+    "from_dir": "loading",
+    "build_engine": "compile",
+    "build_serialized_network": "compile",
+    "build_cuda_engine": "compile",
+    "build_and_load": "compile",
+    "get_nvcc_flags_list": "compile",
+    # memory profiling
+    "profile_run": "profile",
+    "determine_available_memory": "profile",
+    "determine_num_available_blocks": "profile",
+    "profile_max_num_token": "profile",
+    "estimate_max_tokens": "profile",
+    # KV cache sizing and allocation
+    "get_kv_cache_config": "kv_alloc",
+    "get_kv_cache_configs": "kv_alloc",
+    "check_enough_kv_cache_memory": "kv_alloc",
+    "_check_enough_kv_cache_memory": "kv_alloc",
+    "initialize_from_config": "kv_alloc",
+    "initialize_kv_cache": "kv_alloc",
+    "initialize_kv_cache_tensors": "kv_alloc",
+    "_allocate_kv_cache_tensors": "kv_alloc",
+    "_reshape_kv_cache_tensors": "kv_alloc",
+    "initialize_cache": "kv_alloc",
+    "_init_cache_engine": "kv_alloc",
+    "raise_if_cache_size_invalid": "kv_alloc",
+    "init_memory_pool": "kv_alloc",
+    "unify_hybrid_kv_cache_specs": "kv_alloc",
+    "_create_kv_cache_manager": "kv_alloc",
+    "build_managers": "kv_alloc",
+    # CUDA graphs
+    "capture_model": "graph_capture",
+    "_capture_cudagraphs": "graph_capture",
+    "init_cuda_graphs": "graph_capture",
+    "capture_one_batch_size": "graph_capture",
+    "_warmup_and_capture": "graph_capture",
+    # warm-up
+    "_warm_up_model": "warmup",
+    "compile_or_warm_up_model": "warmup",
+    "_run_warmup": "warmup",
+    "_execute_server_warmup": "warmup",
+    # teardown
+    "__del__": "shutdown",
+    "shutdown": "shutdown",
+}
+
+#: Function names that tell the stage only when no decisive name is on the stack.
+CONTEXTUAL: dict[str, str] = {
+    "_initialize_kv_caches": "kv_alloc",
+    "_apply": "loading",  # torch's Module.to()/cuda(): parameters moved onto the device
+    "_dummy_sampler_run": "warmup",
+    "execute_model": "execute",
+    "execute_model_with_error_logging": "execute",
+    "sample_tokens": "execute",
+    "step": "execute",
+    "step_with_batch_queue": "execute",
+    "run_busy_loop": "execute",
+    "_process_engine_step": "execute",
+    "run_batch": "execute",
+    "forward_batch_generation": "execute",
+    "event_loop_normal": "execute",
+    "event_loop_overlap": "execute",
+    "_executor_loop": "execute",
+    "_forward_step": "execute",
+    "generate": "execute",
+    "output_handler": "execute",
+    "create_chat_completion": "execute",
+    "create_completion": "execute",
+    "engine_step": "execute",
+    "step_async": "execute",
+    "run_engine_loop": "execute",
+    "_run_engine": "execute",
+    "get_output": "execute",
+    "process_inputs": "execute",
+    "add_request": "execute",
+    "_validate_model_input": "execute",
+    "swap_blocks": "execute",  # KV-cache swaps/offloads, native frames included
+    "swap_blocks_batch": "execute",
+}
+
+#: Library paths whose frames tell the stage like a decisive name (fragment of the file path).
+PATHS: tuple[tuple[str, str], ...] = (
+    ("torch/_dynamo/", "compile"),
+    ("torch/_inductor/", "compile"),
+    ("vllm/compilation/", "compile"),
+    ("triton/compiler/", "compile"),
+    ("flashinfer/jit/", "compile"),
+    ("torch/cuda/graphs.py", "graph_capture"),
+    ("model_loader/", "loading"),
+)
+
+#: Frames that raise for one reason only: they tell the category of an unrecognised message.
+CATEGORY_FRAMES: dict[str, str] = {
+    "check_enough_kv_cache_memory": "kv_cache_oom",
+    "_check_enough_kv_cache_memory": "kv_cache_oom",
+    "raise_if_cache_size_invalid": "kv_cache_oom",
+    "_init_handles": "smem_limit",  # Triton: the launch-time shared-memory check
+    "_check_if_gpu_supports_dtype": "dispatch_failure",
+}
+
+
+#: What an error message itself says was being done, for excerpts without frames or markers.
+_PHRASES: tuple[tuple[str, str], ...] = (
+    (r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph", "graph_capture"),
+    (
+        r"(?i)\bfailed to load (?:model|'|\")|\bloading failed\b|error loading model"
+        r"|llama runner to start|\bllama_model_load\b|\bUNAVAILABLE: |modelInstanceState",
+        "loading",
+    ),
+    (
+        r"(?i)\bbuild(?:ing)? (?:the |an? )?(?:tensorrt )?engine\b|\bbuild_engine\b"
+        r"|engine build(?:ing)?\b|BackendCompilerFailed|InductorError|CppCompileError"
+        r"|\bbuild_and_load\b|No working C\+\+ compiler|failed to compile|InvalidCxxCompiler",
+        "compile",
+    ),
+    (
+        r"\bcompute_forward\b|Error in model execution|\bforward(?:Sync|Async)\b"
+        r"|^Watchdog timeout\b|probability tensor contains|SamplingFromProbs"
+        r"|prompt \(length \d+\) is longer than|Dumping input data|\bdump_input\b"
+        r"|inputs of failed execution|_raise_exception_on_finish"
+        r"|(?:^|:)(?:prefill|decode|generate)\{",  # TGI's tracing spans of a request
+        "execute",
+    ),
+    (r"Exception ignored in.{0,80}__del__|likely shutting down|interpreter shutdown", "shutdown"),
+    (r"(?i)unable to warm ?up|warm ?up (?:failed|model)\b|while warming up", "warmup"),
+    (
+        r"(?i)waiting for .{0,60}(?:to start|READY|initial message)\b|\binit\.cc:\d+"
+        r"|ncclCommInit\w*|inspecting model architecture"
+        r"|\bimport(?:ing)? \w+|ImportError",
+        "startup",
+    ),
+)
+PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), stage) for pattern, stage in _PHRASES
+)
+
+
+class Frame(NamedTuple):
+    path: str
+    func: str
+
+
+def parse_frame(text: str) -> Frame | None:
+    """``File "x.py", line 3, in f`` -> ``Frame("x.py", "f")``; ``None`` for other lines."""
+    m = _FRAME.match(text)
+    if m is None:
+        m = _METHOD.search(text)
+        return None if m is None else Frame("", m.group("func"))
+    func = (m.group("func") or "").rsplit(".", 1)[-1]
+    return Frame(m.group("path").replace("\\", "/"), func)
+
+
+def _segments(lines: Iterable[str]) -> list[list[Frame]]:
+    """The frames of each traceback in ``lines`` (a new one starts at every header)."""
+    segments: list[list[Frame]] = [[]]
+    for text in lines:
+        if "Traceback (most recent call last)" in text and segments[-1]:
+            segments.append([])
+            continue
+        frame = parse_frame(text)
+        if frame is not None:
+            segments[-1].append(frame)
+    return [s for s in segments if s]
+
+
+#: Model code whose constructors run while the model is built, i.e. while it is loaded.
+MODEL_PATHS = ("model_executor/models/", "srt/models/", "_torch/models/", "custom_modeling/")
+
+
+def _decisive(frame: Frame) -> str | None:
+    stage = DECISIVE.get(frame.func)
+    if stage is not None:
+        return stage
+    if frame.func == "__init__" and any(p in frame.path for p in MODEL_PATHS):
+        return "loading"
+    for fragment, path_stage in PATHS:
+        if fragment in frame.path:
+            return path_stage
+    return None
+
+
+def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
+    """``(stage, evidence)`` from the frames among ``lines``, or ``None`` when none tells."""
+    segments = _segments(lines)
+    for segment in segments:
+        for frame in reversed(segment):
+            stage = _decisive(frame)
+            if stage is not None:
+                return stage, f"frame {frame.func}"
+    for segment in segments:
+        for frame in reversed(segment):
+            stage = CONTEXTUAL.get(frame.func)
+            if stage is not None:
+                return stage, f"frame {frame.func}"
+    return None
+
+
+def phrase_stage(lines: Sequence[str]) -> tuple[str, str] | None:
+    """``(stage, evidence)`` from what the error lines say was being done, else ``None``."""
+    for text in lines:
+        for pattern, stage in PHRASES:
+            m = pattern.search(text)
+            if m is not None:
+                return stage, f"phrase {m.group(0)!r}"
+    return None
+
+
+def frame_category(lines: Sequence[str]) -> tuple[str, str] | None:
+    """``(category, evidence)`` from a frame that raises for one reason only, else ``None``."""
+    for segment in _segments(lines):
+        for frame in reversed(segment):
+            category = CATEGORY_FRAMES.get(frame.func)
+            if category is not None:
+                return category, f"frame {frame.func}"
+    return None

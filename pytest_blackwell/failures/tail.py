@@ -1,0 +1,69 @@
+"""Errors among the last lines of a log, matched in full (private to the classifier).
+
+A process that dies leaves its last word at the end of the log (``Killed``, ``Segmentation
+fault (core dumped)``, ``engine core exited unexpectedly``), so the tail is matched in full instead
+of paying a keyword search through the whole log for them. A traceback the log ends in, cut
+before its exception line, is an ``unknown`` error of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pytest_blackwell.failures.candidates import (
+    LEVEL_ONLY,
+    WRAPPER,
+    Candidate,
+    is_frame,
+    is_header,
+)
+from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
+
+#: ``(line number, logical line, block start, stage) -> candidate or None``
+CandidateFn = Callable[[int, LogicalLine, int, str], "Candidate | None"]
+
+
+def tail_candidates(
+    tail: Iterable[tuple[int, str]],
+    candidate: CandidateFn,
+    stage: str,
+    seen: tuple[str, ...] = (),
+) -> list[Candidate]:
+    """The candidate errors among ``tail`` (``(line number, raw line)`` pairs), in order.
+
+    Lines containing one of the keywords in ``seen`` were already read closely by the caller
+    and are only followed for traceback structure here.
+    """
+    found = []
+    open_traceback: list[str] = []  # a traceback the log ends in, cut before its exception
+    frames: list[str] = []  # the traceback right before the current line
+    start = last = 0
+    for lineno, raw in tail:
+        known = any(k in raw for k in seen)
+        for line in logical_lines(raw):
+            if is_header(line.text):
+                open_traceback, start = [line.text], lineno
+            elif open_traceback and (is_frame(line.text) or not line.text.strip()):
+                open_traceback.append(line.text)
+                last = lineno if line.text.strip() else last
+            elif line.text.startswith(("  File ", 'File "')) and not open_traceback:
+                # Frames whose header was cut off: a traceback all the same.
+                open_traceback, start, last = ["Traceback (header cut)", line.text], lineno, lineno
+            else:
+                frames, open_traceback = open_traceback, []
+            if line.text.strip() and not is_frame(line.text) and not known:
+                cand = candidate(lineno, line, lineno, stage)
+                if cand is not None and cand.rank >= WRAPPER:
+                    cand.traceback = [*frames, line.text]
+                    cand.start = start if frames else lineno
+                    found.append(cand)
+                frames = []
+    frame_count = sum(t.lstrip().startswith('File "') for t in open_traceback)
+    if frame_count >= 2 or (frame_count and is_header(open_traceback[0])):
+        text = next(t for t in reversed(open_traceback) if t.strip()).strip()
+        detail: dict[str, Any] = {"truncated": True}
+        found.append(
+            Candidate(LEVEL_ONLY, "unknown", text, last, start, stage, detail, None, open_traceback)
+        )
+    return found
