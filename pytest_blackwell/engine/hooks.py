@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_blackwell.engine.events import emit, enter_stage
+from pytest_blackwell.engine.pdeathsig import arm as arm_parent_death_signal
 
 _INSTALLED = False
 
@@ -184,5 +185,6 @@ def start_child_watcher(interval_s: float = 0.2) -> bool:
 
 def install_in_engine_process() -> None:
     """Everything an engine process needs: stage hooks and the child watcher."""
+    arm_parent_death_signal()
     install_stage_hooks()
     start_child_watcher()

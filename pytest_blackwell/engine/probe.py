@@ -206,7 +206,7 @@ def _exit_with_group(code: int) -> None:
     os._exit(code)
 
 
-def _watch_parent(interval_s: float = 1.0) -> None:
+def _watch_parent(interval_s: float = 0.2) -> None:
     """The launcher died without stopping us (SIGKILL of pytest): take the engine down."""
     parent = os.getppid()
 
@@ -220,6 +220,10 @@ def _watch_parent(interval_s: float = 1.0) -> None:
 
 
 def _run(argv: list[str]) -> int:
+    # First line of defence: the kernel kills us when pytest dies, even by SIGKILL.
+    from pytest_blackwell.engine.pdeathsig import arm
+
+    arm()
     _watch_parent()
     try:
         return main(argv)
