@@ -38,6 +38,9 @@ pytest_plugins = [
     "pytest_blackwell.engine_plugin",
     "pytest_blackwell.engine_collection",
     "pytest_blackwell.isolate_plugin",
+    "pytest_blackwell.lifecycle_plugin",
+    "pytest_blackwell.xdist_plugin",
+    "pytest_blackwell.html_plugin",
 ]
 
 DEVICE_ENV = "PYTEST_BLACKWELL_DEVICE"

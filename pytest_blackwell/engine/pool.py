@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -225,11 +225,17 @@ class EnginePool:
             name = f"{stem}~{n}.log"
         return self.artifacts_dir / "logs" / name
 
-    def get(self, config: EngineConfig, *, relaunch_failed: bool = False) -> EngineHandle:
+    def get(
+        self,
+        config: EngineConfig,
+        *,
+        relaunch_failed: Callable[[Failure], bool] | None = None,
+    ) -> EngineHandle:
         """The engine for ``config``: reused if already launched, started otherwise.
 
-        A failed launch is not retried (its handle, with the failure, is returned again)
-        unless ``relaunch_failed`` is set. An engine stopped to respect ``max_alive``, or
+        A failed engine is not relaunched (its handle, with the failure, is returned again)
+        unless ``relaunch_failed(failure)`` says so (e.g. for a rerun after a transient
+        failure). An engine stopped to respect ``max_alive``, or
         whose launch or request was interrupted, is started again (``launches`` grows).
         An interrupted launch (``KeyboardInterrupt``, a signal, a per-test timeout raised
         while waiting) stops the engine and re-raises.
@@ -240,8 +246,9 @@ class EnginePool:
         handle = self._handles.get(key)
         if handle is None:
             handle = self._handles[key] = EngineHandle(config, self._log_path(config))
+        failure = handle.result.failure if handle.launches else None
         stale = handle.interrupted is not None or (
-            relaunch_failed and handle.launches > 0 and handle.result.failure is not None
+            relaunch_failed is not None and failure is not None and relaunch_failed(failure)
         )
         if stale:
             if key in self._alive:
