@@ -363,6 +363,9 @@ def _launch(request: pytest.FixtureRequest, variant: Variant | None) -> EngineHa
             stage=result.failure.stage,
             first_error=result.failure.first_error,
         )
+    else:  # a rerun on a fresh engine: nothing of the earlier attempt's failure holds
+        for key in ("category", "stage", "first_error"):
+            facts.pop(key, None)
     return handle
 
 

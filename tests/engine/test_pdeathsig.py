@@ -107,9 +107,13 @@ def test_forked_children_are_armed_again() -> None:
     top = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     assert top.stdout is not None
     first, second = int(top.stdout.readline()), int(top.stdout.readline())
-    middle, grandchild = (first, second) if psutil.Process(second).ppid() == first else (
-        second,
-        first,
+    middle, grandchild = (
+        (first, second)
+        if psutil.Process(second).ppid() == first
+        else (
+            second,
+            first,
+        )
     )
     os.kill(middle, signal.SIGKILL)
     try:
