@@ -3,6 +3,8 @@ without engines."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pytest_blackwell.html_plugin import column_values
@@ -92,41 +94,57 @@ def test_transient_failure_policy_and_its_hook(pytester: pytest.Pytester) -> Non
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=7)
 
 
-def test_engine_tests_get_group_marks_before_xdist_reads_them(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
+@pytest.mark.parametrize("dist", [[], ["--dist", "loadgroup"]], ids=["load", "loadgroup"])
+def test_xdist_keeps_each_configuration_on_one_worker(
+    pytester: pytest.Pytester, dist: list[str]
+) -> None:
+    # Engines stand in (only the scheduling is looked at); the configurations are real.
+    pytester.makeconftest(
         """
         import pytest
 
-        @pytest.mark.vllm_config(max_model_len=256)
-        def test_short(vllm_engine): pass
-
-        def test_base(vllm_engine): pass
-
-        @pytest.mark.vllm_config(max_model_len=256)
-        def test_short_again(vllm_engine): pass
-
-        def test_plain(): pass
+        @pytest.fixture
+        def vllm_engine_result(_blackwell_variant):
+            return None
         """
     )
-    pytester.makeconftest(
-        """
-        # A plain implementation, like xdist's worker hook that turns marks into node ids.
-        def pytest_collection_modifyitems(items):
-            for item in items:
-                marks = [m.kwargs["name"] for m in item.iter_markers("xdist_group")]
-                print("GROUP", item.name, marks)
-        """
+    pytester.makepyfile(
+        test_x="""
+        import pytest
+        SHORT = pytest.mark.vllm_config(max_model_len=256)
+        def test_a1(vllm_engine_result): pass
+        @SHORT
+        def test_b1(vllm_engine_result): pass
+        def test_a2(vllm_engine_result): pass
+        @SHORT
+        def test_b2(vllm_engine_result): pass
+        def test_c(): pass
+        def test_d(): pass
+        @pytest.mark.xdist_group("mine")
+        def test_e1(): pass
+        @pytest.mark.xdist_group("mine")
+        def test_e2(): pass
+        """,
+        test_y="""
+        import pytest
+        def test_a3(vllm_engine_result): pass
+        @pytest.mark.vllm_config(max_model_len=256)
+        def test_b3(vllm_engine_result): pass
+        """,
     )
-    result = pytester.runpytest("-p", "no:randomly", "--collect-only", "-s", "-q")
-    groups = {
-        line.split()[1].split("[")[0]: line.split(" ", 2)[2]
-        for line in result.outlines
-        if line.startswith("GROUP ")
-    }
-    assert groups["test_plain"] == "[]"
-    assert groups["test_short"] == groups["test_short_again"]
-    assert groups["test_short"] != groups["test_base"]
-    assert groups["test_base"].startswith("['blackwell:")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "xdist", "-n", "2", "-p", "randomly", "-v", *dist
+    )  # fmt: skip
+    result.assert_outcomes(passed=10)
+    result.stdout.fnmatch_lines(["*scheduling tests via EngineGroupScheduling*"])
+    workers: dict[str, set[str]] = {}
+    for line in result.outlines:
+        found = re.match(r"\[(gw\d+)\].* PASSED \S+::(test_[a-z]+)", line)
+        if found:
+            workers.setdefault(found.group(2), set()).add(found.group(1))
+    assert len(workers["test_a"]) == 1, workers
+    assert len(workers["test_b"]) == 1, workers
+    assert len(workers["test_e"]) == 1, workers
 
 
 def test_xdist_group_suffix_is_dropped_from_names() -> None:
