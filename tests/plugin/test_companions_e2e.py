@@ -66,7 +66,7 @@ def _records(artifacts: Path) -> dict[str, dict[str, object]]:
 @pytest.mark.parametrize(
     "dist",
     [
-        ["-n", "2", "-p", "randomly", "-p", "randomly", "--cov=helper", "--html=report.html"],
+        ["-n", "2", "-p", "randomly", "--cov=helper", "--html=report.html"],
         ["-n", "2", "--dist", "loadgroup", "-p", "randomly", "--randomly-seed=7"],
     ],
     ids=["load-randomly-cov-html", "loadgroup-randomly"],
