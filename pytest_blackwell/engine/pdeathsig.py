@@ -68,8 +68,9 @@ _expected_parent: int | None = None
 _state_pid: int | None = None
 
 
-def arm(sig: int = signal.SIGKILL) -> bool:
-    """Ask for ``sig`` when this process's parent dies; exit now if it is already gone.
+def arm(sig: int | None = None) -> bool:
+    """Ask for ``sig`` (default: what this process armed before, else SIGKILL) when this
+    process's parent dies; exit now if it is already gone.
 
     Also re-arms in every child this process forks, and records this process as the parent
     its own children expect. Idempotent. Returns False where the platform has no
@@ -78,8 +79,11 @@ def arm(sig: int = signal.SIGKILL) -> bool:
     global _armed_signal, _at_fork_registered, _expected_parent, _state_pid
     if _state_pid != os.getpid():
         _state_pid = os.getpid()
+        _armed_signal = None
         expected = os.environ.get(PARENT_ENV, "")
         _expected_parent = int(expected) if expected.isdigit() else None
+    if sig is None:  # keep what this process armed already (the probe's SIGTERM)
+        sig = _armed_signal if _armed_signal is not None else signal.SIGKILL
     ok = _set(sig)
     if ok and _expected_parent is not None and os.getppid() != _expected_parent:
         # The parent died between our start and the prctl call: the signal will never come.
@@ -101,10 +105,12 @@ def _before_fork() -> None:
 
 
 def _after_fork_in_child() -> None:
-    global _expected_parent, _state_pid
+    global _armed_signal, _expected_parent, _state_pid
     if _armed_signal is None:
         return
     _state_pid, _expected_parent = os.getpid(), _fork_parent
+    # A forked child has nothing to clean up: it simply dies with its parent.
+    _armed_signal = signal.SIGKILL
     _set(_armed_signal)
     if _fork_parent is not None and os.getppid() != _fork_parent:
         os._exit(1)

@@ -23,17 +23,34 @@ def _title(proc: psutil.Process) -> str:
     return ""
 
 
+def _raw_environ_has(pid: int, needle: bytes) -> bool:
+    """Whole-block check of a process's initial environment (Linux).
+
+    A process title set with ``setproctitle`` (vLLM names its processes ``VLLM::EngineCore``)
+    overwrites the start of that block with NULs; psutil's parser stops at the first empty
+    entry and misses the rest, so the block is searched as a whole.
+    """
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            return needle in fh.read().split(b"\0")
+    except OSError:
+        return False
+
+
 def find_by_token(env_name: str, token: str) -> dict[int, str]:
     """Live (non-zombie) processes whose environment has ``env_name=token``: pid -> title.
 
     Processes of other users, or that vanish while being read, are passed over.
     """
+    needle = f"{env_name}={token}".encode()
     found: dict[int, str] = {}
     for proc in psutil.process_iter():
         if proc.pid == os.getpid():
             continue
         with contextlib.suppress(psutil.Error):
-            if proc.environ().get(env_name) != token or proc.status() in _GONE:
+            if proc.environ().get(env_name) != token and not _raw_environ_has(proc.pid, needle):
+                continue
+            if proc.status() in _GONE:
                 continue
             found[proc.pid] = _title(proc)
     return found
