@@ -1,9 +1,9 @@
 """Let the kernel end every engine process when its parent dies (Linux ``PR_SET_PDEATHSIG``).
 
 pytest killed by ``SIGKILL`` (a cancelled CI job, the OOM killer) runs no cleanup at all, so the
-engine must not depend on it. Each engine process asks the kernel for ``SIGKILL`` when its
-parent goes: pytest's death takes the probe, the probe's death takes vLLM's EngineCore, and so
-on down the tree. Three properties of the setting shape this module:
+engine must not depend on it. Each engine process asks the kernel for a signal when its parent
+goes: pytest's death takes the probe (``SIGTERM``, on which it kills its process group), the
+probe's death takes vLLM's EngineCore (``SIGKILL``), and so on down the tree. Three properties of the setting shape this module:
 
 - it is cleared in the child of a ``fork()``: :func:`arm` re-arms it in forked children
   (``os.register_at_fork``), and spawned Python children arm it when the probe's module is
