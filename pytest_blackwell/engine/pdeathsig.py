@@ -3,7 +3,8 @@
 pytest killed by ``SIGKILL`` (a cancelled CI job, the OOM killer) runs no cleanup at all, so the
 engine must not depend on it. Each engine process asks the kernel for a signal when its parent
 goes: pytest's death takes the probe (``SIGTERM``, on which it kills its process group), the
-probe's death takes vLLM's EngineCore (``SIGKILL``), and so on down the tree. Three properties of the setting shape this module:
+probe's death takes vLLM's EngineCore (``SIGKILL``), and so on down the tree. Three
+properties of the setting shape this module:
 
 - it is cleared in the child of a ``fork()``: :func:`arm` re-arms it in forked children
   (``os.register_at_fork``), and spawned Python children arm it when the probe's module is
