@@ -23,6 +23,9 @@ from pytest_blackwell.config_markers import (
 from pytest_blackwell.engine_plugin import ENGINE_FIXTURES, VARIANT_FIXTURE, base_config
 from pytest_blackwell.markers import MarkInput
 
+#: Each item's engine group, computed once (collection hooks of two siblings ask for it).
+_GROUP_KEY = pytest.StashKey["str | None"]()
+
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     definition = metafunc.definition
@@ -64,20 +67,24 @@ def engine_group(item: pytest.Item) -> str | None:
     Equal keys mean the same engine (before ``pytest_blackwell_adjust_engine_config``, which
     is applied the same way to every configuration).
     """
-    if not isinstance(item, pytest.Function) or ENGINE_FIXTURES.isdisjoint(item.fixturenames):
-        return None
-    callspec = getattr(item, "callspec", None)
-    variant = callspec.params.get(VARIANT_FIXTURE) if callspec is not None else None
-    config = variant.config if isinstance(variant, Variant) else base_config(item.config)
-    return hashlib.sha256(config.key().encode()).hexdigest()[:12]
+    if _GROUP_KEY in item.stash:
+        return item.stash[_GROUP_KEY]
+    group: str | None = None
+    if isinstance(item, pytest.Function) and not ENGINE_FIXTURES.isdisjoint(item.fixturenames):
+        callspec = getattr(item, "callspec", None)
+        variant = callspec.params.get(VARIANT_FIXTURE) if callspec is not None else None
+        config = variant.config if isinstance(variant, Variant) else base_config(item.config)
+        group = hashlib.sha256(config.key().encode()).hexdigest()[:12]
+    item.stash[_GROUP_KEY] = group
+    return group
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Run the tests of one configuration together, so each engine starts once.
 
-    Each group takes the place of its first test; other tests keep their order. With
-    ``--dist loadgroup`` the ``xdist_group`` mark keeps a configuration on one xdist worker.
+    Each group takes the place of its first test; other tests keep their order. Under xdist
+    a configuration also stays on one worker (:mod:`pytest_blackwell.xdist_plugin`).
     """
     keys = {id(item): engine_group(item) for item in items}
     groups: dict[str, list[pytest.Item]] = {}
@@ -85,7 +92,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         group = keys[id(item)]
         if group is not None:
             groups.setdefault(group, []).append(item)
-            item.add_marker(pytest.mark.xdist_group(name=f"blackwell:{group}"))
     if len(groups) < 2:
         return
     ordered: list[pytest.Item] = []

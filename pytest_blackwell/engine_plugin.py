@@ -263,11 +263,16 @@ def engine_pool(config: pytest.Config) -> EnginePool:
 def _limits(config: pytest.Config) -> Limits:
     from pytest_blackwell.engine.launcher import Limits
     from pytest_blackwell.failures.vocabulary import STAGES
+    from pytest_blackwell.lifecycle_plugin import request_timeout
 
     stage_s: dict[str, float] = {}
     if _setting(config, "stage-timeout")[0] is not None:
         stage_s = dict.fromkeys(STAGES, _number(config, "stage-timeout", float))
-    return Limits(stage_s=stage_s, startup_s=_number(config, "engine-timeout", float))
+    return Limits(
+        stage_s=stage_s,
+        startup_s=_number(config, "engine-timeout", float),
+        request_s=request_timeout(config),
+    )
 
 
 def _resolve_config(request: pytest.FixtureRequest, variant: Variant | None) -> EngineConfig:
@@ -315,8 +320,10 @@ def engine_devices(config: pytest.Config) -> list[DeviceInfo]:
 def _launch(request: pytest.FixtureRequest, variant: Variant | None) -> EngineHandle:
     import importlib.util
 
+    from pytest_blackwell.lifecycle_plugin import launch_guard, relaunch_policy
     from pytest_blackwell.markers import unmet
     from pytest_blackwell.plugin import devices_of, requirements_of
+    from pytest_blackwell.xdist_plugin import plain_nodeid
 
     if importlib.util.find_spec("vllm") is None:
         pytest.skip("vLLM is not installed: install pytest-blackwell[vllm] (GPU) or [cpu]")
@@ -337,11 +344,12 @@ def _launch(request: pytest.FixtureRequest, variant: Variant | None) -> EngineHa
         )
     config = _resolve_config(request, variant)
     pool = engine_pool(request.config)
-    handle = pool.get(config)
+    with launch_guard(item):  # a launch does not count against pytest-timeout's limit
+        handle = pool.get(config, relaunch_failed=relaunch_policy(item))
     after_launch(request.config, handle)
     result = handle.result
     item.stash[_RESULT_KEY] = result
-    pool.note_test(config, item.nodeid)
+    pool.note_test(config, plain_nodeid(item.nodeid))
     facts = item.stash.setdefault(TEST_FACTS_KEY, {})
     if devices:
         facts["device"] = devices[0].name
@@ -357,6 +365,9 @@ def _launch(request: pytest.FixtureRequest, variant: Variant | None) -> EngineHa
             stage=result.failure.stage,
             first_error=result.failure.first_error,
         )
+    else:  # a rerun on a fresh engine: nothing of the earlier attempt's failure holds
+        for key in ("category", "stage", "first_error"):
+            facts.pop(key, None)
     return handle
 
 

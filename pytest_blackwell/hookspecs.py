@@ -103,3 +103,22 @@ def pytest_blackwell_engine_result(
     config: pytest.Config, engine_config: EngineConfig, result: EngineResult
 ) -> None:
     """Receive every engine result as soon as its launch has finished (e.g. to upload it)."""
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_blackwell_transient_failure(config: pytest.Config, failure: Failure) -> bool | None:
+    """Say whether an engine failure may not happen again on a fresh engine.
+
+    Asked when a test is run again (pytest-rerunfailures' ``--reruns``, ``@pytest.mark.flaky``)
+    and its configuration's engine failed: ``True`` relaunches the engine for the rerun,
+    ``False`` reuses the failure (a deterministic failure fails the rerun at once). Return
+    ``None`` to leave the decision to the next implementation; the built-in one (registered
+    last) says ``True`` for ``engine_died``, ``nccl_error`` and ``timeout``.
+
+    Example::
+
+        def pytest_blackwell_transient_failure(config, failure):
+            if failure.category == "device_oom" and "another process" in failure.first_error:
+                return True  # memory taken by a neighbour on a shared runner
+            return None
+    """

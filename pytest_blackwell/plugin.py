@@ -41,6 +41,9 @@ pytest_plugins = [
     "pytest_blackwell.isolate_plugin",
     "pytest_blackwell.perf_plugin",
     "pytest_blackwell.gpu_plugin",
+    "pytest_blackwell.lifecycle_plugin",
+    "pytest_blackwell.xdist_plugin",
+    "pytest_blackwell.html_plugin",
 ]
 
 DEVICE_ENV = "PYTEST_BLACKWELL_DEVICE"

@@ -72,6 +72,8 @@ class ReportPlugin:
         report = yield
         # Recorded for every test: facts may appear only in a later phase.
         outcome = phase_outcome(report)
+        if report.when == "setup" and _OUTCOME_KEY in item.stash:
+            del item.stash[_OUTCOME_KEY]  # a rerun (pytest-rerunfailures) starts afresh
         if outcome is not None and item.stash.get(_OUTCOME_KEY, None) in (None, "passed"):
             item.stash[_OUTCOME_KEY] = outcome
         facts = item.stash.get(TEST_FACTS_KEY, None)
@@ -144,11 +146,16 @@ class ReportPlugin:
 
         test = row_test_name("", report.nodeid, config, [device])
         status = {"skipped": "skip", "failed": "fail"}.get(facts.get("outcome", ""), "pass")
+        column = column_label(device, facts.get("compute_capability"))
+        # A rerun (pytest-rerunfailures) reports the same test again: the last attempt counts.
+        self.observations = [
+            o for o in self.observations if (o.test, o.config, o.column) != (test, config, column)
+        ]
         self.observations.append(
             Observation(
                 test=test,
                 config=config,
-                column=column_label(device, facts.get("compute_capability")),
+                column=column,
                 cell=cell_from_facts(facts, status, None),
                 device=device,
                 compute_capability=facts.get("compute_capability"),

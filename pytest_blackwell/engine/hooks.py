@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from pytest_blackwell.engine.events import current_stage, emit, enter_stage
+from pytest_blackwell.engine.pdeathsig import arm as arm_parent_death_signal
 from pytest_blackwell.engine.stagepoints import (
     DYNAMO_CALLBACK_MODULE,
     RESTORE,
@@ -298,5 +299,6 @@ def start_child_watcher(interval_s: float = 0.2) -> bool:
 
 def install_in_engine_process() -> None:
     """Everything an engine process needs: stage hooks and the child watcher."""
+    arm_parent_death_signal()
     install_stage_hooks()
     start_child_watcher()

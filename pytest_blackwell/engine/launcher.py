@@ -28,6 +28,7 @@ from typing import IO, Any
 
 from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.engine.events import EVENTS_ENV, TOKEN_ENV
+from pytest_blackwell.engine.pdeathsig import PARENT_ENV, spawn_from_stable_thread
 from pytest_blackwell.engine.proctree import find_by_token, kill_tree
 from pytest_blackwell.engine.result import EngineResult
 from pytest_blackwell.engine.watch import Watch, died_failure
@@ -165,19 +166,24 @@ class EngineProcess:
             **self.config.env,
             EVENTS_ENV: str(events_file),
             TOKEN_ENV: self.token,
+            PARENT_ENV: str(os.getpid()),
             "PYTHONUNBUFFERED": "1",
         }
         _install_exit_handlers()
         log = open(self.log_path, "w", encoding="utf-8", errors="replace")  # noqa: SIM115
         self._watch.started()
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "pytest_blackwell.engine.probe", str(config_file)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            env=env,
-            cwd=str(self.work_dir),
-            start_new_session=True,
+        # The probe asks the kernel to kill it when the thread that started it ends
+        # (pdeathsig): start it from a thread that lives as long as this process.
+        self._proc = spawn_from_stable_thread(
+            lambda: subprocess.Popen(
+                [sys.executable, "-m", "pytest_blackwell.engine.probe", str(config_file)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                env=env,
+                cwd=str(self.work_dir),
+                start_new_session=True,
+            )
         )
         _LIVE.add(self)
         assert self._proc.stdout is not None
@@ -361,6 +367,11 @@ class EngineProcess:
     def pids(self) -> dict[int, str]:
         """Live processes of this engine: pid -> command line (process title)."""
         return find_by_token(TOKEN_ENV, self.token)
+
+    @property
+    def result_stage(self) -> str:
+        """The stage the engine is in (or failed in)."""
+        return self._watch.stage
 
     @property
     def alive(self) -> bool:

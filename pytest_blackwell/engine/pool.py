@@ -38,6 +38,11 @@ _CACHE_ENV = ("VLLM_CACHE_ROOT", "TORCHINDUCTOR_CACHE_DIR")
 Preflight = Callable[[EngineConfig, dict[str, str], list[int]], Failure | None]
 
 
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
 class EngineHandle:
     """A started (or failed) engine for one configuration; the same object for the pool's life.
 
@@ -53,6 +58,9 @@ class EngineHandle:
         self._token: str | None = None
         self._revised: Failure | None = None
         self.evicted = False
+        #: What interrupted the latest launch or request (``None``: nothing did). An
+        #: interrupted engine is stopped; the next :meth:`EnginePool.get` launches it again.
+        self.interrupted: str | None = None
 
     @property
     def result(self) -> EngineResult:
@@ -121,7 +129,16 @@ class EngineHandle:
             "max_tokens": int(max_tokens),
             "ignore_eos": bool(ignore_eos),
         }
-        reply = process.request(payload)
+        try:
+            reply = process.request(payload)
+        except EngineError:
+            raise
+        except BaseException as exc:
+            # Ctrl-C, a signal, a per-test timeout: the engine may still be busy with the
+            # request, so nothing can trust it any more. Stop it; the next get() relaunches.
+            self.interrupted = f"request interrupted by {_describe(exc)}"
+            process.kill()
+            raise
         if "error" in reply:
             raise EngineError(
                 f"generate failed in engine {self.config.id}: {reply['error']} "
@@ -151,6 +168,8 @@ class EngineHandle:
             failure = self.result.failure
             if failure is not None:
                 why = failure.summary
+            elif self.interrupted is not None:
+                why = f"engine was stopped: {self.interrupted} (the next test relaunches it)"
             elif self.evicted:
                 why = "engine was stopped to make room for another (raise max_alive)"
             elif self.launches:
@@ -232,11 +251,20 @@ class EnginePool:
             name = f"{stem}~{n}.log"
         return self.artifacts_dir / "logs" / name
 
-    def get(self, config: EngineConfig) -> EngineHandle:
+    def get(
+        self,
+        config: EngineConfig,
+        *,
+        relaunch_failed: Callable[[Failure], bool] | None = None,
+    ) -> EngineHandle:
         """The engine for ``config``: reused if already launched, started otherwise.
 
-        A failed launch is not retried: its handle (with the failure) is returned again.
-        An engine stopped to respect ``max_alive`` is started again (``launches`` grows).
+        A failed engine is not relaunched (its handle, with the failure, is returned again)
+        unless ``relaunch_failed(failure)`` says so (e.g. for a rerun after a transient
+        failure). An engine stopped to respect ``max_alive``, or
+        whose launch or request was interrupted, is started again (``launches`` grows).
+        An interrupted launch (``KeyboardInterrupt``, a signal, a per-test timeout raised
+        while waiting) stops the engine and re-raises.
         """
         if self._closed:
             raise RuntimeError("EnginePool.get() after close()")
@@ -244,6 +272,17 @@ class EnginePool:
         handle = self._handles.get(key)
         if handle is None:
             handle = self._handles[key] = EngineHandle(config, self._log_path(config))
+        failure = handle.result.failure if handle.launches else None
+        stale = handle.interrupted is not None or (
+            relaunch_failed is not None and failure is not None and relaunch_failed(failure)
+        )
+        if stale:
+            if key in self._alive:
+                self._alive.remove(key)
+            handle._stop()
+            self._make_room()
+            self._launch(key, handle)
+            return handle
         if key in self._alive:
             self._alive.remove(key)
             self._alive.append(key)
@@ -272,6 +311,7 @@ class EnginePool:
             refused = self.preflight(handle.config, env, own)  # raising: nothing launched
         handle.launches += 1
         handle.evicted = False
+        handle.interrupted = None
         handle._revised = None
         self._launch_count += 1
         # Short names: vLLM's IPC socket paths under rpc/ must stay below 108 characters.
@@ -305,8 +345,15 @@ class EnginePool:
         )
         handle._process = process
         handle._token = process.token
-        process.start()
-        result = process.wait_ready()
+        try:
+            process.start()
+            result = process.wait_ready()
+        except BaseException as exc:
+            handle.interrupted = (
+                f"launch interrupted by {_describe(exc)} in stage {process.result_stage}"
+            )
+            process.kill()
+            raise
         if self.vllm_cache_dir is None:
             vllmcache.harvest(Path(env["VLLM_CACHE_ROOT"]))
         if result.ok:
@@ -347,7 +394,7 @@ class EnginePool:
                     "id": handle.config.id,
                     "config": handle.config.to_dict(),
                     "launches": handle.launches,
-                    "outcome": "passed" if failure is None and handle.launches else "failed",
+                    "outcome": _outcome(handle, failure),
                     "category": None if failure is None else failure.category,
                     "stage": None if failure is None else failure.stage,
                     "first_error": None if failure is None else failure.first_error,
@@ -362,6 +409,15 @@ class EnginePool:
                     "actual_backend": result.actual_backend,
                     "backend_mismatch": result.backend_mismatch,
                     "tests": list(self._tests.get(key, [])),
+                    "interrupted": handle.interrupted,
                 }
             )
         return records
+
+
+def _outcome(handle: EngineHandle, failure: Failure | None) -> str:
+    """``failed`` (the engine failed), ``interrupted`` (stopped before it could tell) or
+    ``passed``."""
+    if failure is not None or not handle.launches:
+        return "failed"
+    return "interrupted" if handle.interrupted is not None else "passed"

@@ -232,7 +232,13 @@ def _exit_with_group(code: int) -> None:
     os._exit(code)
 
 
-def _watch_parent(interval_s: float = 1.0) -> None:
+def _die_with_group(signum: int, frame: object) -> None:
+    if os.getpgid(0) == os.getpid():
+        os.killpg(os.getpid(), signal.SIGKILL)  # takes this process too
+    os._exit(1)
+
+
+def _watch_parent(interval_s: float = 0.2) -> None:
     """The launcher died without stopping us (SIGKILL of pytest): take the engine down."""
     parent = os.getppid()
 
@@ -246,6 +252,13 @@ def _watch_parent(interval_s: float = 1.0) -> None:
 
 
 def _run(argv: list[str]) -> int:
+    # First line of defence: the kernel signals us when pytest dies, even by SIGKILL. SIGTERM,
+    # not SIGKILL: the probe then kills its whole process group, which also takes helpers
+    # that cannot arm a signal themselves (vLLM's model-inspection subprocess).
+    from pytest_blackwell.engine.pdeathsig import arm
+
+    signal.signal(signal.SIGTERM, _die_with_group)
+    arm(signal.SIGTERM)
     _watch_parent()
     try:
         return main(argv)

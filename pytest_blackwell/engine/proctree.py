@@ -1,63 +1,58 @@
-"""Finding and killing every process of one engine.
+"""Finding and killing every process of one engine (with psutil).
 
-Each engine's processes carry a unique token in their environment (inherited by everything vLLM
-spawns, even after reparenting or a new session). On Linux ``/proc`` is enough; elsewhere
-``psutil`` is used when installed, and the process group always gets killed.
+Each engine's processes carry a unique token in their environment, inherited by everything vLLM
+spawns, even after reparenting or a new session; the process group is killed as well. psutil
+reads process tables the same way wherever it runs, so nothing here parses ``/proc`` by hand.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import signal
 import time
-from pathlib import Path
-from typing import Any
 
-_PROC = Path("/proc")
+import psutil
+
+_GONE = (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
 
 
-def _proc_state(pid: int) -> str:
+def _title(proc: psutil.Process) -> str:
+    with contextlib.suppress(psutil.Error):
+        return " ".join(proc.cmdline()).strip()
+    return ""
+
+
+def _raw_environ_has(pid: int, needle: bytes) -> bool:
+    """Whole-block check of a process's initial environment (Linux).
+
+    A process title set with ``setproctitle`` (vLLM names its processes ``VLLM::EngineCore``)
+    overwrites the start of that block with NULs; psutil's parser stops at the first empty
+    entry and misses the rest, so the block is searched as a whole.
+    """
     try:
-        stat = (_PROC / str(pid) / "stat").read_text()
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            return needle in fh.read().split(b"\0")
     except OSError:
-        return ""
-    return stat.rsplit(")", 1)[-1].split()[0]
-
-
-def _title(pid: int) -> str:
-    try:
-        raw = (_PROC / str(pid) / "cmdline").read_bytes()
-    except OSError:
-        return ""
-    return raw.replace(b"\0", b" ").decode(errors="replace").strip()
+        return False
 
 
 def find_by_token(env_name: str, token: str) -> dict[int, str]:
-    """Live (non-zombie) processes whose environment has ``env_name=token``: pid -> title."""
+    """Live (non-zombie) processes whose environment has ``env_name=token``: pid -> title.
+
+    Processes of other users, or that vanish while being read, are passed over.
+    """
     needle = f"{env_name}={token}".encode()
     found: dict[int, str] = {}
-    if _PROC.is_dir():
-        for entry in _PROC.iterdir():
-            if not entry.name.isdigit():
-                continue
-            pid = int(entry.name)
-            try:
-                environ = (entry / "environ").read_bytes()
-            except OSError:
-                continue
-            if needle in environ.split(b"\0") and _proc_state(pid) not in ("Z", "X", ""):
-                found[pid] = _title(pid)
-        return found
-    try:
-        psutil: Any = importlib.import_module("psutil")
-    except ImportError:
-        return found
-    for proc in psutil.process_iter(["pid", "cmdline"]):
+    for proc in psutil.process_iter():
+        if proc.pid == os.getpid():
+            continue
         with contextlib.suppress(psutil.Error):
-            if proc.environ().get(env_name) == token and proc.status() != psutil.STATUS_ZOMBIE:
-                found[proc.pid] = " ".join(proc.info["cmdline"] or [])
+            if proc.environ().get(env_name) != token and not _raw_environ_has(proc.pid, needle):
+                continue
+            if proc.status() in _GONE:
+                continue
+            found[proc.pid] = _title(proc)
     return found
 
 
@@ -77,8 +72,8 @@ def kill_tree(pgid: int | None, env_name: str, token: str, *, wait_s: float = 3.
             kill_group(pgid)
         alive = find_by_token(env_name, token)
         for pid in alive:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(psutil.Error):
+                psutil.Process(pid).kill()
         if not alive or time.monotonic() > deadline:
             return sorted(alive)
         time.sleep(0.05)

@@ -164,7 +164,14 @@ def column_label(device: str, compute_capability: str | None) -> str:
 
 
 def row_test_name(classname: str, name: str, config: str, device_words: Sequence[str]) -> str:
-    """Test name without the configuration id or device in its parameter brackets."""
+    """Test name without the configuration id or device in its parameter brackets.
+
+    The ``@<group>`` suffix pytest-xdist's ``loadgroup`` adds to test names is dropped, so
+    shards run with and without xdist line up.
+    """
+    head, at, group = name.rpartition("@")
+    if at and head and not any(ch in group for ch in "[]/"):
+        name = head
     base, bracket, params = name.partition("[")
     if bracket:
         params = params[:-1] if params.endswith("]") else params
