@@ -30,12 +30,11 @@ def test_benchmark_fixture(vllm_benchmark):
     assert summary["ttft_p90_s"]["median"] >= summary["ttft_p50_s"]["median"] > 0
     assert summary["tpot_p50_s"]["median"] > 0
 
-# Two values that cannot matter: sampling is greedy, the seed changes nothing. The gate passes;
-# whether the verdict reads "same" is a matter of noise on a shared CPU, measured by
-# bench/perf_noise.py rather than asserted here.
-@pytest.mark.perf_compare(seed=[0, 1], prompts=8, max_tokens=16)
-def test_seed_does_not_matter(vllm_perf_comparison):
-    assert vllm_perf_comparison.comparison.verdict in ("same", "faster")
+# Two values that cannot matter (sampling is greedy), read through the fixture. Whether such a
+# pair reads "same" on a shared 2-core CPU is noise, measured by bench/perf_noise.py: here the
+# tolerance is wide so that only the fixture's contents are checked.
+@pytest.mark.perf_compare(seed=[0, 1], prompts=8, max_tokens=16, max_slowdown=0.95)
+def test_seed_through_the_fixture(vllm_perf_comparison):
     assert vllm_perf_comparison.values == ("0", "1")
     assert len(vllm_perf_comparison.rounds["a"]) == len(vllm_perf_comparison.rounds["b"]) == 6
 
@@ -79,16 +78,13 @@ def test_slowdown_fails_with_its_interval_and_noise_passes(pytester: pytest.Pyte
             "*= blackwell performance =*",
             "slower  *test_batching_matters: output_tokens_per_s max_num_seqs=1 vs 8: ratio 0.*",
             "bench   *test_benchmark_fixture*: output_tokens_per_s median *",
-            "*test_seed_does_not_matter: *seed=1 vs 0: ratio *",
+            "*test_seed_through_the_fixture: *seed=1 vs 0: ratio *",
         ]
     )
     xml = junit.read_text()
     for name in ("metric", "ratio", "ci_low", "ci_high", "verdict"):
         assert f'name="blackwell.perf.{name}"' in xml
     assert 'name="blackwell.perf.verdict" value="slower"' in xml
-    assert ('name="blackwell.perf.verdict" value="same"' in xml) or (
-        'name="blackwell.perf.verdict" value="faster"' in xml
-    )
     assert 'name="blackwell.perf.verdict" value="not_measured"' in xml
     configs = {c["id"]: c for c in json.loads((artifacts / "results.json").read_text())["configs"]}
     slower = configs["len=256-seqs=1"]["perf"][0]
