@@ -58,6 +58,13 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
     if cur is None:
         return True
     if new.rank == cur.rank:
+        if (
+            new.rank == WEAK
+            and cur.category == "engine_died"
+            and new.category != "engine_died"
+            and 0 <= new.start - cur.line <= SOFT_WINDOW
+        ):
+            return True  # a death says less than the relay right after it that explains it
         return new.start < cur.start
     if new.rank < cur.rank:
         return False
