@@ -246,13 +246,19 @@ def parse_frame(text: str) -> Frame | None:
 def _segments(lines: Iterable[str]) -> list[list[Frame]]:
     """The frames of each traceback in ``lines`` (a new one starts at every header)."""
     segments: list[list[Frame]] = [[]]
+    newest_first = False  # faulthandler prints "(most recent call first)": innermost on top
     for text in lines:
-        if "Traceback (most recent call last)" in text and segments[-1]:
-            segments.append([])
+        if "(most recent call " in text:
+            if segments[-1]:
+                segments.append([])
+            newest_first = "most recent call first" in text
             continue
         frame = parse_frame(text)
         if frame is not None:
-            segments[-1].append(frame)
+            if newest_first:
+                segments[-1].insert(0, frame)
+            else:
+                segments[-1].append(frame)
     return [s for s in segments if s]
 
 

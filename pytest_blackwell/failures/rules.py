@@ -144,7 +144,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"|capture (?:sequence )?(?:was |has been )?invalidated|previous error during capture"
        r"|outside graph capture encountered unexpectedly"
        r"|(?i:(?:cannot|can't|not (?:allowed|permitted|supported)|unsupported)\b[^.]{0,80}?"
-       r"\b(?:during|while|when) (?:cuda ?)?(?:graph|stream) (?:is )?captur)",
+       r"\b(?:during|while|when) (?:the )?(?:cuda ?)?(?:graph|stream) (?:is )?captur)",
        stage_hint="graph_capture"),
     # --- KV cache budget --------------------------------------------------------------------------
     _r("kv_no_memory", "kv_cache_oom", r"No available memory for the cache blocks",
@@ -366,8 +366,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::|$)|[Tt]imed out waiting for"
        r"|RPC call to \w+ timed out|(?i:\b(?:operation|request|rpc|call|collective|handshake"
        r"|connection|wait\w*) (?:has )?timed out\b)|\btimed out after \d+"
-       r"|(?i:deadline exceeded)|DEADLINE_EXCEEDED|timeout of \d+(?:\.\d+)? ?(?:ms|s|seconds) "
-       r"(?:exceeded|reached)"
+       r"|(?i:deadline exceeded)|DEADLINE_EXCEEDED|(?i:timeout of \d+(?:\.\d+)? ?(?:ms|s|seconds?) "
+       r"(?:exceeded|reached))"
        r"|launch timed out and was terminated|cudaErrorLaunchTimeout|Gateway Time-?out"),
     _r("runner_terminated", "engine_died",
        r"runner process (?:has )?terminated: "

@@ -164,7 +164,9 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
     last_other = full_stall = 0
     for lineno, text in tail:
         if _STUCK.search(text):
-            reason = "watchdog dump" if "batch" in text else "no shared-memory broadcast progress"
+            reason = (
+                "no shared-memory broadcast progress" if "block found" in text else "watchdog dump"
+            )
             return lineno, text, reason
         m = _ZERO_THROUGHPUT.search(text)
         if m:
