@@ -241,3 +241,20 @@ def test_stage_from_frames_methods_and_phrases(lines: list[str], stage: str) -> 
     failure = classify_log(lines)
     assert failure is not None
     assert failure.stage == stage, failure
+
+
+def test_a_signal_line_gets_the_stage_of_the_stack_printed_after_it() -> None:
+    lines = [
+        "*** SIGSEGV received at time=1709021359 on cpu 44 ***",
+        "[2024-02-27 16:09:19,110 E 1 1] logging.cc:361:     @ ... and at least 2 more frames",
+        "Fatal Python error: Segmentation fault",
+        "",
+        "Stack (most recent call first):",
+        _frame("torch/cuda/graphs.py", "capture_begin", faulthandler=True),
+        _frame("vllm/worker/model_runner.py", "capture_model", faulthandler=True),
+    ]
+    failure = classify_log(lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("engine_died", "graph_capture")
+    assert failure.first_error.startswith("*** SIGSEGV received")
+    assert failure.evidence["stage"] == "frame capture_model"
