@@ -203,7 +203,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"\bcompute_forward\b|Error in model execution|\bforward(?:Sync|Async)\b"
         r"|^Watchdog timeout\b|probability tensor contains|SamplingFromProbs"
-        r"|prompt \(length \d+\) is longer than|Dumping input data|\bdump_input\b"
+        r"|prompt \(length \d+\) is longer than|Dumping (?:input data|scheduler output)"
+        r"|\bdump_input\b"
         r"|inputs? of failed execution|_raise_exception_on_finish"
         r"|(?:^|:)(?:prefill|decode|generate)\{",  # TGI's tracing spans of a request
         "execute",

@@ -365,7 +365,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("timed_out", "timeout",
        r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::|$)|[Tt]imed out waiting for"
        r"|RPC call to \w+ timed out|(?i:\b(?:operation|request|rpc|call|collective|handshake"
-       r"|connection|wait\w*) (?:has )?timed out\b)|\btimed out after \d+"
+       r"|connection|wait\w*) (?:has )?timed out\b)|(?i:\btimed out after \d+)"
        r"|(?i:deadline exceeded)|DEADLINE_EXCEEDED|(?i:timeout of \d+(?:\.\d+)? ?(?:ms|s|seconds?) "
        r"(?:exceeded|reached))"
        r"|launch timed out and was terminated|cudaErrorLaunchTimeout|Gateway Time-?out"),

@@ -21,6 +21,7 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Starting vLLM API server", "execute"),
     ("Processed prompts", "execute"),
     ("Avg prompt throughput", "execute"),
+    ("Added request ", "execute"),  # vLLM's engine accepting a request
     ("The server is fired up and ready to roll", "execute"),
     ("POST /v1/", "execute"),
     ("POST /api/", "execute"),

@@ -28,6 +28,8 @@ def _frame(path: str, func: str, faulthandler: bool = False) -> str:
         "Error: context deadline exceeded",
         "ERROR: request timed out after 600 seconds",
         "RuntimeError: Timeout of 300s exceeded while waiting for the workers",
+        "torch.distributed.DistStoreError: Timed out after 601 seconds waiting for clients.",
+        "RuntimeError: Engine core initialization failed. Timed out after 600s waiting for it",
         "[   12.3] NVRM: Xid (PCI:0000:01:00): 8, pid=1, Channel 00000010",
         "NVRM: Xid (PCI:0000:41:00): 109, pid=7, name=python, Ch 00000008, errorString CTX SWITCH "
         "TIMEOUT, Info 0x1c000",
@@ -258,3 +260,15 @@ def test_a_signal_line_gets_the_stage_of_the_stack_printed_after_it() -> None:
     assert (failure.category, failure.stage) == ("engine_died", "graph_capture")
     assert failure.first_error.startswith("*** SIGSEGV received")
     assert failure.evidence["stage"] == "frame capture_model"
+
+
+def test_a_hang_after_requests_were_accepted_is_in_execute() -> None:
+    lines = [
+        "INFO 08-28 14:15:50 async_llm_engine.py:173] Added request c14e8b5485c540cb.",
+        "(VllmWorkerProcess pid=3) WARNING 08-28 14:16:50 shm_broadcast.py:404] No available "
+        "block found in 60 second.",
+    ]
+    failure = classify_log(lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("timeout", "execute")
+    assert failure.evidence["stage"] == "marker 'Added request '"
