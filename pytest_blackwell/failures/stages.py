@@ -22,6 +22,7 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Processed prompts", "execute"),
     ("Avg prompt throughput", "execute"),
     ("Added request ", "execute"),  # vLLM's engine accepting a request
+    ("input of failed execution", "execute"),  # vLLM V0 saving the inputs of a failed step
     ("The server is fired up and ready to roll", "execute"),
     ("POST /v1/", "execute"),
     ("POST /api/", "execute"),

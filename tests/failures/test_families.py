@@ -272,3 +272,16 @@ def test_a_hang_after_requests_were_accepted_is_in_execute() -> None:
     assert failure is not None
     assert (failure.category, failure.stage) == ("timeout", "execute")
     assert failure.evidence["stage"] == "marker 'Added request '"
+
+
+def test_vllm_saving_the_inputs_of_a_failed_step_marks_execute() -> None:
+    lines = [
+        "INFO 02-19 12:14:43 model_runner_base.py:120] Writing input of failed execution to "
+        "/tmp/err_execute_model_input_20250219-121443.pkl...",
+        "[rank0]:[E219 12:14:43.35 ProcessGroupNCCL.cpp:1595] [PG ID 2 Rank 0] Process group "
+        "watchdog thread terminated with exception: CUDA error: an illegal memory access was "
+        "encountered",
+    ]
+    failure = classify_log(lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("illegal_memory_access", "execute")
