@@ -285,3 +285,18 @@ def test_vllm_saving_the_inputs_of_a_failed_step_marks_execute() -> None:
     failure = classify_log(lines)
     assert failure is not None
     assert (failure.category, failure.stage) == ("illegal_memory_access", "execute")
+
+
+def test_a_traceback_escaped_inside_an_error_message_is_read() -> None:
+    inner = (
+        "Traceback (most recent call last):\\n"
+        '  File "/site-packages/triton/backends/nvidia/compiler.py", line 356, in make_cubin\\n'
+        "    subprocess.run(ptxas_cmd, check=True)\\n"
+        "subprocess.CalledProcessError: Command '['/triton/bin/ptxas', '--gpu-name=sm_120', "
+        "'/tmp/x.ptx']' returned non-zero exit status 255.\\n"
+    )
+    escaped_twice = inner.replace("\\", "\\\\").replace("'", "\\'")
+    line = f"app.exceptions.HTTPException: (500, 'SubprocException: failed:\\n{escaped_twice}')"
+    failure = classify_log([line])
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("dispatch_failure", "compile")
