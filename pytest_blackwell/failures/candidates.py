@@ -17,6 +17,9 @@ LEVEL_ONLY, WRAPPER, UNKNOWN, WEAK, STRONG = range(5)
 RING_LINES = 40  # recent lines kept to recover the frames of a headless traceback
 SOFT_WINDOW = 30  # lines after a relay within which a new known cause replaces it
 HEADERS = ("Traceback (most recent call last)", "Exception Group Traceback")
+#: A process death: its later reports (a faulthandler stack) may still tell its stage.
+DIED = "engine_died"
+
 CHAIN = ("The above exception was the direct cause", "During handling of the above exception")
 
 
@@ -58,6 +61,13 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
     if cur is None:
         return True
     if new.rank == cur.rank:
+        if (
+            new.rank == WEAK
+            and cur.category == "engine_died"
+            and new.category != "engine_died"
+            and 0 <= new.start - cur.line <= SOFT_WINDOW
+        ):
+            return True  # a death says less than the relay right after it that explains it
         return new.start < cur.start
     if new.rank < cur.rank:
         return False
@@ -77,7 +87,11 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
             return merged(cand, best)  # a wrapper that closed first still names the stage
         return cand
     if (
-        cand.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN)
+        (
+            cand.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN)
+            # the same death reported again with its stack (faulthandler after a signal line)
+            or (cand.category == best.category == DIED and cand.rank == best.rank == WEAK)
+        )
         and cand.hint
         and best.rank >= WEAK
         and 0 <= cand.start - best.line <= RING_LINES

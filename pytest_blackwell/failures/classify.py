@@ -28,6 +28,7 @@ from typing import Any
 
 from pytest_blackwell.failures.candidates import (
     CHAIN,
+    DIED,
     HEADERS,
     LEVEL_ONLY,
     RING_LINES,
@@ -454,7 +455,7 @@ class StreamClassifier:
             hint = cand.hint
         elif hint != cand.hint:
             hint_from = next(f"rule {name}" for stage, name in block.hints if stage == hint)
-        if hint is None and cand.rank < WEAK and not self._events:
+        if hint is None and not self._events and (cand.rank < WEAK or cand.category == DIED):
             # A wrapper right after a cause tells its stage by its frames ("while processing
             # method init_device", a traceback through capture_model).
             told = frame_stage([*block.lines, *cand.traceback])

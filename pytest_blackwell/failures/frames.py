@@ -21,10 +21,13 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 # The function name may be cut off by a paste; the path alone can still tell.
-_FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:, in (?P<func>[\w<>.]+))?')
+# Python's faulthandler writes ``File "x.py", line 3 in f`` (no comma).
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:,? in (?P<func>[\w<>.]+))?')
 # Wrappers that name the method a worker was running: "while processing method init_device".
+# TGI's launcher: "Method Warmup encountered an error" (the gRPC method, capitalised).
 _METHOD = re.compile(
     r"(?:processing|executing|calling|call to) (?:method )?'?(?P<func>[A-Za-z_]\w+)'? ?"
+    r"|\bMethod (?P<rpc>[A-Z]\w+) encountered an error"
 )
 
 #: Function names that tell the stage wherever they appear on the stack.
@@ -55,6 +58,8 @@ DECISIVE: dict[str, str] = {
     "wait_for_ready": "startup",
     "init_process_group": "startup",
     "_find_and_load": "startup",  # an import
+    "get_open_port": "startup",  # ports and addresses for the engine's processes
+    "get_distributed_init_method": "startup",
     # weights
     "load_model": "loading",
     "load_weights": "loading",
@@ -109,6 +114,8 @@ DECISIVE: dict[str, str] = {
     "compile_or_warm_up_model": "warmup",
     "_run_warmup": "warmup",
     "_execute_server_warmup": "warmup",
+    "warmup": "warmup",  # TGI's model warm-up (its launcher's Warmup method)
+    "kernel_warmup": "warmup",
     # teardown
     "__del__": "shutdown",
     "shutdown": "shutdown",
@@ -144,6 +151,16 @@ CONTEXTUAL: dict[str, str] = {
     "process_inputs": "execute",
     "add_request": "execute",
     "_validate_model_input": "execute",
+    # SGLang's (older) model RPC and batch preparation, TGI's token generation and RPC methods
+    "exposed_step": "execute",
+    "forward_step": "execute",
+    "forward_fill_batch": "execute",
+    "forward_decode_batch": "execute",
+    "prepare_for_extend": "execute",
+    "prepare_for_decode": "execute",
+    "generate_token": "execute",
+    "prefill": "execute",
+    "decode": "execute",
     "swap_blocks": "execute",  # KV-cache swaps/offloads, native frames included
     "swap_blocks_batch": "execute",
 }
@@ -186,15 +203,20 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"\bcompute_forward\b|Error in model execution|\bforward(?:Sync|Async)\b"
         r"|^Watchdog timeout\b|probability tensor contains|SamplingFromProbs"
-        r"|prompt \(length \d+\) is longer than|Dumping input data|\bdump_input\b"
-        r"|inputs of failed execution|_raise_exception_on_finish"
+        r"|prompt \(length \d+\) is longer than|Dumping (?:input data|scheduler output)"
+        r"|\bdump_input\b"
+        r"|inputs? of failed execution|_raise_exception_on_finish"
         r"|(?:^|:)(?:prefill|decode|generate)\{",  # TGI's tracing spans of a request
         "execute",
     ),
     (r"Exception ignored in.{0,80}__del__|likely shutting down|interpreter shutdown", "shutdown"),
     (r"(?i)unable to warm ?up|warm ?up (?:failed|model)\b|while warming up", "warmup"),
+    (r"(?i)\b(?:error|failed|failure) (?:in|during|of) (?:the )?memory profil", "profile"),
+    # llama.cpp creates its context (KV cache and compute buffers) after loading the weights
+    (r"failed to create (?:the )?(?:llama_)?context|llama_new_context_with_model\b", "kv_alloc"),
     (
         r"(?i)waiting for .{0,60}(?:to start|READY|initial message)\b|\binit\.cc:\d+"
+        r"|waiting for (?:the )?(?:engines?|engine cores?|workers?)\b"
         r"|ncclCommInit\w*|inspecting model architecture"
         r"|\bimport(?:ing)? \w+|ImportError",
         "startup",
@@ -215,7 +237,9 @@ def parse_frame(text: str) -> Frame | None:
     m = _FRAME.match(text)
     if m is None:
         m = _METHOD.search(text)
-        return None if m is None else Frame("", m.group("func"))
+        if m is None:
+            return None
+        return Frame("", m.group("func") or m.group("rpc").lower())
     func = (m.group("func") or "").rsplit(".", 1)[-1]
     return Frame(m.group("path").replace("\\", "/"), func)
 
@@ -223,13 +247,19 @@ def parse_frame(text: str) -> Frame | None:
 def _segments(lines: Iterable[str]) -> list[list[Frame]]:
     """The frames of each traceback in ``lines`` (a new one starts at every header)."""
     segments: list[list[Frame]] = [[]]
+    newest_first = False  # faulthandler prints "(most recent call first)": innermost on top
     for text in lines:
-        if "Traceback (most recent call last)" in text and segments[-1]:
-            segments.append([])
+        if "(most recent call " in text:
+            if segments[-1]:
+                segments.append([])
+            newest_first = "most recent call first" in text
             continue
         frame = parse_frame(text)
         if frame is not None:
-            segments[-1].append(frame)
+            if newest_first:
+                segments[-1].insert(0, frame)
+            else:
+                segments[-1].append(frame)
     return [s for s in segments if s]
 
 
@@ -237,25 +267,47 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
 MODEL_PATHS = ("model_executor/models/", "srt/models/", "_torch/models/", "custom_modeling/")
 
 
-def _decisive(frame: Frame) -> str | None:
+def _named(frame: Frame) -> str | None:
+    """The stage an engine function tells by its name (a model constructor: loading)."""
     stage = DECISIVE.get(frame.func)
-    if stage is not None:
-        return stage
-    if frame.func == "__init__" and any(p in frame.path for p in MODEL_PATHS):
-        return "loading"
+    if stage is None and frame.func == "__init__" and any(p in frame.path for p in MODEL_PATHS):
+        stage = "loading"
+    return stage
+
+
+def _by_path(frame: Frame) -> str | None:
     for fragment, path_stage in PATHS:
         if fragment in frame.path:
             return path_stage
     return None
 
 
+#: Engine stages that run JIT compiles of their own (a Triton kernel first launched while CUDA
+#: graphs are captured stays in ``graph_capture``); a compile inside the profiling run is still
+#: ``compile`` (vLLM compiles there).
+_AROUND_COMPILE = ("graph_capture", "warmup", "execute")
+
+
 def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
-    """``(stage, evidence)`` from the frames among ``lines``, or ``None`` when none tells."""
+    """``(stage, evidence)`` from the frames among ``lines``, or ``None`` when none tells.
+
+    A library path (a JIT compiler, CUDA graphs) names the stage of the innermost frames, but an
+    engine function of a stage that compiles on the fly (SGLang's ``init_cuda_graphs`` around a
+    Triton compile) anywhere in the chain says which part of the engine's life it belonged to.
+    """
     segments = _segments(lines)
+    named = [(_named(f), f.func) for seg in segments for f in reversed(seg)]
+    named_found = [(stage, func) for stage, func in named if stage is not None]
     for segment in segments:
         for frame in reversed(segment):
-            stage = _decisive(frame)
+            stage = _named(frame)
             if stage is not None:
+                return stage, f"frame {frame.func}"
+            stage = _by_path(frame)
+            if stage is not None:
+                later = [(s, f) for s, f in named_found if s in _AROUND_COMPILE]
+                if later:
+                    return later[0][0], f"frame {later[0][1]}"
                 return stage, f"frame {frame.func}"
     for segment in segments:
         for frame in reversed(segment):

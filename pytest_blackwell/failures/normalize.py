@@ -140,6 +140,13 @@ def unflatten(text: str) -> list[str]:
     CI timestamps, traceback headers and frames, chain markers and exception names.
     """
     if text.count("\\n") >= 3:
+        # A string escaped once or twice (a traceback inside the repr of an HTTP error): undo
+        # the escapes of backslashes and quotes too, so the lines read as printed.
+        for _ in range(4):  # each level of escaping doubles the backslashes
+            if "\\\\" not in text:
+                break
+            text = text.replace("\\\\", "\\")
+        text = text.replace("\\'", "'").replace('\\"', '"')
         return [part for chunk in text.split("\\n") for part in unflatten(chunk)]
     if len(text) < FLATTENED_MIN_CHARS:
         return [text]

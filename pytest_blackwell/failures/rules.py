@@ -142,7 +142,9 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"|CUDA_ERROR_STREAM_CAPTURE_\w+|dependency created on uncaptured work in another stream"
        r"|operation would make the legacy stream depend on a capturing blocking stream"
        r"|capture (?:sequence )?(?:was |has been )?invalidated|previous error during capture"
-       r"|outside graph capture encountered unexpectedly",
+       r"|outside graph capture encountered unexpectedly"
+       r"|(?i:(?:cannot|can't|not (?:allowed|permitted|supported)|unsupported)\b[^.]{0,80}?"
+       r"\b(?:during|while|when) (?:the )?(?:cuda ?)?(?:graph|stream) (?:is )?captur)",
        stage_hint="graph_capture"),
     # --- KV cache budget --------------------------------------------------------------------------
     _r("kv_no_memory", "kv_cache_oom", r"No available memory for the cache blocks",
@@ -265,6 +267,13 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"Unsupported CPU attention configuration"
        r"|FP8 KV cache (?:on CPU requires|requires head_size)"
        r"|requires x86 with AVX-512"),
+    # An attention/GEMM backend refusing a dtype or feature of the model: no kernel for it here
+    # (also when the message is cut right after "no").
+    _r("backend_refuses_feature", "dispatch_failure",
+       r"(?:Flash\w*|FlexAttention|XFormers|Triton\w*|TRTLLM\w*|CUTLASS\w*|\w*MLA|\w+Attn)"
+       r"(?: V\d)?(?: (?:attention )?backend)?\b[^.:]{0,60}?"
+       r"(?:\bdoes(?: not|n't) (?:yet )?support\b|\bis not supported\b|\bnot supported\b"
+       r"|\bno(?:t(?: s\w*)?)?\s*$)"),
     _r("symbol_not_in_binary", "dispatch_failure",
        r"cudaErrorSymbolNotFound|CUDA_ERROR_NOT_FOUND|named symbol not found"),
     _r("op_not_for_backend", "dispatch_failure",
@@ -280,7 +289,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("missing_compiler", "env_mismatch",
        r"No working C\+\+ compiler found|InvalidCxxCompiler|Failed to find C compiler"
        r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"
-       r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory"),
+       r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory",
+       stage_hint="compile"),
     _r("no_device", "env_mismatch",
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type|Cannot re-initialize "
@@ -289,6 +299,10 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"undefined symbol: (?P<symbol>\S+)|cannot open shared object file|version `(?P<glibc>"
        r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist",
        ignore_at=_QUIET),
+    _r("jit_build_failed", "env_mismatch",
+       r"Error building extension '|ninja: build stopped: subcommand failed|Ninja build failed"
+       r"|^:?/\S*/nvcc\s+-|^FAILED: \S+\.(?:cuda\.)?o\b",
+       weak=True, stage_hint="compile"),
     _r("backend_not_installed", "env_mismatch",
        r"(?i)is not available or (?:is )?outdated"
        r"|(?:not installed|is outdated)\W+please (?:install|upgrade)"
@@ -321,7 +335,9 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("config_limit", "unsupported_config",
        r"\bis (?:greater|larger) than (?:the )?(?:configured )?max_[a-z_]+\b"),
     _r("argument_rejected", "unsupported_config",
-       r"argument --[\w-]+: invalid|unrecognized arguments:|Unknown (?:quantization method|kv cache"
+       r"argument --[\w-]+: invalid|unrecognized arguments:|Failed to parse (?:the )?arguments"
+       r"|got (?:an )?(?:invalid|unexpected|unknown) (?:keyword )?argument"
+       r"|Unknown (?:quantization method|kv cache"
        r" dtype|attention backend)|Invalid (?:attention backend|kv_cache_dtype)|max_model_len \("
        r"(?P<max_model_len>\d+)\) is greater than the derived max_model_len|does not match the "
        r"quantization method specified in the `quantization` argument",
@@ -329,6 +345,9 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     # --- kernel driver lines ---------------------------------------------------------------------
     _r("xid_fault", "illegal_memory_access",
        r"NVRM: Xid \([^)]*\): (?P<xid>13|31|32|43|69)\b", keywords=("Xid",)),
+    _r("xid_timeout", "timeout",
+       r"NVRM: Xid \([^)]*\): (?P<xid>8|109)\b|NVRM: Xid \([^)]*\): (?P<xid__2>\d+)\b.{0,200}?"
+       r"TIMEOUT\b", keywords=("Xid",)),
     _r("gpu_lost", "unknown",
        r"NVRM: Xid \([^)]*\): (?P<xid>\d+)|fallen off the bus|NVRM: .{0,80}?(?:failed|error)",
        keywords=("Xid", "off the bus", "NVRM")),
@@ -344,7 +363,11 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _r("watchdog_timeout", "timeout",
        r"^Watchdog timeout\b|watchdog_timeout=\d+\)", keywords=("atchdog",)),
     _r("timed_out", "timeout",
-       r"^(?:[\w.]+\.)?TimeoutError\b|[Tt]imed out waiting for|RPC call to \w+ timed out"
+       r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::|$)|[Tt]imed out waiting for"
+       r"|RPC call to \w+ timed out|(?i:\b(?:operation|request|rpc|call|collective|handshake"
+       r"|connection|wait\w*) (?:has )?timed out\b)|(?i:\btimed out after \d+)"
+       r"|(?i:deadline exceeded)|DEADLINE_EXCEEDED|(?i:timeout of \d+(?:\.\d+)? ?(?:ms|s|seconds?) "
+       r"(?:exceeded|reached))"
        r"|launch timed out and was terminated|cudaErrorLaunchTimeout|Gateway Time-?out"),
     _r("runner_terminated", "engine_died",
        r"runner process (?:has )?terminated: "
@@ -354,13 +377,14 @@ DEFAULT_RULES: tuple[Rule, ...] = (
        r"actor is dead because its worker process has died|Worker unexpectedly exits"
        r"|(?:Worker|Engine core|RayWorker\w*) proc(?:ess)? (?P<process>\S+) died unexpectedly"
        r"(?: \(exit code: (?P<exit_code>-?\d+)\))?|(?P<process__2>\S+ rank=\d+) died unexpectedly"
-       r"|engine core exited unexpectedly",
+       r"|engine core exited unexpectedly"
+       r"|(?:[Ss]cheduler|[Dd]etokenizer|[Ww]orker|[Ee]ngine\w*)(?: process)? is dead\b",
        weak=True),
     _r("fatal_signal", "engine_died",
        r"Fatal Python error: (?P<signal>" + _DEATH_WORDS + r")|^(?:.*: )?(?P<signal__2>"
        + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"
        r"|Signal (?P<signal__4>\d+) \(SIG[A-Z]+\) received|(?:killed|terminated|died) (?:by|with) "
-       r"signal (?P<signal__5>SIG[A-Z]+|\d+)|exit(?:ed)?(?: with)? (?:code|status)[: ]+"
+       r"signal (?P<signal__5>SIG[A-Z]+|\d+)|[Ee]xit(?:ed)?(?: with)? (?:code|status)[: ]+"
        r"(?P<exit_code>-\d+|1[3-5]\d)\b|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)"
        r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )"
        r"(?P<signal__6>segmentation fault|killed|bus error"

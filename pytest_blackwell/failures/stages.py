@@ -21,6 +21,8 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Starting vLLM API server", "execute"),
     ("Processed prompts", "execute"),
     ("Avg prompt throughput", "execute"),
+    ("Added request ", "execute"),  # vLLM's engine accepting a request
+    ("input of failed execution", "execute"),  # vLLM V0 saving the inputs of a failed step
     ("The server is fired up and ready to roll", "execute"),
     ("POST /v1/", "execute"),
     ("POST /api/", "execute"),
@@ -138,11 +140,16 @@ HANG_TAIL_LINES = 60
 
 _ZERO_THROUGHPUT = re.compile(
     r"generation throughput: 0\.0 tokens/s.*?Running: (?P<running>\d+) reqs?"
-    r"(?:.*?Waiting: (?P<waiting>\d+) reqs?)?"
+    r"(?:.*?Swapped: (?P<swapped>\d+) reqs?)?(?:.*?(?:Waiting|Pending): (?P<waiting>\d+) reqs?)?"
     r"|gen throughput \(token/s\): 0\.00.*?#queue-req: (?P<queued>\d+)"
 )
 _PROMPT_RATE = re.compile(r"prompt throughput: (\d+(?:\.\d+)?) tokens/s")
-_STUCK = re.compile(r"No available shared memory broadcast block found in \d+ seconds?")
+#: A process that says it is stuck: vLLM's shared-memory broadcast (older and newer wording), or
+#: the dump SGLang's scheduler watchdog writes of the batch it has been waiting on.
+_STUCK = re.compile(
+    r"No available (?:shared memory broadcast )?block found in \d+ seconds?"
+    r"|Scheduler debug info:|\bcur_batch\.batch_size\(\)="
+)
 _WAITING = re.compile(r"(?i)\bwaiting for\b|\bstill waiting\b")
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
 
@@ -159,7 +166,10 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
     last_other = full_stall = 0
     for lineno, text in tail:
         if _STUCK.search(text):
-            return lineno, text, "no shared-memory broadcast progress"
+            reason = (
+                "no shared-memory broadcast progress" if "block found" in text else "watchdog dump"
+            )
+            return lineno, text, reason
         m = _ZERO_THROUGHPUT.search(text)
         if m:
             busy = any(int(v) > 0 for v in m.groupdict().values() if v is not None)

@@ -139,9 +139,10 @@ def test_no_error_lets_the_launcher_decide() -> None:
         sc.feed(f"INFO 03-10 15:08:{i % 60:02d} [x.py:1] Added request cmpl-{i}.")
     assert sc.result() is None
     assert not sc.done
-    # The launcher names the verdict itself, with the stage the classifier tracked.
+    # The launcher names the verdict itself, with the stage the classifier tracked (requests
+    # were being added: the engine was serving).
     verdict = Failure("timeout", sc.stage, "no progress for 300 s")
-    assert verdict.summary == "timeout at unknown: no progress for 300 s"
+    assert verdict.summary == "timeout at execute: no progress for 300 s"
 
 
 def test_memory_stays_bounded_on_a_long_log() -> None:
