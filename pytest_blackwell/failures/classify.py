@@ -75,6 +75,11 @@ STALE_LINES = 400  # an unfinished traceback that gets no line for this long is 
 MAX_TRACEBACK = 120  # traceback lines kept per error (head and tail)
 MAX_LINE_CHARS = 1 << 20  # a longer physical line keeps its head and tail (a flattened paste)
 _ERROR_LEVELS = ("ERROR", "CRITICAL")
+#: A line logged at one of these levels is not an error by its wording alone ("Failed to create
+#: oneDNN linear, fallback to torch linear. Exception: ..." is a warning); only a rule, or an
+#: explicit error word, makes it one.
+_QUIET_LEVELS = ("WARNING", "INFO", "DEBUG")
+_LOUD = re.compile(r"\b(?:FATAL|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]")
 #: A line that says it is an error although no rule knows it: never "no failure".
 _ERRORISH = re.compile(
     r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]"
@@ -257,7 +262,8 @@ class StreamClassifier:
     ) -> Candidate | None:
         found = self._match(line)
         if found is None:
-            if line.text.strip() and (line.level in _ERROR_LEVELS or _ERRORISH.search(line.text)):
+            loud = _LOUD if line.level in _QUIET_LEVELS else _ERRORISH
+            if line.text.strip() and (line.level in _ERROR_LEVELS or loud.search(line.text)):
                 detail = {"process": process_name(line.tag)} if line.tag else {}
                 return Candidate(
                     LEVEL_ONLY, "unknown", line.text, lineno, start, stage, detail, None
