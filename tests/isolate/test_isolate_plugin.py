@@ -150,7 +150,10 @@ def test_isolate_end_to_end_with_real_engines(pytester: pytest.Pytester) -> None
     assert 16 * 1024 < low < high <= low * 1.1  # bracketed within the stated precision
     assert threshold["precision"] == 0.1
     eager = next(v for v in iso["verdicts"] if v["variable"] == "enforce_eager")
-    assert eager["effect"] == "stage"  # the same kv_cache_oom, met later: not what it follows
+    # The same kv_cache_oom: with the stage hooks of both runners it is met at kv_alloc either
+    # way ("nothing"); where a runner still reaches it later it reads "stage". Never "outcome".
+    assert eager["effect"] in ("stage", "nothing")
+    assert "enforce_eager" not in iso["follows"]
     assert [t["outcome"].split(" at ")[0] for t in eager["tried"]] == ["kv_cache_oom"]
     assert iso["summary"].startswith(memory["text"])
     assert iso["launches"] <= iso["launch_bound"]
