@@ -60,10 +60,10 @@ def test_engine_process_killed_mid_run_is_engine_died(
         failure = handle.result.failure
         assert failure is not None
         assert failure.category == "engine_died"
-        if victim == "VLLM::EngineCore" or "exit_code" in failure.detail:
+        if victim == "VLLM::EngineCore":
             assert failure.detail.get("signal") == "SIGKILL"
-        else:  # vLLM may report a killed worker before it has an exit code ("exit code: None")
-            assert "signal" not in failure.detail
+        else:  # vLLM may report a killed worker before anyone has its exit code: then no signal
+            assert failure.detail.get("signal") in ("SIGKILL", None)
         assert str(info.value).splitlines()[0] == failure.summary
         assert took < 10, f"engine death took {took:.1f} s to notice"
         assert handle.pids() == {}

@@ -156,7 +156,7 @@ def test_close_stops_every_process_and_removes_the_work_dir(pool: EnginePool) ->
     assert not any(Path(f"/proc/{pid}").exists() and _not_zombie(pid) for pid in pids)
     assert not pool.work_dir.exists()
     assert all(Path(h.log_path).is_file() for h in pool.handles)
-    assert all(r["launches"] == 1 for r in pool.records())
+    assert all(r["launches"] >= 1 and r["log"] for r in pool.records())  # records outlive close
 
 
 def _not_zombie(pid: int) -> bool:
