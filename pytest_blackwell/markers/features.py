@@ -50,33 +50,32 @@ def parse_feature(
             f"@pytest.mark.{marker}: takes feature names as positional arguments, got "
             f"{', '.join(f'{k}=' for k in kwargs)}"
         )
-    names: list[str] = []
-    for arg in args:
-        items = arg if isinstance(arg, (list, tuple)) else [arg]
-        for item in items:
-            if not isinstance(item, str) or not item.strip():
-                raise MarkerError(
-                    f"@pytest.mark.{marker}: expected feature names (strings), got {item!r}"
-                )
-            names.append(table.canonical(item))
-    if not names:
+    given = _given(args)
+    for item in given:
+        if not isinstance(item, str) or not item.strip():
+            raise MarkerError(
+                f"@pytest.mark.{marker}: expected feature names (strings), got {item!r}"
+            )
+    if not given:
         raise MarkerError(
             f"@pytest.mark.{marker}: expected at least one feature name; known: "
             f"{', '.join(table.FEATURES)}"
         )
+    names = [table.canonical(item) for item in given]
     accepted = [*table.FEATURES, *known]
-    for name, given in zip(names, _given(args), strict=True):
+    for name, item in zip(names, given, strict=True):
         if name not in accepted:
             aliases = ", ".join(f"{a} (= {t})" for a, t in table.ALIASES.items())
             raise MarkerError(
-                f"@pytest.mark.{marker}: unknown feature {given!r}; known features: "
+                f"@pytest.mark.{marker}: unknown feature {item!r}; known features: "
                 f"{', '.join(accepted)}; aliases: {aliases}"
             )
     return FeatureRequirement(tuple(dict.fromkeys(names)))
 
 
-def _given(args: tuple[Any, ...]) -> list[str]:
-    out: list[str] = []
+def _given(args: tuple[Any, ...]) -> list[Any]:
+    """Positional arguments with lists and tuples spread out."""
+    out: list[Any] = []
     for arg in args:
         out.extend(arg if isinstance(arg, (list, tuple)) else [arg])
     return out
