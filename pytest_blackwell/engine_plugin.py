@@ -236,7 +236,9 @@ def engine_pool(config: pytest.Config) -> EnginePool:
     """The session's engine pool (one per process), created on first use."""
     pool = config.stash.get(_POOL_KEY, None)
     if pool is None:
+        from pytest_blackwell.engine.cpuaffinity import worker_cores_env
         from pytest_blackwell.engine.pool import EnginePool
+        from pytest_blackwell.gpu_assign import worker_index
         from pytest_blackwell.gpu_plugin import pool_options
         from pytest_blackwell.progress import Progress
 
@@ -244,6 +246,7 @@ def engine_pool(config: pytest.Config) -> EnginePool:
         visible = worker_visible_devices(config)
         if visible is not None:
             env["CUDA_VISIBLE_DEVICES"] = visible
+        env.update(worker_cores_env(env, worker_index(env.get("PYTEST_XDIST_WORKER")), _workers()))
         pool = EnginePool(
             artifacts_dir(config),
             max_alive=int(_number(config, "max-engines", int)),
@@ -258,6 +261,11 @@ def engine_pool(config: pytest.Config) -> EnginePool:
         )
         config.stash[_POOL_KEY] = pool
     return pool
+
+
+def _workers() -> int:
+    """How many xdist workers this session runs (1 without xdist)."""
+    return int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
 
 
 def _limits(config: pytest.Config) -> Limits:

@@ -1,7 +1,8 @@
 """The ``perf_compare`` marker as plain data: which variable, which two values, how measured.
 
 ``perf_compare(VARIABLE=[A, B], metric="output_tokens_per_s", max_slowdown=0.10, prompts=8,
-input_tokens=16, max_tokens=16, concurrency=None, rounds=6, warmup=1, prompt_seed=0)``: exactly
+input_tokens=16, max_tokens=16, concurrency=None, rounds=6, warmup=1, prompt_seed=0,
+min_round_s=0.5, extra_rounds=12)``: exactly
 one keyword names a configuration variable (an EngineConfig field such as ``kv_cache_dtype`` or
 ``max_num_seqs``, the alias ``kv_dtype``, or any other vLLM engine argument) with a list of two
 values; the others describe the measurement. This module knows nothing of pytest; errors are
@@ -22,9 +23,11 @@ from pytest_blackwell.markers import MarkInput
 
 PERF_MARKER = (
     "perf_compare(VARIABLE=[A, B], metric='output_tokens_per_s', max_slowdown=0.10, prompts=8, "
-    "input_tokens=16, max_tokens=16, concurrency=None, rounds=6, warmup=1, prompt_seed=0): "
-    "measure engines with VARIABLE=A and VARIABLE=B side by side in interleaved rounds; fail "
-    "when B is slower than A by more than max_slowdown with 95% confidence."
+    "input_tokens=16, max_tokens=16, concurrency=None, rounds=6, warmup=1, prompt_seed=0, "
+    "min_round_s=0.5, extra_rounds=12): measure engines with VARIABLE=A and VARIABLE=B side by "
+    "side in interleaved rounds (each at least min_round_s long; up to extra_rounds more pairs "
+    "while the interval is too wide to decide); fail when B is slower than A by more than "
+    "max_slowdown with 95% confidence."
 )
 #: Marker keywords that describe the measurement (all others name the variable).
 _WORKLOAD_KEYS = {
@@ -35,6 +38,8 @@ _WORKLOAD_KEYS = {
     "rounds": "rounds",
     "warmup": "warmup",
     "prompt_seed": "seed",
+    "min_round_s": "min_round_s",
+    "extra_rounds": "extra_rounds",
 }
 _SETTINGS = {"metric", "max_slowdown", *_WORKLOAD_KEYS}
 #: Friendly names for configuration fields (the same words as the configuration markers).

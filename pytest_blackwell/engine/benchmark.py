@@ -26,7 +26,13 @@ class WorkloadError(ValueError):
 class Workload:
     """``prompts`` requests of ``input_tokens`` random token ids (drawn with ``seed``), each
     generating exactly ``max_tokens`` tokens (``ignore_eos``), ``concurrency`` in flight at once
-    (default: all). ``warmup`` rounds are run and dropped before ``rounds`` measured ones."""
+    (default: all). ``warmup`` rounds are run and dropped before ``rounds`` measured ones.
+
+    A round sends the prompts again (a new *pass*) until it has lasted ``min_round_s``: a round
+    of a few milliseconds measures the scheduler's jitter more than the engine. A comparison
+    whose interval cannot yet tell ``max_slowdown`` from none adds up to ``extra_rounds`` more
+    pairs of rounds, stopping as soon as it can.
+    """
 
     prompts: int = 8
     input_tokens: int = 16
@@ -35,13 +41,19 @@ class Workload:
     seed: int = 0
     warmup: int = 1
     rounds: int = 6
+    min_round_s: float = 0.5
+    extra_rounds: int = 12
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
             if value is None and f.name == "concurrency":
                 continue
-            minimum = 0 if f.name in ("seed", "warmup") else 1
+            if f.name == "min_round_s":
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                    raise WorkloadError(f"min_round_s: expected seconds >= 0; got {value!r}")
+                continue
+            minimum = 0 if f.name in ("seed", "warmup", "extra_rounds") else 1
             if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
                 raise WorkloadError(
                     f"{f.name}: expected an int >= {minimum}; got {value!r}"
@@ -81,26 +93,41 @@ def make_prompts(workload: Workload, vocab_size: int) -> list[list[int]]:
 
 
 def run_round(llm: Any, vllm: Any, workload: Workload, round_no: int) -> dict[str, Any]:
-    """One round in the engine process: ``{"wall_s", "requests": [...]}``.
+    """One round in the engine process: ``{"wall_s", "passes", "requests": [...]}``.
 
     Each request entry holds ``ttft_s`` (submission to first token), ``tpot_s`` (mean time per
     output token after the first), ``latency_s`` and ``output_tokens``. Requests are submitted
-    when a slot frees up, like a client with ``concurrency`` connections.
+    when a slot frees up, like a client with ``concurrency`` connections. The prompts are sent
+    again (the next pass) until the round has lasted ``workload.min_round_s``.
     """
     engine = llm.llm_engine
     prompts = make_prompts(workload, int(engine.model_config.get_vocab_size()))
     params = vllm.SamplingParams(
         temperature=0.0, max_tokens=workload.max_tokens, ignore_eos=True, seed=workload.seed
     )
+    requests: list[dict[str, Any]] = []
+    passes = 0
+    started = time.perf_counter()
+    while True:
+        requests += _run_pass(engine, prompts, params, workload.in_flight, f"{round_no}-{passes}")
+        passes += 1
+        if time.perf_counter() - started >= workload.min_round_s:
+            break
+    return {"wall_s": time.perf_counter() - started, "passes": passes, "requests": requests}
+
+
+def _run_pass(
+    engine: Any, prompts: list[list[int]], params: Any, in_flight: int, tag: str
+) -> list[dict[str, Any]]:
+    """Every prompt once through the engine's step loop, at most ``in_flight`` at a time."""
     pending = list(enumerate(prompts))
     submitted: dict[str, float] = {}
     first: dict[str, float] = {}
     done: dict[str, dict[str, Any]] = {}
-    started = time.perf_counter()
     while pending or len(done) < len(prompts):
-        while pending and len(submitted) - len(done) < workload.in_flight:
+        while pending and len(submitted) - len(done) < in_flight:
             index, ids = pending.pop(0)
-            request_id = f"pbw-bench-{round_no}-{index}"
+            request_id = f"pbw-bench-{tag}-{index}"
             submitted[request_id] = time.perf_counter()
             engine.add_request(request_id, {"prompt_token_ids": ids}, params)
         outputs = engine.step()
@@ -122,7 +149,7 @@ def run_round(llm: Any, vllm: Any, workload: Workload, round_no: int) -> dict[st
                 }
         if not outputs and not engine.has_unfinished_requests() and not pending:
             break  # nothing in flight and nothing left: a request vanished; report what we have
-    return {"wall_s": time.perf_counter() - started, "requests": list(done.values())}
+    return list(done.values())
 
 
 __all__ = ["Workload", "WorkloadError", "make_prompts", "run_round"]

@@ -79,20 +79,40 @@ def run_comparison(
     max_slowdown: float,
     coexist: bool = True,
 ) -> PerfResult:
-    """Measure both values in interleaved rounds and compare ``metric`` of B against A."""
+    """Measure both values in interleaved rounds and compare ``metric`` of B against A.
+
+    After ``workload.rounds`` pairs, while the interval cannot tell a slowdown of
+    ``max_slowdown`` from none (:attr:`Comparison.resolved`), up to ``workload.extra_rounds``
+    more pairs are measured, one at a time, continuing the alternation.
+    """
     rounds: dict[str, list[dict[str, float]]] = {"a": [], "b": []}
     order: list[str] = []
-    for label, round_no, measured in round_order(workload.rounds, workload.warmup):
+
+    def run(label: str, round_no: int, measured: bool) -> None:
         data = measure(label, round_no)
         order.append(label)
         if measured:
             rounds[label].append(round_metrics(data))
-    comparison = compare(
-        metric,
-        [r[metric] for r in rounds["a"]],
-        [r[metric] for r in rounds["b"]],
-        max_slowdown=max_slowdown,
-    )
+
+    def current() -> Comparison:
+        return compare(
+            metric,
+            [r[metric] for r in rounds["a"]],
+            [r[metric] for r in rounds["b"]],
+            max_slowdown=max_slowdown,
+        )
+
+    for label, round_no, measured in round_order(workload.rounds, workload.warmup):
+        run(label, round_no, measured)
+    comparison = current()
+    planned = workload.warmup + workload.rounds
+    for extra in range(workload.extra_rounds):
+        if comparison.resolved:
+            break
+        pair_no = workload.rounds + extra
+        for label in ("a", "b") if pair_no % 2 == 0 else ("b", "a"):
+            run(label, planned + extra, True)
+        comparison = current()
     return PerfResult(
         variable=variable,
         values=values,

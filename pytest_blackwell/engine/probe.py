@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_blackwell.engine.config import EngineConfig
+from pytest_blackwell.engine.cpuaffinity import pin_from_env
 from pytest_blackwell.engine.events import EVENTS_ENV, emit, enter_stage
 from pytest_blackwell.engine.gpushare import SHARE_ENV
 
@@ -165,6 +166,9 @@ def main(argv: list[str]) -> int:
         )
         return 2
     enter_stage("startup")
+    cores = pin_from_env(os.environ)
+    if cores is not None:
+        print(f"pytest-blackwell: engine process pinned to CPU cores {cores}", file=sys.stderr)
     config = EngineConfig.from_json(Path(argv[0]).read_text(), source=argv[0])
     cpu = _is_cpu_build()
     if cpu:

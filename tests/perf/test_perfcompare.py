@@ -106,3 +106,84 @@ def test_workload_validation_and_prompts() -> None:
     assert all(3 <= t < 511 for p in first for t in p)
     assert Workload(prompts=8, concurrency=20).in_flight == 8
     assert Workload(prompts=8, concurrency=2).in_flight == 2
+
+
+def _noisy_then_steady(noisy_pairs: int) -> tuple[list[tuple[str, int]], object]:
+    """B is 30% slower throughout; the first ``noisy_pairs`` pairs swing wildly around that."""
+    calls: list[tuple[str, int]] = []
+
+    def measure(label: str, round_no: int) -> dict[str, object]:
+        calls.append((label, round_no))
+        if label == "a":
+            return fake_round(100.0)
+        swing = (3.0 if round_no % 2 else 0.25) if round_no <= noisy_pairs else 1.0
+        return fake_round(70.0 * swing * (1.0 + 0.01 * (round_no % 3)))
+
+    return calls, measure
+
+
+def test_an_undecided_comparison_adds_pairs_until_it_can_decide() -> None:
+    calls, measure = _noisy_then_steady(noisy_pairs=4)
+    result = run_comparison(
+        measure,  # type: ignore[arg-type]
+        variable="v",
+        values=("a", "b"),
+        config_ids=("x", "y"),
+        workload=Workload(rounds=4, warmup=0, extra_rounds=40),
+        metric="output_tokens_per_s",
+        max_slowdown=0.1,
+    )
+    comparison = result.comparison
+    assert comparison.resolved
+    assert comparison.verdict == "slower"
+    assert 4 < comparison.rounds < 44  # it went on, and stopped once it could tell
+    assert len(result.rounds["a"]) == len(result.rounds["b"]) == comparison.rounds
+    # The pairs keep alternating which value runs first.
+    pairs = [tuple(label for label, _ in calls[i : i + 2]) for i in range(0, len(calls), 2)]
+    assert pairs[:6] == [("a", "b"), ("b", "a")] * 3
+    assert [n for _, n in calls[8:12]] == [4, 4, 5, 5]
+
+
+def test_extra_rounds_zero_keeps_the_planned_rounds_and_says_too_noisy() -> None:
+    calls, measure = _noisy_then_steady(noisy_pairs=4)
+    result = run_comparison(
+        measure,  # type: ignore[arg-type]
+        variable="v",
+        values=("a", "b"),
+        config_ids=("x", "y"),
+        workload=Workload(rounds=4, warmup=0, extra_rounds=0),
+        metric="output_tokens_per_s",
+        max_slowdown=0.1,
+    )
+    assert len(calls) == 8
+    assert not result.comparison.resolved
+
+
+def test_a_decided_comparison_adds_nothing() -> None:
+    calls: list[str] = []
+
+    def measure(label: str, round_no: int) -> dict[str, object]:
+        calls.append(label)
+        return fake_round(100.0 + round_no)
+
+    result = run_comparison(
+        measure,
+        variable="v",
+        values=("a", "b"),
+        config_ids=("x", "y"),
+        workload=Workload(rounds=3, warmup=1),
+        metric="output_tokens_per_s",
+        max_slowdown=0.1,
+    )
+    assert result.comparison.verdict == "same"
+    assert result.comparison.resolved
+    assert len(calls) == 8
+
+
+def test_round_length_settings_are_validated() -> None:
+    assert Workload().min_round_s == 0.5
+    assert Workload(min_round_s=0).min_round_s == 0
+    with pytest.raises(WorkloadError, match=r"min_round_s: expected seconds >= 0; got -1"):
+        Workload(min_round_s=-1)
+    with pytest.raises(WorkloadError, match=r"extra_rounds: expected an int >= 0; got 1.5"):
+        Workload(extra_rounds=1.5)  # type: ignore[arg-type]
