@@ -11,8 +11,15 @@ paired 95% interval, 10% tolerance) runs ``--repetitions`` times between them.
    least ``--reliable`` of the repetitions (default 95%) is printed, with the detection rate per
    step. The noise is this machine's, measured in this run; only the slowdown is synthetic.
 
+3. Side by side, in the same run and on the same two engines, the same figures for the v0.1
+   measurement (rounds as short as one pass of the prompts, no extra rounds), alternating with
+   the default one repetition by repetition, and the ratio of their median interval widths.
+
+The synthetic slowdowns are replayed on all measured rounds of a repetition (the extra rounds
+a real comparison would have stopped at are not re-decided).
+
     python bench/perf_noise.py [--repetitions 20] [--rounds 6] [--warmup 1] [--prompts 8]
-                               [--max-tokens 16] [--max-slowdown 0.10] [--json OUT]
+                               [--max-tokens 16] [--max-slowdown 0.10] [--no-legacy] [--json OUT]
 """
 
 from __future__ import annotations
@@ -23,12 +30,13 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pytest_blackwell.engine import EngineConfig, EnginePool
 from pytest_blackwell.engine.benchmark import Workload
-from pytest_blackwell.engine.perfcompare import run_comparison
+from pytest_blackwell.engine.perfcompare import MeasureRound, run_comparison
 from pytest_blackwell.engine.perfstats import compare
 
 BASE = EngineConfig(max_model_len=256)
@@ -46,6 +54,9 @@ def _args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--max-slowdown", type=float, default=0.10)
     parser.add_argument("--reliable", type=float, default=0.95)
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument(
+        "--no-legacy", action="store_true", help="skip the side-by-side v0.1 measurement"
+    )
     args = parser.parse_args(argv)
     if args.repetitions < 1:
         parser.error("--repetitions must be at least 1")
@@ -57,9 +68,12 @@ def main(argv: list[str]) -> int:
     workload = Workload(
         prompts=args.prompts, max_tokens=args.max_tokens, rounds=args.rounds, warmup=args.warmup
     )
+    settings = {"default": workload}
+    if not args.no_legacy:
+        settings["v0.1"] = replace(workload, min_round_s=0.0, extra_rounds=0)
     configs = {"a": BASE.merged(seed=0), "b": BASE.merged(seed=1)}
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    repetitions: list[dict[str, Any]] = []
+    repetitions: dict[str, list[dict[str, Any]]] = {name: [] for name in settings}
     started = time.monotonic()
     with (
         tempfile.TemporaryDirectory(prefix="pbw-noise-") as tmp,
@@ -71,50 +85,69 @@ def main(argv: list[str]) -> int:
                 print(f"engine {label} ({config.id}) failed: {handle.result.summary}")
                 return 1
 
-        def measure(label: str, round_no: int) -> dict[str, Any]:
-            return pool.get(configs[label]).benchmark_round(workload.to_dict(), round_no)
+        def measurer(setting: Workload) -> MeasureRound:
+            def measure(label: str, round_no: int) -> dict[str, Any]:
+                return pool.get(configs[label]).benchmark_round(setting.to_dict(), round_no)
+
+            return measure
 
         for n in range(args.repetitions):
-            result = run_comparison(
-                measure,
-                variable="seed",
-                values=("0", "1"),
-                config_ids=(configs["a"].id, configs["b"].id),
-                workload=workload,
-                metric=METRIC,
-                max_slowdown=args.max_slowdown,
-            )
-            c = result.comparison
-            repetitions.append(c.to_dict())
-            print(
-                f"repetition {n + 1:>3}/{args.repetitions}: ratio {c.ratio:.3f} "
-                f"(95% CI {c.ci_low:.3f}-{c.ci_high:.3f}) {c.verdict}",
-                flush=True,
-            )
+            names = list(settings) if n % 2 == 0 else list(reversed(settings))
+            for name in names:
+                result = run_comparison(
+                    measurer(settings[name]),
+                    variable="seed",
+                    values=("0", "1"),
+                    config_ids=(configs["a"].id, configs["b"].id),
+                    workload=settings[name],
+                    metric=METRIC,
+                    max_slowdown=args.max_slowdown,
+                )
+                c = result.comparison
+                repetitions[name].append(c.to_dict())
+                print(
+                    f"repetition {n + 1:>3}/{args.repetitions} {name:>7}: ratio {c.ratio:.3f} "
+                    f"(95% CI {c.ci_low:.3f}-{c.ci_high:.3f}, {c.rounds} pairs) {c.verdict}",
+                    flush=True,
+                )
     elapsed = time.monotonic() - started
-    figures = _figures(repetitions, args.max_slowdown, args.reliable)
     print()
     print(
         f"workload: {workload.prompts} prompts x {workload.input_tokens} in / "
         f"{workload.max_tokens} out tokens, {workload.warmup} warm-up + {workload.rounds} rounds "
-        f"per value; tolerance {args.max_slowdown:.0%}; {elapsed:.0f} s"
+        f"per value (default: rounds of >= {workload.min_round_s:g} s, up to "
+        f"{workload.extra_rounds} extra pairs); tolerance {args.max_slowdown:.0%}; {elapsed:.0f} s"
     )
-    print(
-        f"false alarms on equal configurations: {figures['false_alarms']}/{len(repetitions)} "
-        f"= {figures['false_alarm_rate']:.1%} (slower: {figures['slower']}, faster: "
-        f"{figures['faster']})"
-    )
-    print(
-        f"median CI width (high/low): {figures['median_ci_width']:.3f}; "
-        f"median |log ratio| of equal configurations: {figures['median_abs_log_ratio']:.3f}"
-    )
-    for step in figures["detection"]:
-        print(f"  slowdown {step['slowdown']:.0%}: detected {step['rate']:.0%}")
-    smallest = figures["smallest_reliable_slowdown"]
-    text = "none up to 60%" if smallest is None else f"{smallest:.0%}"
-    print(f"smallest slowdown detected in >= {args.reliable:.0%} of repetitions: {text}")
+    all_figures = {}
+    for name, reps in repetitions.items():
+        figures = _figures(reps, args.max_slowdown, args.reliable)
+        all_figures[name] = {"repetitions": reps, **figures}
+        print(f"== {name}")
+        print(
+            f"false alarms on equal configurations: {figures['false_alarms']}/{len(reps)} "
+            f"= {figures['false_alarm_rate']:.1%} (slower: {figures['slower']}, faster: "
+            f"{figures['faster']})"
+        )
+        print(
+            f"median CI width (high/low): {figures['median_ci_width']:.3f}; "
+            f"median |log ratio| of equal configurations: {figures['median_abs_log_ratio']:.3f}; "
+            f"median pairs: {figures['median_pairs']:g}"
+        )
+        for step in figures["detection"]:
+            print(f"  slowdown {step['slowdown']:.0%}: detected {step['rate']:.0%}")
+        smallest = figures["smallest_reliable_slowdown"]
+        text = "none up to 60%" if smallest is None else f"{smallest:.0%}"
+        print(f"smallest slowdown detected in >= {args.reliable:.0%} of repetitions: {text}")
+    if "v0.1" in all_figures:
+        import math
+
+        widths = {n: math.log(f["median_ci_width"]) for n, f in all_figures.items()}
+        print(
+            "interval width ratio default/v0.1 (log-scale half-widths, side by side): "
+            f"{widths['default'] / widths['v0.1']:.2f}"
+        )
     if args.json is not None:
-        args.json.write_text(json.dumps({"repetitions": repetitions, **figures}, indent=2))
+        args.json.write_text(json.dumps(all_figures, indent=2))
     return 0
 
 
@@ -149,6 +182,7 @@ def _figures(reps: list[dict[str, Any]], max_slowdown: float, reliable: float) -
         "faster": verdicts.count("faster"),
         "median_ci_width": statistics.median(r["ci_high"] / r["ci_low"] for r in reps),
         "median_abs_log_ratio": statistics.median(abs(math.log(r["ratio"])) for r in reps),
+        "median_pairs": statistics.median(r["rounds"] for r in reps),
         "detection": detection,
         "smallest_reliable_slowdown": smallest,
     }

@@ -265,6 +265,7 @@ def _record(config: pytest.Config, item: pytest.Item, result: PerfResult) -> Non
             "perf.metric": comparison.metric,
             "perf.ratio": round(comparison.ratio, 4),
             "perf.ci_low": round(comparison.ci_low, 4),
+            "perf.confidence": round(comparison.confidence, 4),
             "perf.ci_high": round(comparison.ci_high, 4),
             "perf.verdict": comparison.verdict,
             "perf.resolved": comparison.resolved,
@@ -322,13 +323,19 @@ class PerfTerminal:
             terminalreporter.write_line(line)
 
 
+def _ci_label(facts: dict[str, str]) -> str:
+    """``95% CI``, or the lower coverage of a comparison of too few pairs."""
+    confidence = min(float(facts.get("perf.confidence") or 0.95), 0.95)
+    return f"{confidence * 100:.0f}% CI"
+
+
 def perf_line(nodeid: str, facts: dict[str, str]) -> str:
     """One terminal line per measured test, from its report facts."""
     if "perf.ratio" in facts:
         return (
             f"{facts.get('perf.verdict', '?'):<7} {nodeid}: {facts.get('perf.metric')} "
             f"{facts.get('perf.variable')}={facts.get('perf.b')} vs {facts.get('perf.a')}: "
-            f"ratio {facts['perf.ratio']} (95% CI {facts.get('perf.ci_low')}-"
+            f"ratio {facts['perf.ratio']} ({_ci_label(facts)} {facts.get('perf.ci_low')}-"
             f"{facts.get('perf.ci_high')})"
             + (
                 " too noisy to resolve the tolerance"

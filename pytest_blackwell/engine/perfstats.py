@@ -2,8 +2,10 @@
 
 A *round* is one pass of a benchmark workload (see :mod:`pytest_blackwell.engine.benchmark`).
 Two configurations are compared on rounds measured in pairs (A, B, A, B ...): the ratio of each
-pair cancels slow drifts of the machine, and a paired t interval over the log ratios gives the
-confidence interval of the ratio B/A. Everything here is plain data in, plain data out.
+pair cancels slow drifts of the machine. The ratio B/A is the median of the pair ratios and its
+interval the distribution-free one of a median (order statistics, the sign test's interval): a
+round that another process interrupted moves a mean and a t interval a long way, a median and
+its rank interval hardly at all. Everything here is plain data in, plain data out.
 """
 
 from __future__ import annotations
@@ -25,12 +27,8 @@ METRICS = (
 )
 HIGHER_IS_BETTER = frozenset({"output_tokens_per_s", "requests_per_s"})
 VERDICTS = ("slower", "same", "faster")
-#: Two-sided 95% quantiles of Student's t by degrees of freedom (1..30); beyond: normal.
-_T975 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
+#: The interval's confidence: a verdict other than ``same`` needs at least this much.
+CONFIDENCE = 0.95
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -82,11 +80,24 @@ def summarize(rounds: Sequence[Mapping[str, float]]) -> dict[str, dict[str, floa
     return out
 
 
-def t_quantile(df: int) -> float:
-    """Two-sided 95% quantile of Student's t with ``df`` degrees of freedom."""
-    if df < 1:
-        raise ValueError(f"t_quantile: degrees of freedom must be >= 1; got {df}")
-    return _T975[df - 1] if df <= len(_T975) else 1.96
+def median_interval(n: int, confidence: float = CONFIDENCE) -> tuple[int, float]:
+    """The rank ``k`` (1-based) whose order statistics ``x(k)..x(n+1-k)`` bound the median of
+    ``n`` values with at least ``confidence``, and that interval's exact coverage.
+
+    Below 6 values no rank reaches 95%: ``k`` is 1 (min..max) and the coverage says how sure
+    that widest interval is (94% for 5 values, 50% for 2).
+    """
+    if n < 1:
+        raise ValueError(f"median_interval: needs at least one value; got {n}")
+    best_k, best_cover = 1, 1.0 - 2.0 * 0.5**n
+    cdf = 0.0  # P(Binomial(n, 1/2) <= k - 1)
+    for k in range(1, n // 2 + 1):
+        cdf += math.comb(n, k - 1) * 0.5**n
+        cover = 1.0 - 2.0 * cdf
+        if cover < confidence:
+            break
+        best_k, best_cover = k, cover
+    return best_k, best_cover
 
 
 @dataclass(frozen=True)
@@ -108,6 +119,8 @@ class Comparison:
     rounds: int
     a_values: tuple[float, ...]
     b_values: tuple[float, ...]
+    #: The interval's exact coverage (at least 95% from 6 pairs on; less with fewer).
+    confidence: float = CONFIDENCE
 
     @property
     def failed(self) -> bool:
@@ -118,16 +131,23 @@ class Comparison:
         """Whether the interval is narrow enough to tell a slowdown of ``max_slowdown`` from
         none: it lies wholly on one side of ``1 - max_slowdown`` (in performance terms). A
         ``same`` that is not resolved means "too noisy to say", not "no slowdown"."""
+        if self.confidence < CONFIDENCE:
+            return False
         low, high = _perf_interval(self.metric, self.ci_low, self.ci_high)
         return low >= 1.0 - self.max_slowdown or high < 1.0 - self.max_slowdown
 
     def describe(self) -> str:
         """``ratio 0.42 (95% CI 0.38-0.47) of output_tokens_per_s, B/A: slower ...``."""
         return (
-            f"{self.metric} ratio B/A {self.ratio:.3f} (95% CI {self.ci_low:.3f}-"
+            f"{self.metric} ratio B/A {self.ratio:.3f} ({self.ci_label} {self.ci_low:.3f}-"
             f"{self.ci_high:.3f}, {self.rounds} paired rounds): {self.verdict} "
             f"(tolerance {self.max_slowdown:.0%}, point slowdown {self.slowdown:+.1%})"
         )
+
+    @property
+    def ci_label(self) -> str:
+        """``95% CI`` (or the lower coverage that too few pairs give, e.g. ``88% CI``)."""
+        return f"{min(self.confidence, CONFIDENCE) * 100:.0f}% CI"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -148,21 +168,21 @@ class Comparison:
             rounds=int(data["rounds"]),
             a_values=tuple(float(v) for v in data.get("a_values") or ()),
             b_values=tuple(float(v) for v in data.get("b_values") or ()),
+            confidence=float(data.get("confidence", CONFIDENCE)),
         )
 
 
-def paired_ratio(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float]:
-    """Geometric-mean ratio B/A of paired rounds and its 95% paired-t interval."""
+def paired_ratio(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float, float]:
+    """Median ratio B/A of paired rounds, its interval's bounds and that interval's coverage."""
     if len(a) != len(b):
         raise ValueError(f"paired_ratio: {len(a)} A rounds but {len(b)} B rounds")
     if len(a) < 2:
         raise ValueError("paired_ratio: at least 2 paired rounds are needed for an interval")
     if any(v <= 0 for v in (*a, *b)):
         raise ValueError("paired_ratio: round values must be positive")
-    logs = [math.log(y / x) for x, y in zip(a, b, strict=True)]
-    mean = statistics.fmean(logs)
-    half = t_quantile(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+    ratios = sorted(y / x for x, y in zip(a, b, strict=True))
+    k, cover = median_interval(len(ratios))
+    return statistics.median(ratios), ratios[k - 1], ratios[len(ratios) - k], cover
 
 
 def _perf_interval(metric: str, ratio_low: float, ratio_high: float) -> tuple[float, float]:
@@ -174,7 +194,8 @@ def _perf_interval(metric: str, ratio_low: float, ratio_high: float) -> tuple[fl
 
 def verdict(metric: str, ratio_low: float, ratio_high: float, max_slowdown: float) -> str:
     """``slower`` when the whole interval says B is worse than A by more than ``max_slowdown``,
-    ``faster`` when it says B is better by more than that, ``same`` otherwise."""
+    ``faster`` when it says B is better by more than that, ``same`` otherwise (the caller
+    passes ``same``'s interval when it is not confident enough to say more)."""
     perf_low, perf_high = _perf_interval(metric, ratio_low, ratio_high)
     if perf_high < 1.0 - max_slowdown:
         return "slower"
@@ -189,19 +210,20 @@ def compare(
     """Compare paired rounds of ``metric``: B against A."""
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
-    ratio, low, high = paired_ratio(a, b)
+    ratio, low, high, cover = paired_ratio(a, b)
     perf = ratio if metric in HIGHER_IS_BETTER else 1.0 / ratio
     return Comparison(
         metric=metric,
         ratio=ratio,
         ci_low=low,
         ci_high=high,
-        verdict=verdict(metric, low, high, max_slowdown),
+        verdict=verdict(metric, low, high, max_slowdown) if cover >= CONFIDENCE else "same",
         max_slowdown=max_slowdown,
         slowdown=1.0 - perf,
         rounds=len(a),
         a_values=tuple(float(v) for v in a),
         b_values=tuple(float(v) for v in b),
+        confidence=cover,
     )
 
 
@@ -219,16 +241,17 @@ def fell_beyond_noise(metric: str, before: tuple[float, float], after: tuple[flo
 
 
 __all__ = [
+    "CONFIDENCE",
     "HIGHER_IS_BETTER",
     "METRICS",
     "VERDICTS",
     "Comparison",
     "compare",
     "fell_beyond_noise",
+    "median_interval",
     "paired_ratio",
     "percentile",
     "round_metrics",
     "summarize",
-    "t_quantile",
     "verdict",
 ]

@@ -101,7 +101,7 @@ def perf_section(entry: Mapping[str, Any]) -> list[str]:
             "",
             f"- test: `{perf.get('test', '?')}`",
             f"- compared: `{variable}={b}` (B) against `{variable}={a}` (A), {how}",
-            f"- {metric} ratio B/A: **{ratio:.3f}** (95% CI {low:.3f}-{high:.3f}, "
+            f"- {metric} ratio B/A: **{ratio:.3f}** ({_ci_label(comparison)} {low:.3f}-{high:.3f}, "
             f"{comparison.get('rounds', '?')} paired rounds): **{comparison.get('verdict')}** "
             f"(tolerance {float(comparison.get('max_slowdown', 0.0)):.0%})",
             f"- workload: `{_workload_text(perf.get('workload') or {})}`",
@@ -143,6 +143,12 @@ def slower(entry: Mapping[str, Any]) -> bool:
     return any(
         (p.get("comparison") or {}).get("verdict") == "slower" for p in entry.get("perf") or []
     )
+
+
+def _ci_label(comparison: Mapping[str, Any]) -> str:
+    """``95% CI``, or the lower coverage recorded for a comparison of too few pairs."""
+    confidence = min(float(comparison.get("confidence", 0.95)), 0.95)
+    return f"{confidence * 100:.0f}% CI"
 
 
 __all__ = ["parse_rounds", "perf_section", "rounds_svg", "slower"]

@@ -11,11 +11,11 @@ from pytest_blackwell.engine.perfstats import (
     Comparison,
     compare,
     fell_beyond_noise,
+    median_interval,
     paired_ratio,
     percentile,
     round_metrics,
     summarize,
-    t_quantile,
     verdict,
 )
 
@@ -67,20 +67,54 @@ def test_summarize_gives_median_and_spread() -> None:
     assert summary["ttft_p50_s"]["spread"] == 0.0
 
 
-def test_t_quantiles() -> None:
-    assert t_quantile(1) == 12.706
-    assert t_quantile(5) == 2.571
-    assert t_quantile(100) == 1.96
-    with pytest.raises(ValueError, match=">= 1"):
-        t_quantile(0)
+def test_median_interval_ranks_and_coverage() -> None:
+    # Coverage of x(k)..x(n+1-k) is 1 - 2 P(Binomial(n, 1/2) <= k-1): the sign test's interval.
+    assert median_interval(6) == (1, pytest.approx(1 - 2 / 64))
+    assert median_interval(8)[0] == 1  # k=2 would cover only 93%
+    assert median_interval(9) == (2, pytest.approx(1 - 2 * 10 / 512))
+    assert median_interval(18)[0] == 5
+    for n in range(6, 60):
+        k, cover = median_interval(n)
+        assert cover >= 0.95
+        assert k == n // 2 or 1 - 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n < 0.95
+    # Too few values for 95%: the widest interval, with what it really covers.
+    assert median_interval(5) == (1, pytest.approx(0.9375))
+    assert median_interval(2) == (1, pytest.approx(0.5))
+    with pytest.raises(ValueError, match="at least one value"):
+        median_interval(0)
 
 
 def test_paired_ratio_of_a_constant_factor_is_exact() -> None:
-    a = [100.0, 120.0, 80.0, 110.0]
-    ratio, low, high = paired_ratio(a, [v * 0.5 for v in a])
+    a = [100.0, 120.0, 80.0, 110.0, 90.0, 105.0]
+    ratio, low, high, cover = paired_ratio(a, [v * 0.5 for v in a])
     assert ratio == pytest.approx(0.5)
     assert low == pytest.approx(0.5)
     assert high == pytest.approx(0.5)
+    assert cover > 0.95
+
+
+def test_an_interrupted_round_does_not_decide_the_comparison() -> None:
+    # Equal engines; in two of twelve pairs another process stole B's core for most of the round.
+    rng = random.Random(3)
+    a = [100 * math.exp(rng.gauss(0, 0.02)) for _ in range(12)]
+    b = [100 * math.exp(rng.gauss(0, 0.02)) for _ in range(12)]
+    b[3] /= 8
+    b[9] /= 5
+    result = compare("output_tokens_per_s", a, b, max_slowdown=0.1)
+    assert (result.verdict, result.resolved) == ("same", True)
+    assert 0.9 < result.ratio < 1.1
+    # The same two outliers with a real 30% slowdown: still called, still inside the tolerance.
+    slow = compare("output_tokens_per_s", a, [v * 0.7 for v in b], max_slowdown=0.1)
+    assert slow.verdict == "slower"
+    assert 0.6 < slow.ratio < 0.8
+
+
+def test_too_few_pairs_never_fail_a_test() -> None:
+    a = [100.0] * 4
+    result = compare("output_tokens_per_s", a, [50.0, 51.0, 49.0, 50.5], max_slowdown=0.1)
+    assert result.confidence == pytest.approx(0.875)
+    assert (result.verdict, result.resolved) == ("same", False)
+    assert "(88% CI 0.490-0.510, 4 paired rounds): same" in result.describe()
 
 
 def test_pairing_cancels_drift_that_would_hide_a_difference() -> None:
@@ -118,6 +152,7 @@ def test_noise_alone_is_same_and_a_real_slowdown_is_slower() -> None:
     assert result.verdict == "slower"
     assert result.ci_low < result.ratio < result.ci_high < 0.9
     assert "ratio B/A 0." in result.describe()
+    assert "(95% CI " in result.describe()
     assert Comparison.from_dict(result.to_dict()) == result
 
 
@@ -141,13 +176,17 @@ def test_fell_beyond_noise_needs_intervals_apart() -> None:
 
 
 def test_a_wide_interval_is_not_resolved() -> None:
-    a = [100.0, 100.0, 100.0, 100.0]
-    wide = compare("output_tokens_per_s", a, [60.0, 140.0, 70.0, 130.0], max_slowdown=0.1)
+    a = [100.0] * 6
+    wide = compare(
+        "output_tokens_per_s", a, [60.0, 140.0, 70.0, 130.0, 95.0, 105.0], max_slowdown=0.1
+    )
     assert wide.verdict == "same"
     assert not wide.resolved
-    tight = compare("output_tokens_per_s", a, [99.0, 101.0, 100.0, 100.5], max_slowdown=0.1)
+    tight = compare(
+        "output_tokens_per_s", a, [99.0, 101.0, 100.0, 100.5, 99.5, 100.2], max_slowdown=0.1
+    )
     assert (tight.verdict, tight.resolved) == ("same", True)
-    slow = compare("output_tokens_per_s", a, [50.0, 52.0, 51.0, 49.0], max_slowdown=0.1)
+    slow = compare("output_tokens_per_s", a, [50.0, 52.0, 51.0, 49.0, 50.0, 53.0], max_slowdown=0.1)
     assert (slow.verdict, slow.resolved) == ("slower", True)
-    latency = compare("ttft_p50_s", a, [101.0, 99.0, 100.0, 100.0], max_slowdown=0.1)
+    latency = compare("ttft_p50_s", a, [101.0, 99.0, 100.0, 100.0, 99.0, 101.0], max_slowdown=0.1)
     assert latency.resolved
