@@ -141,6 +141,14 @@ def main(argv: list[str]) -> int:
     if "v0.1" in all_figures:
         import math
 
+        legacy = [
+            _t_verdict(r["a_values"], r["b_values"], args.max_slowdown) for r in repetitions["v0.1"]
+        ]
+        print(
+            "v0.1's statistics (mean log ratio, paired t interval) on the short rounds: false "
+            f"alarms {sum(v != 'same' for v in legacy)}/{len(legacy)}"
+        )
+
         widths = {n: math.log(f["median_ci_width"]) for n, f in all_figures.items()}
         print(
             "interval width ratio default/v0.1 (log-scale half-widths, side by side): "
@@ -149,6 +157,23 @@ def main(argv: list[str]) -> int:
     if args.json is not None:
         args.json.write_text(json.dumps(all_figures, indent=2))
     return 0
+
+
+#: Two-sided 95% quantiles of Student's t for 1..10 degrees of freedom (v0.1's interval).
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
+
+
+def _t_verdict(a: list[float], b: list[float], max_slowdown: float) -> str:
+    """The verdict v0.1 gave: geometric mean ratio with a paired t interval over log ratios."""
+    import math
+    import statistics
+
+    logs = [math.log(y / x) for x, y in zip(a, b, strict=True)]
+    half = _T975[min(len(logs) - 1, len(_T975)) - 1] * statistics.stdev(logs) / len(logs) ** 0.5
+    low, high = math.exp(statistics.fmean(logs) - half), math.exp(statistics.fmean(logs) + half)
+    if high < 1 - max_slowdown:
+        return "slower"
+    return "faster" if low > 1 + max_slowdown else "same"
 
 
 def _figures(reps: list[dict[str, Any]], max_slowdown: float, reliable: float) -> dict[str, Any]:
