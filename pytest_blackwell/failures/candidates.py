@@ -91,6 +91,8 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
             cand.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN)
             # the same death reported again with its stack (faulthandler after a signal line)
             or (cand.category == best.category == DIED and cand.rank == best.rank == WEAK)
+            # a relay right after a cause it does not replace (a JIT build failing after ptxas)
+            or (cand.rank == WEAK and best.rank == STRONG)
         )
         and cand.hint
         and best.rank >= WEAK

@@ -69,7 +69,8 @@ TRIGGERS: tuple[str, ...] = ("rror", "ERROR")
 #: ``NVRM: Xid``, a Rust panic, a bare ``Exception``). A ``quick`` classifier leaves them and the
 #: rules' own keywords out; :func:`classify_stream` then reads the log again in full when the
 #: quick pass found no known cause, so none of these lines can be missed.
-MORE_TRIGGERS: tuple[str, ...] = ("FATAL", "[E]", "[F]", "xception", "panicked", "ERR ")
+#: ``[E`` and ``[F`` find glog-style records (``[E0429 13:55:49 f.cc:1]``, c10's ``[E429 ...``).
+MORE_TRIGGERS: tuple[str, ...] = ("FATAL", "CRITICAL", "[E", "[F", "xception", "panicked", "ERR ")
 FOLLOW_LINES = 8  # lines after a relay or a traceback's last line that may still refine it
 STALE_LINES = 400  # an unfinished traceback that gets no line for this long is closed
 MAX_TRACEBACK = 120  # traceback lines kept per error (head and tail)
@@ -168,12 +169,7 @@ class StreamClassifier:
             return False
         if best.rank == WEAK and self._lineno - best.line <= SOFT_WINDOW:
             return False
-        if (
-            not self._events
-            and self._lineno - best.line <= RING_LINES
-            and later_stage((best.stage, best.hint)) == "unknown"
-            and frame_stage(best.traceback) is None
-        ):
+        if not self._events and self._lineno - best.line <= RING_LINES:
             return False  # a log read offline: a wrapper that follows may still name the stage
         self._frozen = True
         return True

@@ -62,6 +62,9 @@ _PLAIN_LEVEL = re.compile(r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL):(
 # "[E1010 12:34:56.789012 ProcessGroupNCCL.cpp:616]", "[W socket.cpp:663]"
 _GLOG_LEVEL = re.compile(
     r"^\[(?P<level>[EWIF])(?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?(?: \d+)?)? [\w./\-]+:\d+\]\s?"
+    # glog/absl without brackets: "W0429 13:55:49.384 12345 file.cc:12] ", and TensorFlow's
+    # "2021-02-27 01:33:51.779607: W file.cc:235] " (its date stripped before, the colon left)
+    r"|^(?::\s)?(?P<bare>[EWIF])(?:\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+)? [\w./\-]+\.\w+:\d+\]\s"
 )
 _GLOG_NAMES = {"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL"}
 
@@ -123,7 +126,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
     for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL):
         m = rx.match(text)
         if m:
-            level = m.group("level")
+            level = m.group("level") or m.group("bare")
             level = {"WARN": "WARNING", "ERR": "ERROR"}.get(level, _GLOG_NAMES.get(level, level))
             text = text[m.end() :]
             break

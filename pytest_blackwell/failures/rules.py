@@ -57,12 +57,19 @@ CAUSES: tuple[Rule, ...] = (
        r"an illegal instruction was encountered|CUDA_ERROR_ILLEGAL_INSTRUCTION"
        r"|cudaErrorIllegalInstruction|CUBLAS_STATUS_EXECUTION_FAILED"),
     rule("device_assert", "illegal_memory_access", r"device-side assert(?:ion)? triggered"),
+    # The kernel's own assert message (CUDA prints it per failing thread before the fault).
+    rule("kernel_assert", "illegal_memory_access",
+       r"block: \[\d+, ?\d+, ?\d+\],? thread: \[\d+, ?\d+, ?\d+\],? Assertion\b",
+       keywords=("Assertion",)),
     # --- CUDA graph capture -----------------------------------------------------------------------
     rule("capture_not_permitted", "stream_capture",
        r"operation not permitted when stream is capturing|cudaErrorStreamCapture\w*"
        r"|CUDA_ERROR_STREAM_CAPTURE_\w+|dependency created on uncaptured work in another stream"
        r"|operation would make the legacy stream depend on a capturing blocking stream"
        r"|capture (?:sequence )?(?:was |has been )?invalidated|previous error during capture"
+       r"|capturing stream has unjoined work|merge of separate capture sequences"
+       r"|capture was not (?:initiated|ended) in (?:this|the same) stream"
+       r"|event last recorded in a capturing stream|thread-local capture sequence from another"
        r"|outside graph capture encountered unexpectedly"
        r"|(?i:(?:cannot|can't|not (?:allowed|permitted|supported)|unsupported)\b[^.]{0,80}?"
        r"\b(?:during|while|when) (?:the )?(?:cuda ?)?(?:graph|stream) (?:is )?captur)",
@@ -102,8 +109,9 @@ CAUSES: tuple[Rule, ...] = (
     rule("kv_tokens_exhausted", "kv_cache_oom",
        r"(?i)(?:remaining|available|free) \d+ kv ?cache tokens?,? but"
        r"|kv ?cache (?:is )?(?:exhausted|full)\b"
-       r"|not enough (?:free )?kv ?cache (?:blocks|tokens|space)",
-       stage_hint="execute"),
+       r"|not enough (?:free )?kv ?cache (?:blocks|tokens|space)"
+       r"|failed to find (?:free space in the KV cache|(?:a )?KV cache slot)",
+       stage_hint="execute", keywords=("free space in the KV cache", "KV cache slot")),
     rule("kv_pool_exhausted", "kv_cache_oom",
        r"alloc_req_slots runs out of memory|(?:req_to_token|token_to_kv)_pool\w*.{0,60}?"
        r"(?:out of memory|is full|exhausted)", stage_hint="execute"),
@@ -111,7 +119,8 @@ CAUSES: tuple[Rule, ...] = (
        r"maxTokensInPagedKvCache must be large enough"
        r"|(?i:(?:paged )?kv ?cache\b.{0,60}?must be (?:large|big) enough)", stage_hint="kv_alloc"),
     rule("kv_cache_insufficient", "kv_cache_oom",
-       r"(?i)(?:insufficient|not enough)(?: available)? (?:memory|blocks?|space) for (?:the )?"
+       r"(?i)(?:\bno|insufficient|not enough)(?: available| free| GPU| device)* (?:memory|blocks?"
+       r"|space) (?:left )?for (?:the )?"
        r"(?:kv|mamba|state) cache|Not enough memory\. Please try to increase --mem-fraction-static",
        stage_hint="kv_alloc"),
     # --- plain device allocation ---------------------------------------------------------------
@@ -158,7 +167,7 @@ CAUSES: tuple[Rule, ...] = (
     rule("ptxas_arch", "dispatch_failure",
        r"ptxas\b.{0,40}?(?:fatal|error)\s*:.*?'sm_(?P<compute_capability>\d+)a?'.*?not defined"
        r"|(?:PTXAS|ptxas) (?:fatal|error)|CalledProcessError: Command '\[[^\]]{0,300}?ptxas",
-       stage_hint="compile"),
+       stage_hint="compile", keywords=("ptxas", "PTXAS"), ignore_at=("WARNING",)),
     rule("capability_unsupported", "dispatch_failure",
        r"Minimum capability: (?P<min_capability>\d+)\.? Current capability: "
        r"(?P<compute_capability>\d+)|compute capability (?P<compute_capability__2>\d+(?:\.\d+)?)"
@@ -166,7 +175,7 @@ CAUSES: tuple[Rule, ...] = (
        r"(?P<compute_capability__3>\d+(?:\.\d+)?)|supported on GPUs with compute capability of "
        r"at least (?P<min_capability__2>[\d.]+)(?:.*?has compute capability "
        r"(?P<compute_capability__4>[\d.]+))?"
-       r"|only supports (?:Ampere|Hopper|Blackwell|Turing|sm_?\d+)[\w ]*(?:GPUs?)?(?: or newer)?"
+       r"|only supports? (?:Ampere|Hopper|Blackwell|Turing|sm_?\d+)[\w ]*(?:GPUs?)?(?: or newer)?"
        r"|Cannot use FlashAttention(?:-2)? backend for|Min capability: (?P<min_capability__3>\d+)"),
     rule("arch_unsupported", "dispatch_failure",
        r"(?i:unsupported (?:gpu |cuda |sm )?arch(?:itecture)?\b)|cannot be enabled except on "
@@ -181,6 +190,8 @@ CAUSES: tuple[Rule, ...] = (
        r"Invalid configuration\s?: \w+=\d+|Invalid [\w\-]+(?: [\w\-]+)? tactic"
        r"|(?i:no valid (?:kernel )?(?:tactic|kernel config\w*))"),
     rule("no_attention_backend", "dispatch_failure", r"No valid attention backend found"),
+    rule("no_kernel_to_launch", "dispatch_failure", r"\bno kernel found to launch",
+       keywords=("no kernel found",)),
     # A backend refusing this kv-cache dtype or compute capability: no kernel for this setup.
     rule("backend_not_valid", "dispatch_failure",
        r"Selected backend (?:\w+\.)?(?P<backend>\w+) is not valid for this configuration"),
@@ -216,6 +227,18 @@ CAUSES: tuple[Rule, ...] = (
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type|Cannot re-initialize "
        r"CUDA in forked subprocess|\[Errno 28\] No space left on device"),
+    rule("backend_init_failed", "env_mismatch",
+       r"Unable to initialize backend '(?:cuda|gpu|rocm)'|no supported devices found for platform",
+       stage_hint="startup", ignore_at=QUIET),
+    # TensorRT: a serialized engine (plan) built by another TensorRT version
+    rule("trt_plan_version", "env_mismatch",
+       r"Version tag does not match|Serialization assertion \w+ == \w+ failed"
+       r"|plan file is not compatible with this version of TensorRT",
+       stage_hint="loading"),
+    # A name missing from an installed package: packages of versions that do not fit together
+    rule("import_name_missing", "env_mismatch",
+       r"^(?:[\w.]+\.)?ImportError: cannot import name '(?P<name>\w+)' from '(?P<module>[\w.]+)'",
+       ignore_at=QUIET),
     rule("library_mismatch", "env_mismatch",
        r"undefined symbol: (?P<symbol>\S+)|cannot open shared object file|version `(?P<glibc>"
        r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist",
@@ -241,7 +264,11 @@ CAUSES: tuple[Rule, ...] = (
        r"|Can't load (?:the )?(?:tokenizer|config|configuration) for"
        r"|RepositoryNotFoundError|GatedRepoError|HFValidationError|Unrecognized model in"
        r"|does not recognize this architecture|SafetensorError|Error while deserializing header"
-       r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict|JSONDecodeError"),
+       r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict|JSONDecodeError"
+       r"|config file at .{0,300}? is not a valid JSON file"
+       r"|no file named [\w.\-]+ found in directory"
+       r"|\bopen \S*(?:config|tokenizer|adapter|model)\w*\.(?:json|safetensors|gguf|bin): "
+       r"no such file"),
     rule("unknown_model_architecture", "unsupported_config",
        r"unknown model architecture: '?(?P<architecture>[\w.\-]+)|error loading model architecture"
        r"|unknown (?:pre-tokenizer|tokenizer) type", stage_hint="loading"),

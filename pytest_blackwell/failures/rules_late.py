@@ -32,7 +32,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote|InvalidArgument)Error"
        r"|NCCL communicator was aborted|retrieving ncclUniqueId"
        r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
-       r"|Watchdog caught collective operation timeout", weak=True),
+       r"|Watchdog caught collective operation timeout"
+       r"|(?:^|: )(?:Test )?NCCL failure \S+:\d+"
+       r"|watchdog got stuck for \d+ seconds without making progress",
+       weak=True, keywords=("NCCL failure", "watchdog got stuck")),
     rule("custom_all_reduce", "nccl_error", r"custom_all_reduce\w*\.cuh?:\d+|CustomAllreduce\w*"),
     rule("nccl_warn", "nccl_error", r"NCCL WARN", weak=True, keywords=("NCCL WARN",)),
     rule("watchdog_timeout", "timeout",
@@ -83,7 +86,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"EngineDeadError|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
        r"|Background loop has errored|Server exited unexpectedly|Backend worker is gone"
        r"|output_handler failed"
-       r"|Received sigquit from a child process",
+       r"|Received sigquit from a child process|MQLLMEngine is already dead",
        wrapper=True),
     rule("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)",
        wrapper=True, fixed_detail=(("signal", "SIGABRT"),)),
