@@ -54,6 +54,8 @@ class Block:
     exception_seen: bool = False
     deadline: int = 0
     last_seen: int = 0
+    #: readings of a generic exception message joined with the lines it was wrapped onto
+    wrapped: list[str] = field(default_factory=list)
 
 
 def wins(new: Candidate, cur: Candidate | None) -> bool:

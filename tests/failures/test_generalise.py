@@ -161,3 +161,52 @@ def test_a_glog_error_record_is_never_a_silent_miss(tmp_path: Path) -> None:
     failure = classify_log(log)
     assert failure is not None
     assert failure.category == "unknown"
+
+
+SITE = "/usr/lib/python3.12/site-packages/vllm"
+
+
+@pytest.mark.parametrize("cut", [40, 47, 58])  # mid-word, right before and right after a space
+def test_a_message_wrapped_at_a_fixed_width_is_read_whole(cut: int) -> None:
+    message = (
+        "ValueError: To serve at least one request with the model's max seq len (32768), "
+        "(8.00 GiB KV cache is needed, which is larger than the available KV cache memory "
+        "(6.50 GiB). Based on the available memory, the estimated maximum model length is 26000."
+    )
+    head = message[: message.index("(8.00") + cut - 40]
+    rest = message[len(head) :]
+    lines = [
+        "Traceback (most recent call last):",
+        f'  File "{SITE}/v1/core/kv_cache_utils.py", line 700, in check_enough_kv_cache_memory',
+        "    raise ValueError(",
+        head,
+        *(rest[i : i + 60] for i in range(0, len(rest), 60)),
+    ]
+    failure = classify_log(lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("kv_cache_oom", "kv_alloc"), failure
+    assert failure.evidence["category"] == "rule kv_needed_larger"
+
+
+def test_a_plain_value_error_followed_by_other_lines_stays_a_config_rejection() -> None:
+    lines = [
+        "ValueError: max_num_batched_tokens (512) is smaller than max_model_len (4096).",
+        "INFO 01-01 00:00:00 [launcher.py:1] Shutting down",
+    ]
+    failure = classify_log(lines)
+    assert failure is not None
+    assert failure.category == "unsupported_config"
+    assert failure.first_error.startswith("ValueError: max_num_batched_tokens")
+
+
+def test_frames_whose_indentation_was_lost_still_tell_the_stage() -> None:
+    lines = [
+        f'File "{SITE}/engine/arg_utils.py", line 318, in create_engine_config',
+        "model_config = ModelConfig(",
+        f'File "{SITE}/config.py", line 204, in _verify_quantization',
+        "raise ValueError(",
+        "ValueError: Unknown quantization method: fp3. Must be one of ['awq', 'fp8'].",
+    ]
+    failure = classify_log(lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("unsupported_config", "startup"), failure
