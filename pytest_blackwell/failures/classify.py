@@ -278,6 +278,10 @@ class StreamClassifier:
 
     def _process(self, lineno: int, line: LogicalLine) -> None:
         block = self._blocks.get(line.tag)
+        if block is None and not line.tag and is_wrapped(line):
+            # A terminal wraps a tagged line without repeating the tag: the rest of a message.
+            last = [b for b in self._blocks.values() if b.last_seen == lineno - 1 and b.best]
+            block = next((b for b in last if b.best and b.best.rule in GENERIC_RULES), None)
         if block is not None:
             if self._extend(block, lineno, line):
                 return

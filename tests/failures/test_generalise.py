@@ -210,3 +210,120 @@ def test_frames_whose_indentation_was_lost_still_tell_the_stage() -> None:
     failure = classify_log(lines)
     assert failure is not None
     assert (failure.category, failure.stage) == ("unsupported_config", "startup"), failure
+
+
+def _frame(path: str, func: str) -> str:
+    return f'  File "/usr/lib/python3.12/site-packages/{path}", line 10, in {func}'
+
+
+@pytest.mark.parametrize(
+    ("lines", "stage"),
+    [
+        # engine functions: vLLM's async output loop, its older start-up wait, SGLang's overlap
+        # scheduler thread
+        (
+            [
+                "Traceback (most recent call last):",
+                _frame("vllm/v1/engine/core_client.py", "get_output_async"),
+                "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.",
+            ],
+            "execute",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                _frame("vllm/v1/engine/core_client.py", "_wait_for_engine_startup"),
+                "RuntimeError: Engine core initialization failed. See root cause above.",
+            ],
+            "startup",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                _frame("sglang/srt/managers/tp_worker_overlap_thread.py", "forward_thread_func"),
+                "RuntimeError: CUDA error: an illegal memory access was encountered",
+            ],
+            "execute",
+        ),
+        # what the message says was being done, when nothing else tells
+        (
+            [
+                "Error: an error was encountered while running the model: CUDA error: misaligned "
+                "address"
+            ],
+            "execute",
+        ),
+        (["ValueError: --enable-lora is not supported with --speculative-model"], "startup"),
+        (["NotImplementedError: not supported with --kv-cache-dtype fp8_e5m2"], "startup"),
+        (
+            [
+                "[TRT] [E] 1: [runtime.cpp::deserializeCudaEngine::50] Error Code 1: Internal "
+                "Error (Engine deserialization failed.)"
+            ],
+            "loading",
+        ),
+        # the API server answering requests (a status poll) before a hang
+        (
+            [
+                'INFO:     10.0.0.1:5000 - "GET /v1/models HTTP/1.1" 200 OK',
+                "WARNING 01-01 00:00:00 [shm_broadcast.py:1] No available shared memory broadcast "
+                "block found in 60 seconds.",
+            ],
+            "execute",
+        ),
+    ],
+)
+def test_stage_from_frames_phrases_and_markers(lines: list[str], stage: str) -> None:
+    failure = classify_log(lines)
+    assert failure is not None
+    assert failure.stage == stage, failure
+
+
+def test_a_phrase_naming_a_consequence_does_not_override_the_rule_hint() -> None:
+    line = (
+        "RuntimeError: Worker failed with error 'max_num_seqs (512) exceeds available Mamba cache "
+        "blocks (300). Each decode sequence needs one block, so CUDA graph capture cannot go on.'"
+    )
+    failure = classify_log([line])
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("kv_cache_oom", "kv_alloc"), failure
+
+
+@pytest.mark.parametrize(
+    ("line", "tag", "level"),
+    [
+        # colour codes whose escape byte was lost in the paste
+        (
+            "[1;36m(APIServer pid=1)[0;0m ERROR 09-11 06:29:59 [f.py:1] boom",
+            "APIServer pid=1",
+            "ERROR",
+        ),
+        # a deployment's label in front of the record
+        ("[vllm]: [rank0]: RuntimeError: boom", "rank0", ""),
+        ("[Stage-1] ERROR 01-29 19:03:10 [f.py:1] boom", "", "ERROR"),
+    ],
+)
+def test_paste_damage_around_the_record_header(line: str, tag: str, level: str) -> None:
+    (logical,) = logical_lines(line)
+    assert (logical.tag, logical.level) == (tag, level)
+    assert logical.text.endswith("boom")
+
+
+def test_a_bracketed_word_like_a_colour_code_is_kept_without_a_reset_code() -> None:
+    (logical,) = logical_lines("ERROR: retry after [5m] of waiting")
+    assert "[5m]" in logical.text
+
+
+def test_a_tagged_message_wrapped_onto_an_untagged_line() -> None:
+    lines = [
+        "(EngineCore pid=9) Traceback (most recent call last):",
+        f'(EngineCore pid=9)   File "{SITE}/v1/core/kv_cache_utils.py", line 1, in '
+        "get_kv_cache_config",
+        "(EngineCore pid=9)     raise ValueError(",
+        "(EngineCore pid=9) ValueError: To serve at least one request with the model's max seq len "
+        "(8192), (2.00 GiB KV cach",
+        "e is needed, which is larger than the available KV cache memory (1.00 GiB).",
+    ]
+    failure = classify_log(lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("kv_cache_oom", "kv_alloc"), failure
