@@ -54,6 +54,8 @@ class Block:
     exception_seen: bool = False
     deadline: int = 0
     last_seen: int = 0
+    #: readings of a generic exception message joined with the lines it was wrapped onto
+    wrapped: list[str] = field(default_factory=list)
 
 
 def wins(new: Candidate, cur: Candidate | None) -> bool:
@@ -91,6 +93,8 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
             cand.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN)
             # the same death reported again with its stack (faulthandler after a signal line)
             or (cand.category == best.category == DIED and cand.rank == best.rank == WEAK)
+            # a relay right after a cause it does not replace (a JIT build failing after ptxas)
+            or (cand.rank == WEAK and best.rank == STRONG)
         )
         and cand.hint
         and best.rank >= WEAK

@@ -21,9 +21,9 @@ matched in full, because a dead process's last words (``Killed``) carry no error
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from pytest_blackwell.failures.candidates import (
@@ -44,7 +44,22 @@ from pytest_blackwell.failures.candidates import (
     merged,
     process_name,
 )
-from pytest_blackwell.failures.evidence import decide
+from pytest_blackwell.failures.continuation import (
+    MAX_WRAPPED,
+    is_wrapped,
+    joins,
+    lookback,
+    rejoin,
+)
+from pytest_blackwell.failures.errorwords import (
+    ERROR_LEVELS,
+    ERRORISH,
+    LOUD,
+    MORE_TRIGGERS,
+    QUIET_LEVELS,
+    TRIGGERS,
+)
+from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage, phrase_stage
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
@@ -62,30 +77,10 @@ from pytest_blackwell.failures.stages import (
 )
 from pytest_blackwell.failures.tail import tail_candidates
 
-#: Literal strings found in (nearly) every error line; lines without any of them (and without a
-#: rule keyword or live stage marker) are skipped unless an error block is open.
-TRIGGERS: tuple[str, ...] = ("rror", "ERROR")
-#: Further words of error lines that carry neither (``FATAL``, TensorRT's ``[E]``, ``NCCL WARN``,
-#: ``NVRM: Xid``, a Rust panic, a bare ``Exception``). A ``quick`` classifier leaves them and the
-#: rules' own keywords out; :func:`classify_stream` then reads the log again in full when the
-#: quick pass found no known cause, so none of these lines can be missed.
-MORE_TRIGGERS: tuple[str, ...] = ("FATAL", "[E]", "[F]", "xception", "panicked", "ERR ")
 FOLLOW_LINES = 8  # lines after a relay or a traceback's last line that may still refine it
 STALE_LINES = 400  # an unfinished traceback that gets no line for this long is closed
 MAX_TRACEBACK = 120  # traceback lines kept per error (head and tail)
 MAX_LINE_CHARS = 1 << 20  # a longer physical line keeps its head and tail (a flattened paste)
-_ERROR_LEVELS = ("ERROR", "CRITICAL")
-#: A line logged at one of these levels is not an error by its wording alone ("Failed to create
-#: oneDNN linear, fallback to torch linear. Exception: ..." is a warning); only a rule, or an
-#: explicit error word, makes it one.
-_QUIET_LEVELS = ("WARNING", "INFO", "DEBUG")
-_LOUD = re.compile(r"\b(?:FATAL|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]")
-#: A line that says it is an error although no rule knows it: never "no failure".
-_ERRORISH = re.compile(
-    r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]"
-    r"|^(?:[\w.:]+: )?(?:error|Error|fatal)(?:\[\w+\])?:|panicked at|\bExceptions?: \S"
-    r"|^(?:[\d:.]+ )?[EF] \w+|\bERR\b|^[\w .\-]{0,40}\berror\s*:|^\w+: (?:error|failed to)\b"
-)
 
 
 class StreamClassifier:
@@ -168,12 +163,7 @@ class StreamClassifier:
             return False
         if best.rank == WEAK and self._lineno - best.line <= SOFT_WINDOW:
             return False
-        if (
-            not self._events
-            and self._lineno - best.line <= RING_LINES
-            and later_stage((best.stage, best.hint)) == "unknown"
-            and frame_stage(best.traceback) is None
-        ):
+        if not self._events and self._lineno - best.line <= RING_LINES:
             return False  # a log read offline: a wrapper that follows may still name the stage
         self._frozen = True
         return True
@@ -262,8 +252,8 @@ class StreamClassifier:
     ) -> Candidate | None:
         found = self._match(line)
         if found is None:
-            loud = _LOUD if line.level in _QUIET_LEVELS else _ERRORISH
-            if line.text.strip() and (line.level in _ERROR_LEVELS or loud.search(line.text)):
+            loud = LOUD if line.level in QUIET_LEVELS else ERRORISH
+            if line.text.strip() and (line.level in ERROR_LEVELS or loud.search(line.text)):
                 detail = {"process": process_name(line.tag)} if line.tag else {}
                 return Candidate(
                     LEVEL_ONLY, "unknown", line.text, lineno, start, stage, detail, None
@@ -288,6 +278,10 @@ class StreamClassifier:
 
     def _process(self, lineno: int, line: LogicalLine) -> None:
         block = self._blocks.get(line.tag)
+        if block is None and not line.tag and is_wrapped(line):
+            # A terminal wraps a tagged line without repeating the tag: the rest of a message.
+            last = [b for b in self._blocks.values() if b.last_seen == lineno - 1 and b.best]
+            block = next((b for b in last if b.best and b.best.rule in GENERIC_RULES), None)
         if block is not None:
             if self._extend(block, lineno, line):
                 return
@@ -308,11 +302,11 @@ class StreamClassifier:
         cand.stage = self._error_stage()
         if cand.rank in (WRAPPER, UNKNOWN, WEAK) and (self._best is None or self._best.rank < WEAK):
             self._recover_quiet_causes(cand.hint, cand.hint_from)
-        frames = self._lookback(line.tag) if cand.rank >= WRAPPER else []
+        frames = lookback(self._ring, line.tag) if cand.rank >= WRAPPER else []
         if frames:
             cand.start = min(n for n, _ in frames)
         cand.traceback = [t for _, t in frames] + [text]
-        if cand.rank in (WRAPPER, UNKNOWN, WEAK):
+        if cand.rank in (WRAPPER, UNKNOWN, WEAK) or cand.rule in GENERIC_RULES:
             # Not a known cause yet: the next lines of this process may name it.
             block = Block(line.tag, cand.start, cand.stage, False, cand.traceback, cand)
             block.deadline = lineno + FOLLOW_LINES
@@ -342,6 +336,8 @@ class StreamClassifier:
             return True
         elif lineno > block.deadline:
             return False
+        elif self._continued(block, line):
+            return True
         elif (
             text.strip()
             and not text.startswith((" ", "\t"))
@@ -364,7 +360,36 @@ class StreamClassifier:
             cand.traceback = block.lines
             block.best = cand
         if block.best is not None and block.best.rank == STRONG:
-            self._close(block)  # a known cause ends the search in this block
+            if block.best.rule not in GENERIC_RULES:
+                self._close(block)  # a known cause ends the search in this block
+            else:  # only an exception type: the message may go on, wrapped, on the next line
+                block.deadline = min(block.deadline, lineno + MAX_WRAPPED)
+        return True
+
+    def _continued(self, block: Block, line: LogicalLine) -> bool:
+        """A generic exception message wrapped onto ``line``: read the pieces as one message."""
+        best = block.best
+        if best is None or best.rule not in GENERIC_RULES or not is_wrapped(line):
+            return False
+        heads = block.wrapped or [best.text]
+        block.wrapped = [text for head in heads for text in joins(head, line.text)][:8]
+        strong = best.rank == STRONG
+        found = rejoin(
+            heads, line.text, lambda t: self._match(LogicalLine(t, line.tag, "")), strong
+        )
+        if found is None and not strong:
+            return False  # an unrecognised exception: the line is read as usual
+        self._keep(block, line.text)
+        if found is not None:
+            text, rule, detail = found
+            hint_from = f"rule {rule.name}" if rule.stage_hint else ""
+            block.best = replace(best, category=rule.category, text=text, detail=detail)
+            block.best.hint, block.best.rule, block.best.hint_from = (
+                rule.stage_hint,
+                rule.name,
+                hint_from,
+            )
+            self._close(block)
         return True
 
     def _note_marker(self, text: str) -> None:
@@ -389,32 +414,6 @@ class StreamClassifier:
         for rule in self._hint_rules:
             if rule.stage_hint and rule.match(line.text, line.level) is not None:
                 block.hints.append((rule.stage_hint, rule.name))
-
-    def _lookback(self, tag: str) -> list[tuple[int, str]]:
-        """The traceback right before the current line (same process), read back from the ring.
-
-        Tracebacks printed without a logger prefix only reveal themselves at their exception line
-        (the one with the error word), so their header and frames are recovered here.
-        """
-        frames: list[tuple[int, str]] = []
-        stray: list[tuple[int, str]] = []  # unindented source lines, interleaved lines
-        for lineno, raw in reversed(self._ring):
-            # An untagged exception line may end a tagged traceback (the paste lost its prefix).
-            pieces = [p for p in logical_lines(raw) if p.tag == tag or not tag]
-            if not raw.strip():
-                continue  # some servers print blank lines between frames
-            if pieces and is_header(pieces[-1].text):
-                frames[:0] = [(lineno, pieces[-1].text)]
-                break
-            if not pieces or not all(is_frame(p.text) for p in pieces):
-                # A paste that lost its indentation: a line or two between frames still belongs.
-                if frames and len(stray) < 2:
-                    stray[:0] = [(lineno, p.text) for p in pieces]
-                    continue
-                break
-            frames[:0] = [(lineno, p.text) for p in pieces] + stray
-            stray = []
-        return frames if any(t.lstrip().startswith('File "') for _, t in frames) else []
 
     def _recover_quiet_causes(self, hint: str | None, hint_from: str = "") -> None:
         """Match the recent lines in full when a wrapper or an unrecognised error shows up.

@@ -1,10 +1,11 @@
 """From the chosen candidate to the :class:`Failure`, with the evidence for its category and stage.
 
-The category comes from the rule that matched, unless that rule only names an exception type
-(or nothing matched) and a traceback frame that raises for one reason only says more. The stage is
-the latest of: the stage the log's markers (or the probe's explicit events) named when the error
-began, the matching rule's stage hint, and, when there are no explicit events, the traceback's
-frames. With none of them the stage is ``unknown``: a stage is never reported by default.
+The category comes from the rule that matched, unless that rule only names an exception type (or
+nothing matched) and a traceback frame that raises for one reason only says more. The stage is the
+latest of: the stage the log's markers (or the probe's explicit events) named when the error began,
+the matching rule's stage hint, and, when there are no explicit events, the traceback's frames;
+what the message says was being done counts only when none of these tells. With none of them the
+stage is ``unknown``: a stage is never reported by default.
 """
 
 from __future__ import annotations
@@ -44,7 +45,11 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
     if cand.hint:
         options.append((cand.hint, cand.hint_from or "rule"))
     if frames:
-        told = frame_stage(cand.traceback) or phrase_stage(cand.traceback)
+        # What the message says was being done is the weakest evidence: only when nothing else
+        # tells ("... so CUDA graph capture cannot proceed" names a consequence, not the stage).
+        told = frame_stage(cand.traceback)
+        if told is None and later_stage(stage for stage, _ in options) == "unknown":
+            told = phrase_stage(cand.traceback)
         if told is not None:
             options.append(told)
     stage = later_stage(stage for stage, _ in options)

@@ -49,6 +49,7 @@ DECISIVE: dict[str, str] = {
     "verify_with_parallel_config": "startup",
     "get_attn_backend": "startup",
     "wait_for_engine_startup": "startup",
+    "_wait_for_engine_startup": "startup",  # vLLM V1's core client, older name
     "_init_distributed_environment": "startup",
     "_check_if_gpu_supports_dtype": "startup",
     "_init_executor": "startup",
@@ -148,11 +149,13 @@ CONTEXTUAL: dict[str, str] = {
     "run_engine_loop": "execute",
     "_run_engine": "execute",
     "get_output": "execute",
+    "get_output_async": "execute",  # vLLM V1's AsyncLLM output loop, only while serving
     "process_inputs": "execute",
     "add_request": "execute",
     "_validate_model_input": "execute",
     # SGLang's (older) model RPC and batch preparation, TGI's token generation and RPC methods
     "exposed_step": "execute",
+    "forward_thread_func": "execute",  # SGLang's overlap scheduler thread that runs batches
     "forward_step": "execute",
     "forward_fill_batch": "execute",
     "forward_decode_batch": "execute",
@@ -206,11 +209,14 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|prompt \(length \d+\) is longer than|Dumping (?:input data|scheduler output)"
         r"|\bdump_input\b"
         r"|inputs? of failed execution|_raise_exception_on_finish"
+        r"|(?i:error was encountered while running the model)"  # Ollama's runner
         r"|(?:^|:)(?:prefill|decode|generate)\{",  # TGI's tracing spans of a request
         "execute",
     ),
     (r"Exception ignored in.{0,80}__del__|likely shutting down|interpreter shutdown", "shutdown"),
     (r"(?i)unable to warm ?up|warm ?up (?:failed|model)\b|while warming up", "warmup"),
+    # TensorRT: a serialized engine read back from its plan file
+    (r"(?i)deserializ\w* (?:the )?(?:cuda )?engine|engine deserialization", "loading"),
     (r"(?i)\b(?:error|failed|failure) (?:in|during|of) (?:the )?memory profil", "profile"),
     # llama.cpp creates its context (KV cache and compute buffers) after loading the weights
     (r"failed to create (?:the )?(?:llama_)?context|llama_new_context_with_model\b", "kv_alloc"),
@@ -218,7 +224,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"(?i)waiting for .{0,60}(?:to start|READY|initial message)\b|\binit\.cc:\d+"
         r"|waiting for (?:the )?(?:engines?|engine cores?|workers?)\b"
         r"|ncclCommInit\w*|inspecting model architecture"
-        r"|\bimport(?:ing)? \w+|ImportError",
+        r"|\bimport(?:ing)? \w+|ImportError"
+        r"|(?i:unable to initialize backend|failed to create stream executor)"
+        # an argument check: the message names a command-line flag it refuses
+        r"|\bnot (?:supported|compatible|allowed) (?:with|when using) --[a-z]"
+        r"|(?<![\w-])--[a-z][\w-]+ (?:is not supported|is not allowed|must be|cannot be used)",
         "startup",
     ),
 )

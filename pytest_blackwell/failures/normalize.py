@@ -47,6 +47,12 @@ _PROGRESS = re.compile(r"^[^|]{0,80}\d+%\|[^|]{0,80}\|[^\]]{0,80}\]\s+(?=\S)")
 _HTML = re.compile(r"</?(?:details|summary|br|pre|code|p|div|span)\b[^>]*>|^```\w*")
 _ENTITIES = (("&gt;", ">"), ("&lt;", "<"), ("&quot;", '"'), ("&#39;", "'"), ("&amp;", "&"))
 _RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+)\]:\s?")
+# A deployment's own label in front of a record header: "[vllm]: [rank0]: ...", "[Stage-1] ERROR
+# 01-29 ...", kubectl's "[pod/name/container] (Worker pid=3) ...".
+_LABEL = re.compile(
+    r"^\[[\w./\-]{1,60}\]:?\s(?=\[rank\d+\]:|\([A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+\)"
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d)"
+)
 _VLLM_LEVEL = re.compile(
     r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) "
     r"(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?"
@@ -62,6 +68,9 @@ _PLAIN_LEVEL = re.compile(r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL):(
 # "[E1010 12:34:56.789012 ProcessGroupNCCL.cpp:616]", "[W socket.cpp:663]"
 _GLOG_LEVEL = re.compile(
     r"^\[(?P<level>[EWIF])(?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?(?: \d+)?)? [\w./\-]+:\d+\]\s?"
+    # glog/absl without brackets: "W0429 13:55:49.384 12345 file.cc:12] ", and TensorFlow's
+    # "2021-02-27 01:33:51.779607: W file.cc:235] " (its date stripped before, the colon left)
+    r"|^(?::\s)?(?P<bare>[EWIF])(?:\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+)? [\w./\-]+\.\w+:\d+\]\s"
 )
 _GLOG_NAMES = {"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL"}
 
@@ -97,6 +106,10 @@ class LogicalLine(NamedTuple):
 
 # Colour codes pasted in caret notation ("^[[31m") or with the escape lost ("←[0m", "[0m").
 _CARET_ANSI = re.compile(r"(?:\^\[|\u2190|#033)\[[0-9;]*m")
+# With the escape dropped altogether ("[1;36m(APIServer pid=1)[0;0m"): only on a line that also
+# carries a reset code, so a bracketed "[5m]" in a message is left alone.
+_BARE_ANSI = re.compile(r"\[[0-9;]{1,12}m")
+_BARE_RESET = re.compile(r"\[0(?:;0)?m")
 
 
 def strip_ansi(text: str) -> str:
@@ -105,6 +118,8 @@ def strip_ansi(text: str) -> str:
         text = _ANSI.sub("", text)
     if "^[[" in text or "\u2190[" in text or "#033[" in text:
         text = _CARET_ANSI.sub("", text)
+    if "m" in text and "[" in text and _BARE_RESET.search(text):
+        text = _BARE_ANSI.sub("", text)
     return text
 
 
@@ -112,7 +127,16 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
     own = ""  # the outermost tag of this piece wins: "(Worker pid=3) [rank1]:" is Worker
     for _ in range(6):  # a handful of stacked prefixes at most
         before = text
-        for rx in (_TIMESTAMP, _PASTE, _OTHER_STAMP, _GUTTER, _PROC_TAG, _RANK_TAG, _PROGRESS):
+        for rx in (
+            _TIMESTAMP,
+            _PASTE,
+            _OTHER_STAMP,
+            _GUTTER,
+            _LABEL,
+            _PROC_TAG,
+            _RANK_TAG,
+            _PROGRESS,
+        ):
             m = rx.match(text)
             if m and m.end() > 0:
                 own = own or (m.groupdict().get("tag") or "")
@@ -123,7 +147,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
     for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL):
         m = rx.match(text)
         if m:
-            level = m.group("level")
+            level = m.group("level") or m.group("bare")
             level = {"WARN": "WARNING", "ERR": "ERROR"}.get(level, _GLOG_NAMES.get(level, level))
             text = text[m.end() :]
             break

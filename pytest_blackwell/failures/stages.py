@@ -26,6 +26,7 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("The server is fired up and ready to roll", "execute"),
     ("POST /v1/", "execute"),
     ("POST /api/", "execute"),
+    ("GET /v1/", "execute"),  # the API server answering requests (status polls too)
     ('"/api/generate"', "execute"),
     ('"/api/chat"', "execute"),
     ("Graph capturing finished", "warmup"),

@@ -1,0 +1,95 @@
+"""Lines a paste broke apart: a traceback above an exception line, a message wrapped in two.
+
+People paste logs from terminals that wrap lines at a fixed width (sometimes mid-word), through
+tools that lose the indentation of traceback frames. These helpers put such pieces back together
+for the classifier (private to it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pytest_blackwell.failures.candidates import CHAIN, is_frame, is_header
+from pytest_blackwell.failures.evidence import GENERIC_RULES
+from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
+from pytest_blackwell.failures.rule import Rule
+
+#: ``text -> (rule, detail)`` of the first rule matching ``text``, else ``None``.
+MatchFn = Callable[[str], "tuple[Rule, dict[str, Any]] | None"]
+
+#: Lines after an exception line that may continue its wrapped message.
+MAX_WRAPPED = 3
+#: A line that starts a new error rather than continuing the message above it.
+_NEW_ERROR = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)\b:?")
+
+
+def lookback(ring: Iterable[tuple[int, str]], tag: str) -> list[tuple[int, str]]:
+    """The traceback right before the current line (same process ``tag``), read back from ``ring``.
+
+    Tracebacks printed without a logger prefix only reveal themselves at their exception line
+    (the one with the error word), so their header and frames are recovered here. A paste that
+    lost its indentation leaves source lines (``raise ValueError(``) between the frames, also
+    right above the exception line: up to two such lines at a time still belong.
+    """
+    frames: list[tuple[int, str]] = []
+    stray: list[tuple[int, str]] = []  # unindented source lines, interleaved lines
+    for lineno, raw in reversed(list(ring)):
+        # An untagged exception line may end a tagged traceback (the paste lost its prefix).
+        pieces = [p for p in logical_lines(raw) if p.tag == tag or not tag]
+        if not raw.strip():
+            continue  # some servers print blank lines between frames
+        if pieces and is_header(pieces[-1].text):
+            frames[:0] = [(lineno, pieces[-1].text)]
+            break
+        if not pieces or not all(is_frame(p.text) for p in pieces):
+            if len(stray) < 2:
+                stray[:0] = [(lineno, p.text) for p in pieces]
+                continue
+            break
+        frames[:0] = [(lineno, p.text) for p in pieces] + stray
+        stray = []
+    return frames if any(t.lstrip().startswith('File "') for _, t in frames) else []
+
+
+def is_wrapped(line: LogicalLine) -> bool:
+    """Whether ``line`` may be the rest of a message wrapped onto a new line.
+
+    Not a log record of its own (no level), not a traceback header, chain marker, frame or a
+    new exception line.
+    """
+    text = line.text.strip()
+    return bool(
+        text
+        and not line.level
+        and not is_header(text)
+        and not text.startswith(CHAIN)
+        and not text.startswith(("File ", "^", "~"))
+        and not _NEW_ERROR.match(text)
+    )
+
+
+def joins(head: str, rest: str) -> list[str]:
+    """``head`` continued by ``rest``: cut mid-word, or cut at a space."""
+    rest = rest.strip()
+    return [head.rstrip() + rest, head.rstrip() + " " + rest]
+
+
+def rejoin(
+    heads: list[str], rest: str, match: MatchFn, alone: bool
+) -> tuple[str, Rule, dict[str, Any]] | None:
+    """A known cause in one of ``heads`` continued by ``rest`` (or in ``rest`` when ``alone``).
+
+    ``heads`` are the readings of the message so far (each earlier break cut mid-word or at a
+    space). Only a specific cause counts: not a relay, a wrapper, an unknown or a generic rule.
+    """
+    readings = [text for head in heads for text in joins(head, rest)]
+    for text in [*readings, rest.strip()] if alone else readings:
+        found = match(text)
+        if found is not None:
+            rule, detail = found
+            generic = rule.weak or rule.wrapper or rule.category == "unknown"
+            if not generic and rule.name not in GENERIC_RULES:
+                return text, rule, detail
+    return None

@@ -1,0 +1,114 @@
+"""The late part of the rule table: kernel driver lines, relays, wrappers, generic exceptions.
+
+These rules come after every known cause in :data:`pytest_blackwell.failures.rules.DEFAULT_RULES`:
+kernel driver (NVRM) lines, relays (``weak`` rules: NCCL errors, timeouts that a cause explains,
+dead processes), the generic configuration rejection (``ValueError``), wrappers that only point
+at an earlier cause, and the catch-all exception line.
+"""
+
+from __future__ import annotations
+
+from pytest_blackwell.failures.rule import QUIET, Rule, rule
+
+_DEATH_WORDS = (
+    r"Segmentation fault|Aborted|Killed|Bus error|Illegal instruction|Floating point exception"
+)
+
+# fmt: off
+#: Rules tried after every cause (see the module docstring).
+LATE_RULES: tuple[Rule, ...] = (
+    # --- kernel driver lines ---------------------------------------------------------------------
+    rule("xid_fault", "illegal_memory_access",
+       r"NVRM: Xid \([^)]*\): (?P<xid>13|31|32|43|69)\b", keywords=("Xid",)),
+    rule("xid_timeout", "timeout",
+       r"NVRM: Xid \([^)]*\): (?P<xid>8|109)\b|NVRM: Xid \([^)]*\): (?P<xid__2>\d+)\b.{0,200}?"
+       r"TIMEOUT\b", keywords=("Xid",)),
+    rule("gpu_lost", "unknown",
+       r"NVRM: Xid \([^)]*\): (?P<xid>\d+)|fallen off the bus|NVRM: .{0,80}?(?:failed|error)",
+       keywords=("Xid", "off the bus", "NVRM")),
+    # --- relays: a more specific cause in the same block wins -------------------------------------
+    rule("nccl", "nccl_error",
+       r"NCCL [Ee]rror"
+       r"|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote|InvalidArgument)Error"
+       r"|NCCL communicator was aborted|retrieving ncclUniqueId"
+       r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
+       r"|Watchdog caught collective operation timeout"
+       r"|(?:^|: )(?:Test )?NCCL failure \S+:\d+"
+       r"|watchdog got stuck for \d+ seconds without making progress",
+       weak=True, keywords=("NCCL failure", "watchdog got stuck")),
+    rule("custom_all_reduce", "nccl_error", r"custom_all_reduce\w*\.cuh?:\d+|CustomAllreduce\w*"),
+    rule("nccl_warn", "nccl_error", r"NCCL WARN", weak=True, keywords=("NCCL WARN",)),
+    rule("watchdog_timeout", "timeout",
+       r"^Watchdog timeout\b|watchdog_timeout=\d+\)", keywords=("atchdog",)),
+    rule("timed_out", "timeout",
+       r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::|$)|[Tt]imed out waiting for"
+       r"|RPC call to \w+ timed out|(?i:\b(?:operation|request|rpc|call|collective|handshake"
+       r"|connection|wait\w*) (?:has )?timed out\b)|(?i:\btimed out after \d+)"
+       r"|(?i:deadline exceeded)|DEADLINE_EXCEEDED|(?i:timeout of \d+(?:\.\d+)? ?(?:ms|s|seconds?) "
+       r"(?:exceeded|reached))"
+       r"|launch timed out and was terminated|cudaErrorLaunchTimeout|Gateway Time-?out"),
+    rule("runner_terminated", "engine_died",
+       r"runner process (?:has )?terminated: "
+       r"(?:exit status (?P<status>\S+)|signal: (?P<signal>[\w ]+))",
+       weak=True),
+    rule("worker_died", "engine_died",
+       r"actor is dead because its worker process has died|Worker unexpectedly exits"
+       r"|(?:Worker|Engine core|RayWorker\w*) proc(?:ess)? (?P<process>\S+) died unexpectedly"
+       r"(?: \(exit code: (?P<exit_code>-?\d+)\))?|(?P<process__2>\S+ rank=\d+) died unexpectedly"
+       r"|engine core exited unexpectedly"
+       r"|(?:[Ss]cheduler|[Dd]etokenizer|[Ww]orker|[Ee]ngine\w*)(?: process)? is dead\b",
+       weak=True),
+    rule("fatal_signal", "engine_died",
+       r"Fatal Python error: (?P<signal>" + _DEATH_WORDS + r")|^(?:.*: )?(?P<signal__2>"
+       + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"
+       r"|Signal (?P<signal__4>\d+) \(SIG[A-Z]+\) received|(?:killed|terminated|died) (?:by|with) "
+       r"signal (?P<signal__5>SIG[A-Z]+|\d+)|[Ee]xit(?:ed)?(?: with)? (?:code|status)[: ]+"
+       r"(?P<exit_code>-\d+|1[3-5]\d)\b|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)"
+       r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )"
+       r"(?P<signal__6>segmentation fault|killed|bus error"
+       r"|abort(?:ed)?)\b)|(?P<signal__7>Segfault) encountered"
+       r"|received (?P<signal__8>SIGSEGV|SIGBUS|SIGILL|SIGABRT|SIGFPE)\b",
+       weak=True, keywords=("egmentation", "egfault", "received SIG")),
+    # --- generic configuration rejection (after the specific causes above) ---------------------
+    rule("value_error", "unsupported_config",
+       r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): ", ignore_at=QUIET),
+    # --- wrappers: never a cause ------------------------------------------------------------------
+    rule("capture_failed", "unknown",
+       r"(?i)(?:capture cuda ?graph|cuda ?graph capture|capturing cuda ?graphs?) failed",
+       wrapper=True, stage_hint="graph_capture"),
+    rule("engine_init_failed", "engine_died",
+       r"(?:Engine core initialization failed|EngineCore failed to start|WorkerProc failed to "
+       r"start|WorkerProc initialization failed|Engine process failed to start"
+       r"|Frontend process failed during engine core "
+       r"initialization)(?:.*?Failed core proc\(s\): (?P<failed_procs>\{[^}]*\}))?",
+       wrapper=True),
+    rule("engine_dead", "engine_died",
+       r"EngineDeadError|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
+       r"|Background loop has errored|Server exited unexpectedly|Backend worker is gone"
+       r"|output_handler failed"
+       r"|Received sigquit from a child process|MQLLMEngine is already dead",
+       wrapper=True),
+    rule("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)",
+       wrapper=True, fixed_detail=(("signal", "SIGABRT"),)),
+    # Precursors: warnings that name an environment problem; a later cause wins over them
+    # (usually "no kernel image is available" or a missing op), else they are the answer.
+    rule("torch_arch_missing", "env_mismatch",
+       r"with CUDA capability (?P<arch>sm_\d+a?) is not compatible with the current PyTorch",
+       keywords=("is not compatible with the current PyTorch",), wrapper=True),
+    rule("extension_import_failed", "env_mismatch",
+       r"Failed to import from [\w.]+ with ImportError\(.{0,300}?undefined symbol: "
+       r"(?P<symbol>[^\s')]+)", wrapper=True),
+    rule("engine_build_failed", "unknown",
+       r"(?i)engine build(?:ing)? failed"
+       r"|failed to build (?:the |a |serialized )?(?:tensorrt )?engine",
+       wrapper=True, stage_hint="compile", keywords=("building failed", "ailed to build")),
+    rule("worker_wrapper", "unknown",
+       r"Worker failed with error|Exception in worker \S+ while processing method"
+       r"|Error executing method|Exception in thread ", wrapper=True),
+    # --- anything else that is an exception -------------------------------------------------------
+    rule("exception", "unknown",
+       r"^(?:[A-Za-z_][\w]*\.)*(?P<exception>[A-Z]\w*(?:Error|Exception|Failed|Interrupt"
+       r"|OutOfResources|InvalidCxxCompiler|Unsupported))(?::|$)", ignore_at=QUIET),
+    rule("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
+)
+# fmt: on
