@@ -14,8 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from pytest_blackwell.engine.config import EngineConfig, parse_size
+from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.markers import MarkInput
+from pytest_blackwell.units import parse_size
 
 CONFIG_MARKERS: dict[str, str] = {
     "kv_dtype": "kv_dtype(*dtypes): run the test once per KV-cache dtype ('auto', 'fp8', ...).",

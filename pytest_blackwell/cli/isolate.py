@@ -102,7 +102,7 @@ def load_config(path: Path, config_id: str | None = None) -> EngineConfig:
 def _gpu_memory(text: str | None) -> int | None:
     """The memory of the GPU engines run on (``--device-memory`` over detection); None: CPU."""
     from pytest_blackwell.device.detect import detect_devices
-    from pytest_blackwell.engine.config import parse_size
+    from pytest_blackwell.units import parse_size
 
     gpus = [d for d in detect_devices(None).devices if d.is_gpu]
     if not gpus:

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-KIB = 1024
-
 #: Values of ``DeviceInfo.source``.
 SOURCES = ("simulated", "nvml", "torch", "table", "none")
 

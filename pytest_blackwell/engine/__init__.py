@@ -13,15 +13,13 @@ from typing import TYPE_CHECKING
 from pytest_blackwell._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from pytest_blackwell.engine.config import EngineConfig, format_size, parse_size
+    from pytest_blackwell.engine.config import EngineConfig
     from pytest_blackwell.engine.launcher import DEFAULT_STAGE_LIMITS, EngineError, Limits
     from pytest_blackwell.engine.pool import EngineHandle, EnginePool
     from pytest_blackwell.engine.result import EngineResult
 
 _LAZY = {
     "EngineConfig": "config",
-    "format_size": "config",
-    "parse_size": "config",
     "DEFAULT_STAGE_LIMITS": "launcher",
     "EngineError": "launcher",
     "Limits": "launcher",
@@ -42,6 +40,4 @@ __all__ = [
     "EnginePool",
     "EngineResult",
     "Limits",
-    "format_size",
-    "parse_size",
 ]

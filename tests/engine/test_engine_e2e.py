@@ -13,10 +13,10 @@ from pytest_blackwell.engine import (
     EngineError,
     EngineHandle,
     EnginePool,
-    parse_size,
     vllmcache,
 )
 from pytest_blackwell.engine.tinymodel import make_malformed_model
+from pytest_blackwell.units import parse_size
 
 pytestmark = pytest.mark.engine
 
