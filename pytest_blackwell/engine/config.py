@@ -185,17 +185,20 @@ class EngineConfig:
     def merged(self, **changes: Any) -> EngineConfig:
         """A copy with fields replaced; ``engine_args``/``env`` are merged, not replaced.
 
-        Keys of ``changes`` that are not fields go into ``engine_args``.
+        Keys of ``changes`` that are not fields go into ``engine_args``; ``env`` values become
+        strings. Raises ``ValueError`` for a value the configuration cannot hold.
         """
         known = {f.name for f in fields(self)}
         engine_args = dict(self.engine_args)
         env = dict(self.env)
         plain: dict[str, Any] = {}
         for name, value in changes.items():
+            if name in ("engine_args", "env") and not isinstance(value, Mapping):
+                raise ValueError(f"{name} must be a dict, got {value!r}")
             if name == "engine_args":
                 engine_args.update(value)
             elif name == "env":
-                env.update(value)
+                env.update({str(k): str(v) for k, v in value.items()})
             elif name in known:
                 plain[name] = value
             else:

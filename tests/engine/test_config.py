@@ -157,3 +157,11 @@ def test_ids_carry_no_secret_and_stay_short() -> None:
     assert len(config.id) <= 120
     other = config.replace(engine_args={"hf_overrides": {"text_config": {"x": "z" * 400}}})
     assert other.id != config.id
+
+
+def test_merged_reads_env_values_as_text_and_refuses_a_non_dict() -> None:
+    assert EngineConfig().merged(env={"N": 1}).env == {"N": "1"}
+    with pytest.raises(ValueError, match="env must be a dict"):
+        EngineConfig().merged(env="A=1")
+    with pytest.raises(ValueError, match="engine_args: max_model_len must be given as"):
+        EngineConfig().merged(engine_args={"max_model_len": 5})
