@@ -28,10 +28,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_blackwell.engine import EngineConfig, EnginePool, parse_size
+from pytest_blackwell.engine import EngineConfig, EnginePool
 from pytest_blackwell.engine.launcher import EngineProcess
 from pytest_blackwell.engine.probe import resolve
 from pytest_blackwell.failures import StreamClassifier
+from pytest_blackwell.units import parse_size
 
 PROMPTS = ["hello world", "the quick brown fox", "a small engine test", "one two three"]
 CONFIG = EngineConfig(max_model_len=512)

@@ -14,8 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from pytest_blackwell.engine.config import EngineConfig, parse_size
+from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.markers import MarkInput
+from pytest_blackwell.units import parse_size
 
 CONFIG_MARKERS: dict[str, str] = {
     "kv_dtype": "kv_dtype(*dtypes): run the test once per KV-cache dtype ('auto', 'fp8', ...).",
@@ -28,8 +29,6 @@ CONFIG_MARKERS: dict[str, str] = {
     "expect_failure": "expect_failure(category, stage=None): pass only when the engine's first "
     "failure has this category (and stage); anything else fails the test.",
 }
-
-_FIELDS = {f.name for f in fields(EngineConfig)} - {"engine_args", "env"}
 
 
 class ConfigMarkerError(ValueError):
@@ -111,21 +110,10 @@ def _budgets(kwargs: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def apply_engine_args(base: EngineConfig, args: Mapping[str, Any], origin: str) -> EngineConfig:
-    """``base`` with ``args`` applied: EngineConfig fields by name, the rest as engine_args."""
-    updates: dict[str, Any] = {}
-    engine_args = dict(base.engine_args)
-    env = dict(base.env)
-    for key, value in args.items():
-        if key == "env":
-            if not isinstance(value, Mapping):
-                raise ConfigMarkerError(f"{origin}: env must be a dict of strings, got {value!r}")
-            env.update({str(k): str(v) for k, v in value.items()})
-        elif key in _FIELDS:
-            updates[key] = value
-        else:
-            engine_args[key] = value
+    """:meth:`EngineConfig.merged` with a marker's or option's arguments, errors naming
+    ``origin``."""
     try:
-        return replace(base, **updates, engine_args=engine_args, env=env)
+        return base.merged(**args)
     except (TypeError, ValueError) as exc:
         raise ConfigMarkerError(f"{origin}: {exc}") from None
 

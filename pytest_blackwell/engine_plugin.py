@@ -480,7 +480,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     records = pool.records() if pool is not None else []
     extra = config.stash.get(RECORD_EXTRAS_KEY, {})
     for record in records:
-        record.update(extra.get(str(record["id"]), {}))
+        record.update(extra.get(str(record["config_id"]), {}))
     written = finish_session(config, artifacts_dir(config), records, engine_devices(config))
     config.stash[_WRITTEN_KEY] = written
 

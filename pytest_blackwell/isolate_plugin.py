@@ -90,7 +90,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def memory_limit(config: pytest.Config) -> tuple[int | None, str]:
     """``(bytes or None, where it came from)`` of the memory-budget search's user limit."""
-    from pytest_blackwell.engine.config import parse_size
+    from pytest_blackwell.units import parse_size
 
     text, origin = (
         config.getoption("blackwell_isolate_memory_limit"),

@@ -9,14 +9,14 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Generator
 from typing import Any
 
 import pytest
 
 from pytest_blackwell import hookspecs
 from pytest_blackwell.device.features import known_names
-from pytest_blackwell.device.model import DeviceInfo
+from pytest_blackwell.device.model import DeviceInfo, describe_devices
 from pytest_blackwell.markers import (
     HARDWARE_MARKERS,
     MARKER_HELP,
@@ -283,26 +283,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         facts.setdefault("compute_capability", devices[0].cc_string or "none")
 
 
-def describe_devices(devices: Sequence[DeviceInfo]) -> str:
-    """The report header's one line about the devices."""
-    if not devices:
-        return "blackwell: no device information"
-    first = devices[0]
-    count = f"{len(devices)}x " if len(devices) > 1 else ""
-    if first.is_gpu:
-        text = (
-            f"{count}{first.describe()}, {first.total_memory_bytes / 1024**3:.0f} GiB, "
-            f"smem {first.smem_per_sm_bytes // 1024} KB/SM "
-            f"{first.smem_per_block_optin_bytes // 1024} KB/block"
-        )
-    else:
-        text = f"{first.describe()}"
-    origin = "simulated" if first.source == "simulated" else f"via {first.source}"
-    return f"blackwell: {text} [{origin}]"
-
-
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    lines = [describe_devices(devices_of(config))]
+    lines = [f"blackwell: {describe_devices(devices_of(config))}"]
     if config.get_verbosity() > 0:
         for provider, reason in config.stash.get(_SKIPPED_PROVIDERS_KEY, []):
             lines.append(f"blackwell:   {provider} passed over: {reason}")

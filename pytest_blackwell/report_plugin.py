@@ -138,6 +138,7 @@ class ReportPlugin:
         config = facts.get("config", "")
         device = facts.get("device", "")
         from pytest_blackwell.report.matrix import (
+            OUTCOME_STATUS,
             Observation,
             cell_from_facts,
             column_label,
@@ -145,7 +146,7 @@ class ReportPlugin:
         )
 
         test = row_test_name("", report.nodeid, config, [device])
-        status = {"skipped": "skip", "failed": "fail"}.get(facts.get("outcome", ""), "pass")
+        status = OUTCOME_STATUS.get(facts.get("outcome", ""), "pass")
         column = column_label(device, facts.get("compute_capability"))
         # A rerun (pytest-rerunfailures) reports the same test again: the last attempt counts.
         self.observations = [

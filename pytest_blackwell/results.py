@@ -18,7 +18,7 @@ import pytest
 from pytest_blackwell.device.model import DeviceInfo
 from pytest_blackwell.stash import SESSION_START_KEY
 
-SCHEMA = 1
+SCHEMA = 2
 RESULTS_FILE = "results.json"
 
 
@@ -31,7 +31,7 @@ def merge_records(groups: Iterable[Iterable[Mapping[str, Any]]]) -> list[dict[st
     merged: dict[str, dict[str, Any]] = {}
     for group in groups:
         for record in group:
-            key = str(record["id"])
+            key = str(record["config_id"])
             if key not in merged:
                 merged[key] = {**record, "tests": list(record.get("tests") or [])}
                 continue

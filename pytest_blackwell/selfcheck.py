@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pytest_blackwell.device.model import KIB, DeviceInfo
+from pytest_blackwell.device.model import DeviceInfo
 from pytest_blackwell.failures import Failure, classify_log
+from pytest_blackwell.units import KIB
 
 PASS, FAIL, SKIP = "pass", "fail", "skip"
 

@@ -31,19 +31,19 @@ def test_one_gpu_per_worker_respects_outer_visible_devices() -> None:
 
 
 def test_merge_adds_launches_joins_tests_and_keeps_a_failure() -> None:
-    ok = {"id": "kv=fp8", "outcome": "passed", "launches": 1, "tests": ["a"]}
+    ok = {"config_id": "kv=fp8", "outcome": "passed", "launches": 1, "tests": ["a"]}
     failed = {
-        "id": "kv=fp8",
+        "config_id": "kv=fp8",
         "outcome": "failed",
-        "category": "kv_cache_oom",
+        "failure": {"category": "kv_cache_oom"},
         "launches": 1,
         "tests": ["b"],
     }
-    other = {"id": "kv=auto", "outcome": "passed", "launches": 1, "tests": ["c"]}
+    other = {"config_id": "kv=auto", "outcome": "passed", "launches": 1, "tests": ["c"]}
     merged = merge_records([[ok, other], [failed]])
-    by_id = {m["id"]: m for m in merged}
+    by_id = {m["config_id"]: m for m in merged}
     assert by_id["kv=fp8"]["outcome"] == "failed"
-    assert by_id["kv=fp8"]["category"] == "kv_cache_oom"
+    assert by_id["kv=fp8"]["failure"] == {"category": "kv_cache_oom"}
     assert by_id["kv=fp8"]["launches"] == 2
     assert by_id["kv=fp8"]["tests"] == ["a", "b"]
     assert by_id["kv=auto"]["launches"] == 1

@@ -88,7 +88,7 @@ def test_compute_capability_specifiers(spec: str, sm120: bool, sm100: bool) -> N
 def test_memory_and_count() -> None:
     assert unmet(reqs("requires_gpu_memory", gb=96), [SM120]) is None
     assert unmet(reqs("requires_gpu_memory", gb=141), [SM120]) == (
-        "requires 141 GB of GPU memory; NVIDIA RTX PRO 6000 Blackwell (sm_120) has 102.6 GB"
+        "requires 141 GB of GPU memory; NVIDIA RTX PRO 6000 Blackwell (sm_120) reports 95.6 GiB"
     )
     assert unmet(reqs("requires_gpu", count=2), [SM120]) == (
         "requires 2 GPUs; 1 visible (NVIDIA RTX PRO 6000 Blackwell (sm_120))"

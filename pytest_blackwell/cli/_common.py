@@ -31,7 +31,7 @@ def read_json(path: Path) -> Any:
 def pick_config(entries: Sequence[Mapping[str, Any]], config_id: str, path: Path) -> Any:
     """The results.json entry with id ``config_id``; ``ValueError`` listing the known ids."""
     for entry in entries:
-        if entry.get("id") == config_id:
+        if entry.get("config_id") == config_id:
             return entry
-    known = ", ".join(str(e.get("id")) for e in entries) or "none"
+    known = ", ".join(str(e.get("config_id")) for e in entries) or "none"
     raise ValueError(f"no configuration {config_id!r} in {path}; known: {known}")

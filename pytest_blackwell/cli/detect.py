@@ -9,9 +9,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_blackwell.device.model import KIB, DeviceInfo
-
-GIB = 1024**3
+from pytest_blackwell.device.model import DeviceInfo
+from pytest_blackwell.units import GIB, KIB
 
 
 def register(subparsers: Any) -> None:

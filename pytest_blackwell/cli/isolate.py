@@ -84,12 +84,12 @@ def load_config(path: Path, config_id: str | None = None) -> EngineConfig:
     if isinstance(data, dict) and isinstance(data.get("configs"), list):
         entries = [e for e in data["configs"] if isinstance(e, dict)]
         if config_id is None:
-            known = ", ".join(str(e.get("id")) for e in entries) or "none"
+            known = ", ".join(str(e.get("config_id")) for e in entries) or "none"
             raise ValueError(
                 f"{path} is a results.json: pick a configuration with --config ID (known: {known})"
             )
         data = pick_config(entries, config_id, path)
-    if isinstance(data, dict) and isinstance(data.get("config"), dict) and "id" in data:
+    if isinstance(data, dict) and isinstance(data.get("config"), dict) and "config_id" in data:
         data = data["config"]  # one results.json entry
     if not isinstance(data, dict):
         raise ValueError(
@@ -102,7 +102,7 @@ def load_config(path: Path, config_id: str | None = None) -> EngineConfig:
 def _gpu_memory(text: str | None) -> int | None:
     """The memory of the GPU engines run on (``--device-memory`` over detection); None: CPU."""
     from pytest_blackwell.device.detect import detect_devices
-    from pytest_blackwell.engine.config import parse_size
+    from pytest_blackwell.units import parse_size
 
     gpus = [d for d in detect_devices(None).devices if d.is_gpu]
     if not gpus:
@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
             return _error(str(exc))
     data = comparison.to_dict()
     if args.json:
-        record = {"id": config.id, "config": config.to_dict(), "follows": data["follows"]}
+        record = {"config_id": config.id, "config": config.to_dict(), "follows": data["follows"]}
         print(json.dumps({**record, "isolation": data}, indent=2))
     else:
         for line in table_lines(data):

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     reports = args.output_dir / "reports"
     reports.mkdir(parents=True, exist_ok=True)
     for entry, text in zip(chosen, texts, strict=True):
-        path = reports / report_file_name(str(entry.get("id", "config")))
+        path = reports / report_file_name(str(entry.get("config_id", "config")))
         path.write_text(text, encoding="utf-8")
         print(path)
     return 0

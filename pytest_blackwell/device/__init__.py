@@ -7,63 +7,7 @@ plugin (which needs only :class:`DeviceInfo`) stays cheap.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pytest_blackwell._lazy import exports
 
-from pytest_blackwell._lazy import lazy_getattr
-from pytest_blackwell.device.model import DeviceInfo
-
-if TYPE_CHECKING:
-    from pytest_blackwell.device.detect import (
-        PROVIDERS,
-        REQUEST_ENV_VAR,
-        DetectContext,
-        DetectionReport,
-        ProviderSkipped,
-        detect_devices,
-        host_device,
-    )
-    from pytest_blackwell.device.profiles import (
-        ARCHITECTURES,
-        PROFILES,
-        ArchSpec,
-        DeviceProfileError,
-        arch_spec,
-        load_profile,
-    )
-
-_LAZY = {
-    "PROVIDERS": "detect",
-    "REQUEST_ENV_VAR": "detect",
-    "DetectContext": "detect",
-    "DetectionReport": "detect",
-    "ProviderSkipped": "detect",
-    "detect_devices": "detect",
-    "host_device": "detect",
-    "ARCHITECTURES": "profiles",
-    "PROFILES": "profiles",
-    "ArchSpec": "profiles",
-    "DeviceProfileError": "profiles",
-    "arch_spec": "profiles",
-    "load_profile": "profiles",
-}
-
-
-__getattr__ = lazy_getattr(__name__, _LAZY)
-
-
-__all__ = [
-    "ARCHITECTURES",
-    "PROFILES",
-    "PROVIDERS",
-    "REQUEST_ENV_VAR",
-    "ArchSpec",
-    "DetectContext",
-    "DetectionReport",
-    "DeviceInfo",
-    "DeviceProfileError",
-    "ProviderSkipped",
-    "arch_spec",
-    "detect_devices",
-    "host_device",
-    "load_profile",
-]
+# The names are listed once, in __init__.pyi.
+__getattr__, __dir__, __all__ = exports(__name__, __file__)

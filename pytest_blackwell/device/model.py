@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-KIB = 1024
+from pytest_blackwell.units import GIB, KIB
 
 #: Values of ``DeviceInfo.source``.
 SOURCES = ("simulated", "nvml", "torch", "table", "none")
@@ -112,3 +113,32 @@ def parse_compute_capability(value: Any) -> tuple[int, int] | None:
     ):
         return int(value[0]), int(value[1])
     raise ValueError(f"compute_capability must look like '12.0' or [12, 0], got {value!r}")
+
+
+def describe_devices(devices: Sequence[DeviceInfo]) -> str:
+    """One line about a session's devices, the same in the report header and in JUnit.
+
+    ``2x NVIDIA H200 (sm_90), 141 GiB, smem 228 KB/SM 227 KB/block [simulated]``: runs of
+    identical devices are counted, different ones joined with ``; ``; ``no device`` for none.
+    """
+    groups: list[list[Any]] = []
+    for device in devices:
+        text = _one_line(device)
+        if groups and groups[-1][0] == text:
+            groups[-1][1] += 1
+        else:
+            groups.append([text, 1])
+    return "; ".join(text if n == 1 else f"{n}x {text}" for text, n in groups) or "no device"
+
+
+def _one_line(device: DeviceInfo) -> str:
+    text = device.describe()
+    if device.is_gpu and device.total_memory_bytes:
+        text += f", {device.total_memory_bytes / GIB:.0f} GiB"
+    if device.is_gpu and device.smem_per_sm_bytes:
+        text += (
+            f", smem {device.smem_per_sm_bytes // KIB} KB/SM "
+            f"{device.smem_per_block_optin_bytes // KIB} KB/block"
+        )
+    origin = "simulated" if device.source == "simulated" else f"via {device.source}"
+    return f"{text} [{origin}]"

@@ -1,7 +1,7 @@
 """Built-in architecture table and device profiles, and loading of simulated devices.
 
 Shared-memory figures follow NVIDIA's tuning guides (1 KB = 1024 bytes). Memory figures are
-the vendor's "GB" taken as GiB (2**30 bytes), the way board memory is specified; a real device
+the vendor's "GB", which is a GiB (:func:`pytest_blackwell.units.vendor_gb`); a real device
 reports a little less because the driver reserves some.
 
 A simulated device request is a profile name (``rtx-pro-6000``), optionally with a count
@@ -20,9 +20,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from pytest_blackwell.device.model import KIB, DeviceInfo, parse_compute_capability
-
-GIB = 1024**3
+from pytest_blackwell.device.model import DeviceInfo, parse_compute_capability
+from pytest_blackwell.units import KIB, vendor_gb
 
 #: Default shared memory a block gets without opting in, on every architecture we know.
 DEFAULT_SMEM_PER_BLOCK = 48 * KIB
@@ -102,7 +101,7 @@ def _gpu(
     base = DeviceInfo(
         name=name,
         compute_capability=cc,
-        total_memory_bytes=memory_gb * GIB,
+        total_memory_bytes=vendor_gb(memory_gb),
         multiprocessor_count=sms,
         source="simulated",
         profile=key,

@@ -8,40 +8,7 @@ Submodules load on first use of a name, so that loading the pytest plugin (which
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pytest_blackwell._lazy import exports
 
-from pytest_blackwell._lazy import lazy_getattr
-
-if TYPE_CHECKING:
-    from pytest_blackwell.engine.config import EngineConfig, format_size, parse_size
-    from pytest_blackwell.engine.launcher import DEFAULT_STAGE_LIMITS, EngineError, Limits
-    from pytest_blackwell.engine.pool import EngineHandle, EnginePool
-    from pytest_blackwell.engine.result import EngineResult
-
-_LAZY = {
-    "EngineConfig": "config",
-    "format_size": "config",
-    "parse_size": "config",
-    "DEFAULT_STAGE_LIMITS": "launcher",
-    "EngineError": "launcher",
-    "Limits": "launcher",
-    "EngineHandle": "pool",
-    "EnginePool": "pool",
-    "EngineResult": "result",
-}
-
-
-__getattr__ = lazy_getattr(__name__, _LAZY)
-
-
-__all__ = [
-    "DEFAULT_STAGE_LIMITS",
-    "EngineConfig",
-    "EngineError",
-    "EngineHandle",
-    "EnginePool",
-    "EngineResult",
-    "Limits",
-    "format_size",
-    "parse_size",
-]
+# The names are listed once, in __init__.pyi.
+__getattr__, __dir__, __all__ = exports(__name__, __file__)

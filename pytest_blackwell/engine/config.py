@@ -13,23 +13,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-_UNITS: dict[str, int] = {
-    "": 1,
-    "b": 1,
-    "k": 1024,
-    "kib": 1024,
-    "m": 1024**2,
-    "mib": 1024**2,
-    "g": 1024**3,
-    "gib": 1024**3,
-    "t": 1024**4,
-    "tib": 1024**4,
-    "kb": 1000,
-    "mb": 1000**2,
-    "gb": 1000**3,
-    "tb": 1000**4,
-}
-_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
+from pytest_blackwell.units import format_size, parse_size
+
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9._=+,-]+")
 
 #: Fields that have their own place in the id, in id order, with their short id key.
@@ -43,44 +28,6 @@ _ID_KEYS: tuple[tuple[str, str], ...] = (
     ("kv_cache_memory_bytes", "kvmem"),
     ("max_num_seqs", "seqs"),
 )
-
-
-def parse_size(value: int | str, *, what: str = "size") -> int:
-    """Bytes from ``512MiB``, ``2GiB``, ``1.5G``, ``64MB`` (decimal) or a plain int.
-
-    Binary suffixes (``K``/``KiB`` ... ``T``/``TiB``) are powers of 1024, ``kB``/``MB``/``GB``
-    powers of 1000. ``what`` names the value in the error message (e.g. the marker it came from).
-    """
-    if isinstance(value, bool):
-        raise ValueError(f"{what}: expected a size like 512MiB, 2GiB or an int; got {value!r}")
-    if isinstance(value, int):
-        if value < 0:
-            raise ValueError(f"{what}: expected a non-negative number of bytes; got {value}")
-        return value
-    if not isinstance(value, str):
-        raise ValueError(
-            f"{what}: expected a size like 512MiB, 2GiB or an int; got {type(value).__name__} "
-            f"{value!r}"
-        )
-    match = _SIZE_RE.match(value)
-    unit = match.group(2).lower() if match else None
-    if match is None or unit not in _UNITS:
-        raise ValueError(
-            f"{what}: cannot read {value!r} as a size; expected a number with an optional unit "
-            f"(B, KiB, MiB, GiB, TiB, or decimal kB, MB, GB, TB), e.g. '512MiB' or '2GiB'"
-        )
-    number = float(match.group(1)) * _UNITS[unit or ""]
-    if number != int(number):
-        raise ValueError(f"{what}: {value!r} is not a whole number of bytes")
-    return int(number)
-
-
-def format_size(nbytes: int) -> str:
-    """Shortest exact binary form: ``64MiB``, ``2GiB``, ``1536KiB``, ``1000`` (bytes)."""
-    for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if nbytes >= factor and nbytes % factor == 0:
-            return f"{nbytes // factor}{unit}"
-    return str(nbytes)
 
 
 #: Ids name log and report files: keep them well under file-name limits.
@@ -238,17 +185,20 @@ class EngineConfig:
     def merged(self, **changes: Any) -> EngineConfig:
         """A copy with fields replaced; ``engine_args``/``env`` are merged, not replaced.
 
-        Keys of ``changes`` that are not fields go into ``engine_args``.
+        Keys of ``changes`` that are not fields go into ``engine_args``; ``env`` values become
+        strings. Raises ``ValueError`` for a value the configuration cannot hold.
         """
         known = {f.name for f in fields(self)}
         engine_args = dict(self.engine_args)
         env = dict(self.env)
         plain: dict[str, Any] = {}
         for name, value in changes.items():
+            if name in ("engine_args", "env") and not isinstance(value, Mapping):
+                raise ValueError(f"{name} must be a dict, got {value!r}")
             if name == "engine_args":
                 engine_args.update(value)
             elif name == "env":
-                env.update(value)
+                env.update({str(k): str(v) for k, v in value.items()})
             elif name in known:
                 plain[name] = value
             else:

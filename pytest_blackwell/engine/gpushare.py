@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_blackwell.failures.model import Failure
+from pytest_blackwell.units import GIB
 
 #: vLLM's default ``gpu_memory_utilization``.
 VLLM_DEFAULT_UTILIZATION = 0.9
@@ -30,8 +31,6 @@ SHARED_CEILING = 0.95
 #: Environment variable the probe reads: the ``gpu_memory_utilization`` to use when the
 #: configuration sets none (applied on GPU builds only).
 SHARE_ENV = "PYTEST_BLACKWELL_GPU_MEMORY_SHARE"
-
-_GIB = 1024**3
 
 
 class BudgetError(ValueError):
@@ -95,7 +94,7 @@ def memory_share(requested: float | None, sharing: int, *, why: str) -> float | 
 
 
 def _gib(nbytes: int | None) -> str:
-    return "?" if nbytes is None else f"{nbytes / _GIB:.1f} GiB"
+    return "?" if nbytes is None else f"{nbytes / GIB:.1f} GiB"
 
 
 def occupied_failure(

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pytest_blackwell.engine.config import EngineConfig, parse_size
+from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.engine.result import EngineResult
 from pytest_blackwell.engine.variables import (
     DEFAULT_VARIABLES,
@@ -29,6 +29,7 @@ from pytest_blackwell.engine.variables import (
     human_size,
 )
 from pytest_blackwell.engine.verdict import Comparison, MemoryScope, Trial, judge
+from pytest_blackwell.units import parse_size
 
 if TYPE_CHECKING:
     from pytest_blackwell.engine.pool import EngineHandle, EnginePool

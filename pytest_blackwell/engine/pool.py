@@ -36,6 +36,11 @@ _CACHE_ENV = ("VLLM_CACHE_ROOT", "TORCHINDUCTOR_CACHE_DIR")
 #: failure that stands for the launch (the engine is not started), or ``None``. It may add to
 #: ``env``, and may raise (e.g. ``ValueError``) to refuse the launch: nothing is started then.
 Preflight = Callable[[EngineConfig, dict[str, str], list[int]], Failure | None]
+#: Called once per failed launch with its result; returns the result with the failure it
+#: should carry (e.g. one a user's classify hook chose). Only the failure of the answer counts.
+Revise = Callable[[EngineResult], EngineResult]
+#: Called once per launch, after any revision, with the configuration and its final result.
+OnResult = Callable[[EngineConfig, EngineResult], None]
 
 
 def _describe(exc: BaseException) -> str:
@@ -197,7 +202,10 @@ class EnginePool:
     ``VLLM_CACHE_ROOT``/``TORCHINDUCTOR_CACHE_DIR`` shared by all engines and kept after close
     (e.g. to reuse torch.compile results across sessions); by default each engine gets a
     private one, removed on close, seeded with vLLM's model-inspection cache
-    (:mod:`pytest_blackwell.engine.vllmcache`).
+    (:mod:`pytest_blackwell.engine.vllmcache`). ``revise(result) -> result``: lets a failed
+    launch carry another failure (see :data:`Revise`); ``on_result(config, result)``: called
+    once per launch with the final result (see :data:`OnResult`), so no caller has to follow
+    each :meth:`get` with its own bookkeeping.
     """
 
     def __init__(
@@ -213,6 +221,8 @@ class EnginePool:
         vllm_cache_dir: str | os.PathLike[str] | None = None,
         log_tag: str | None = None,
         preflight: Preflight | None = None,
+        revise: Revise | None = None,
+        on_result: OnResult | None = None,
     ) -> None:
         if max_alive < 1:
             raise ValueError(f"EnginePool: max_alive must be at least 1; got {max_alive}")
@@ -236,6 +246,8 @@ class EnginePool:
         self.vllm_cache_dir = None if vllm_cache_dir is None else Path(vllm_cache_dir)
         #: Run before every launch (see :data:`Preflight`); GPU memory and device checks.
         self.preflight = preflight
+        self.revise = revise
+        self.on_result = on_result
         self._launch_count = 0
         self._handles: dict[str, EngineHandle] = {}
         self._tests: dict[str, list[str]] = {}
@@ -333,6 +345,7 @@ class EnginePool:
             handle._result = EngineResult(
                 config_id=handle.config.id, ok=False, failure=refused, log_path=str(log_path)
             )
+            self._launched(handle)
             return
         process = EngineProcess(
             handle.config,
@@ -360,6 +373,17 @@ class EnginePool:
             self._alive.append(key)
         else:
             handle._stop()
+        self._launched(handle)
+
+    def _launched(self, handle: EngineHandle) -> None:
+        """A launch is over: revise its failure, then hand its result on (once per launch)."""
+        result = handle.result
+        if self.revise is not None and result.failure is not None:
+            revised = self.revise(result).failure
+            if revised is not None and revised != result.failure:
+                handle.revise_failure(revised)
+        if self.on_result is not None:
+            self.on_result(handle.config, handle.result)
 
     def close(self) -> None:
         """Stop every engine (gracefully, then by force) and remove the work directory."""
@@ -380,38 +404,35 @@ class EnginePool:
         return list(self._handles.values())
 
     def records(self) -> list[dict[str, Any]]:
-        """One ``results.json`` ``configs`` entry per configuration (see architecture.md)."""
+        """One ``results.json`` ``configs`` entry per configuration (see architecture.md).
+
+        An entry is the latest launch's :meth:`EngineResult.to_dict` (``log_path`` relative to
+        the artifacts directory, with ``/``), so :meth:`EngineResult.from_dict` reads it back,
+        plus the pool's own fields: ``config`` (:meth:`EngineConfig.to_dict`), ``launches``,
+        ``outcome`` (``passed``/``failed``/``interrupted``), ``tests`` (node ids that used it)
+        and ``interrupted`` (what stopped the latest launch or request, or ``None``).
+        """
         records = []
         for key, handle in self._handles.items():
             result = handle.result
-            failure = result.failure
             try:
                 log = str(handle.log_path.relative_to(self.artifacts_dir))
             except ValueError:
                 log = str(handle.log_path)
-            records.append(
-                {
-                    "id": handle.config.id,
-                    "config": handle.config.to_dict(),
-                    "launches": handle.launches,
-                    "outcome": _outcome(handle, failure),
-                    "category": None if failure is None else failure.category,
-                    "stage": None if failure is None else failure.stage,
-                    "first_error": None if failure is None else failure.first_error,
-                    "detail": {} if failure is None else dict(failure.detail),
-                    "traceback": [] if failure is None else list(failure.traceback),
-                    "evidence": {} if failure is None else dict(failure.evidence),
-                    "timings": dict(result.timings),
-                    "tokens_per_s": result.tokens_per_s,
-                    "log": log.replace(os.sep, "/"),
-                    "exit_status": result.exit_status,
-                    "requested_backend": result.requested_backend,
-                    "actual_backend": result.actual_backend,
-                    "backend_mismatch": result.backend_mismatch,
-                    "tests": list(self._tests.get(key, [])),
-                    "interrupted": handle.interrupted,
-                }
+            if result.log_path is not None:
+                try:
+                    log = str(Path(result.log_path).relative_to(self.artifacts_dir))
+                except ValueError:
+                    log = result.log_path
+            record = replace(result, log_path=log.replace(os.sep, "/")).to_dict()
+            record.update(
+                config=handle.config.to_dict(),
+                launches=handle.launches,
+                outcome=_outcome(handle, result.failure),
+                tests=list(self._tests.get(key, [])),
+                interrupted=handle.interrupted,
             )
+            records.append(record)
         return records
 
 

@@ -10,7 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
-from pytest_blackwell.engine.config import EngineConfig, format_size, parse_size
+from pytest_blackwell.engine.config import EngineConfig
+from pytest_blackwell.units import format_size, parse_size
 
 #: The memory budget: ``gpu_memory_utilization`` or ``kv_cache_memory_bytes`` (whichever the
 #: configuration uses). ``memory`` is accepted as a short name wherever a variable is named.

@@ -2,7 +2,8 @@
 
 Conventions on group names (a trailing ``__2``, ``__3``... lets one pattern use a name twice):
 
-- ``*_bytes``: a size, ``"20.00 MiB"`` or a bare number of bytes, becomes an ``int`` of bytes;
+- ``*_bytes``: a size, ``"20.00 MiB"`` or a bare number of bytes, becomes an ``int`` of bytes
+  (a bare ``MB``/``GB`` is binary, as vLLM and torch print it: see :mod:`pytest_blackwell.units`);
 - ``*_gib``: a number of GiB becomes ``<name>_bytes``, an ``int`` of bytes;
 - ``compute_capability`` / ``*_capability``: ``"120"``, ``"sm_120a"``, ``"12.0"`` become ``"12.0"``;
 - ``signal``: ``"11"``, ``"SIGSEGV"``, ``"Segmentation fault"`` become ``"SIGSEGV"``;
@@ -16,14 +17,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-_UNITS = {
-    "": 1, "b": 1, "byte": 1, "bytes": 1,
-    "k": 1024, "kb": 1024, "kib": 1024,
-    "m": 1024**2, "mb": 1024**2, "mib": 1024**2,
-    "g": 1024**3, "gb": 1024**3, "gib": 1024**3,
-    "t": 1024**4, "tb": 1024**4, "tib": 1024**4,
-}  # fmt: skip
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?i?B|bytes?|[KMGT])?\s*$", re.IGNORECASE)
+from pytest_blackwell.units import parse_logged_size
+
 _CAPABILITY = re.compile(r"(\d+)(?:[.,]\s*(\d+))?")
 _SIGNAL_NUMBERS = {
     1: "SIGHUP", 2: "SIGINT", 4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE",
@@ -35,15 +30,6 @@ _SIGNAL_WORDS = {
     "illegal instruction": "SIGILL", "floating point exception": "SIGFPE",
     "terminate called": "SIGABRT",
 }  # fmt: skip
-
-
-def parse_size(text: str) -> int | None:
-    """``"20.00 MiB"`` -> 20971520; ``"232448"`` -> 232448; ``None`` if not a size."""
-    m = _SIZE.match(text)
-    if not m:
-        return None
-    unit = (m.group(2) or "").lower()
-    return int(float(m.group(1)) * _UNITS[unit])
 
 
 def normalize_capability(text: str) -> str:
@@ -90,10 +76,10 @@ def convert_groups(groups: Mapping[str, str | None]) -> dict[str, Any]:
         if name in detail:
             continue
         if name.endswith("_gib"):
-            size = parse_size(value + " GiB")
+            size = parse_logged_size(value + " GiB")
             detail[name[: -len("_gib")] + "_bytes"] = size if size is not None else value
         elif name.endswith("_bytes"):
-            size = parse_size(value)
+            size = parse_logged_size(value)
             detail[name] = size if size is not None else value.strip()
         elif name.endswith("capability"):
             detail[name] = normalize_capability(value)

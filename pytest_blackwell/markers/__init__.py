@@ -12,7 +12,6 @@ from pytest_blackwell.markers.base import MarkerError, MarkInput, Requirement
 from pytest_blackwell.markers.hardware import (
     ARCH_MARKERS,
     FAMILY_MARKERS,
-    GB,
     SMEM_SCOPES,
     ArchRequirement,
     CapabilityRequirement,
@@ -32,7 +31,6 @@ from pytest_blackwell.markers.registry import (
 __all__ = [
     "ARCH_MARKERS",
     "FAMILY_MARKERS",
-    "GB",
     "HARDWARE_MARKERS",
     "MARKER_HELP",
     "SMEM_SCOPES",

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pytest_blackwell.device.model import KIB, DeviceInfo
+from pytest_blackwell.device.model import DeviceInfo
 from pytest_blackwell.markers.base import (
     MarkerError,
     OnFirstGpu,
@@ -17,6 +17,7 @@ from pytest_blackwell.markers.base import (
     no_gpu,
     num,
 )
+from pytest_blackwell.units import GIB, KIB, holds_vendor_gb
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
@@ -37,9 +38,6 @@ ARCH_MARKERS: dict[str, tuple[int, int]] = {
 #: Architecture family markers -> compute capability major.
 FAMILY_MARKERS: dict[str, int] = {"sm8x": 8, "sm9x": 9, "sm10x": 10, "sm11x": 11, "sm12x": 12}
 
-#: Decimal gigabyte, the unit GPU vendors use for memory sizes ("H100 80GB").
-GB = 1000**3
-
 SMEM_SCOPES = ("block", "sm")
 
 #: Marker name -> the line ``pytest --markers`` shows.
@@ -58,8 +56,8 @@ HELP: dict[str, str] = {
     "requires_smem": "requires_smem(kb=N, scope='block'): run only where a thread block may use "
     "N KB (1 KB = 1024 B) of shared memory (scope 'block': the opt-in per-block limit; 'sm': per "
     "multiprocessor).",
-    "requires_gpu_memory": "requires_gpu_memory(gb=N): run only where the GPU has at least N GB "
-    "(10^9 bytes, as vendors count) of memory.",
+    "requires_gpu_memory": "requires_gpu_memory(gb=N): run only where the GPU is sold with at "
+    "least N GB of memory (an H100 80GB holds gb=80 though its driver reports 79.6 GiB).",
     "requires_gpu": "requires_gpu(count=1): run only where at least COUNT GPUs are visible.",
 }
 
@@ -122,9 +120,9 @@ class GpuMemoryRequirement(OnFirstGpu):
         return f"{num(self.gb)} GB of GPU memory"
 
     def shortfall(self, device: DeviceInfo) -> str | None:
-        if device.total_memory_bytes >= self.gb * GB:
+        if holds_vendor_gb(device.total_memory_bytes, self.gb):
             return None
-        return f"{device.describe()} has {device.total_memory_bytes / GB:.1f} GB"
+        return f"{device.describe()} reports {device.total_memory_bytes / GIB:.1f} GiB"
 
 
 @dataclass(frozen=True)

@@ -148,19 +148,26 @@ def startup_log(
     return list(kept), count > len(kept), found
 
 
+def failure_of(entry: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The ``failure`` of a results.json entry (``Failure.to_dict()``), or ``{}`` for none."""
+    failure = entry.get("failure")
+    return failure if isinstance(failure, Mapping) else {}
+
+
 def _log_section(entry: Mapping[str, Any], log_root: Path | None) -> list[str]:
     lines = ["## Startup log up to the first error", ""]
-    log = entry.get("log")
+    log = entry.get("log_path")
     if not log:
         return [*lines, "No log was recorded for this configuration."]
     path = Path(str(log))
     if not path.is_absolute() and log_root is not None:
         path = log_root / path
-    detail = entry.get("detail") or {}
-    number = entry.get("line") or detail.get("line") or 0
+    failure = failure_of(entry)
+    detail = failure.get("detail") or {}
+    number = failure.get("line") or detail.get("line") or 0
     try:
         excerpt, cut, found = startup_log(
-            path, first_error=entry.get("first_error"), line=int(number or 0)
+            path, first_error=failure.get("first_error"), line=int(number or 0)
         )
     except OSError as exc:
         return [*lines, f"The log `{log}` could not be read: {exc.strerror or exc}."]
@@ -175,19 +182,21 @@ def _log_section(entry: Mapping[str, Any], log_root: Path | None) -> list[str]:
 
 def _error_section(entry: Mapping[str, Any]) -> list[str]:
     lines = ["## First error", ""]
-    first = entry.get("first_error")
+    failure = failure_of(entry)
+    first = failure.get("first_error")
     if not first:
         return [*lines, "No error was recorded."]
-    lines += [f"- category: `{entry.get('category')}`", f"- stage: `{entry.get('stage')}`"]
-    evidence = entry.get("evidence") or {}
+    lines += [f"- category: `{failure.get('category')}`", f"- stage: `{failure.get('stage')}`"]
+    evidence = failure.get("evidence") or {}
     if evidence:
         lines.append(
             f"- why: category from `{evidence.get('category', 'none')}`, "
             f"stage from `{evidence.get('stage', 'none')}`"
         )
-    detail = entry.get("detail") or {}
+    detail = failure.get("detail") or {}
     lines += [f"- {key}: `{value}`" for key, value in detail.items()]
-    lines += ["", _fence("\n".join([str(first), *map(str, entry.get("traceback") or [])]), "text")]
+    traceback = failure.get("traceback") or []
+    lines += ["", _fence("\n".join([str(first), *map(str, traceback)]), "text")]
     return lines
 
 
@@ -245,7 +254,8 @@ def render_bug_report(
     log_root: Path | None = None,
     redactor: Redactor | None = None,
 ) -> str:
-    """Markdown for one ``results.json`` config entry (``log`` resolved against ``log_root``).
+    """Markdown for one ``results.json`` config entry (``log_path`` resolved against
+    ``log_root``).
 
     Secret-named fields (``api_key``, ``HF_TOKEN`` ...) are hidden before rendering, and the
     finished text is redacted again by value and pattern (log lines included).
@@ -254,9 +264,10 @@ def render_bug_report(
     entry = red.redact_data(entry)
     env_info = red.redact_data(environment or {})
     config: Mapping[str, Any] = entry.get("config") or {}
-    config_id = str(entry.get("id", "unknown"))
+    config_id = str(entry.get("config_id", "unknown"))
     first_device = devices[0] if devices else {}
-    category, stage = entry.get("category"), entry.get("stage")
+    failure = failure_of(entry)
+    category, stage = failure.get("category"), failure.get("stage")
     title = f"{category} at {stage}" if category else f"{entry.get('outcome', 'unknown')}"
     if not category and slower(entry):
         title = "performance regression"
@@ -266,7 +277,7 @@ def render_bug_report(
         "",
         f"- outcome: `{entry.get('outcome')}`; launches: {entry.get('launches', '—')}; exit "
         f"status: `{entry.get('exit_status')}`",
-        f"- first error: {_md_text(entry.get('first_error'))}",
+        f"- first error: {_md_text(failure.get('first_error'))}",
         f"- tests: {', '.join(f'`{t}`' for t in tests) or '—'}",
         "",
         *hardware_section(devices),
@@ -322,7 +333,7 @@ def failing_entries(results: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         e
         for e in results.get("configs") or []
         if e.get("outcome") == "failed"
-        or (e.get("category") and e.get("outcome") != "passed")
+        or (failure_of(e) and e.get("outcome") != "passed")
         or slower(e)
     ]
 
@@ -336,8 +347,8 @@ def write_bug_reports(
 ) -> list[Path]:
     """Write ``out_dir/reports/<config id>.md`` for every failing configuration.
 
-    ``log`` paths in ``results`` are relative to the artifacts directory: ``log_root`` (default
-    ``out_dir``). Returns the written paths, in ``results`` order.
+    ``log_path`` values in ``results`` are relative to the artifacts directory: ``log_root``
+    (default ``out_dir``). Returns the written paths, in ``results`` order.
     """
     red = redactor if redactor is not None else Redactor.from_environ()
     devices = results.get("devices") or []
@@ -348,7 +359,7 @@ def write_bug_reports(
     if entries:
         (out_dir / "reports").mkdir(parents=True, exist_ok=True)
     for entry in entries:
-        path = out_dir / "reports" / report_file_name(str(entry.get("id", "config")))
+        path = out_dir / "reports" / report_file_name(str(entry.get("config_id", "config")))
         text = render_bug_report(entry, devices, environment, log_root=root, redactor=red)
         path.write_text(text, encoding="utf-8")
         written.append(path)

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from importlib import metadata
 from typing import Any
 
-from pytest_blackwell.device.model import DeviceInfo
+from pytest_blackwell.device.model import DeviceInfo, describe_devices
 from pytest_blackwell.report.redact import Redactor
 
 #: Fingerprint key -> distribution names to try, first installed wins (CPU and GPU builds differ).
@@ -104,11 +104,6 @@ def collect_environment(
     info["machine"] = platform.machine()
     info["env"] = relevant_env(environ, redactor=redactor)
     return info
-
-
-def describe_devices(devices: Sequence[DeviceInfo]) -> str:
-    """``NVIDIA H200 (sm_90); NVIDIA H200 (sm_90)`` (or ``none``)."""
-    return "; ".join(d.describe() for d in devices) or "none"
 
 
 def suite_properties(

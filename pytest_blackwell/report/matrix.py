@@ -25,7 +25,8 @@ SCHEMA = 1
 STATUSES = ("fail", "expected", "pass", "skip")
 PASSING = ("pass", "expected")
 
-_OUTCOME_STATUS = {
+#: A test's ``blackwell.outcome`` -> its cell status: the one translation of outcome words.
+OUTCOME_STATUS = {
     "passed": "pass",
     "failed": "fail",
     "expected_failure": "expected",
@@ -187,7 +188,7 @@ def cell_from_facts(facts: Mapping[str, str], junit_status: str, message: str | 
     """A cell from ``blackwell.*`` facts; the JUnit result decides when no outcome was recorded."""
     from pytest_blackwell.report.perfcell import perf_from_facts
 
-    status = _OUTCOME_STATUS.get(facts.get("outcome", ""), junit_status)
+    status = OUTCOME_STATUS.get(facts.get("outcome", ""), junit_status)
     first_error = facts.get("first_error") or (message.splitlines()[0] if message else None)
     perf = perf_from_facts(facts)
     if status in PASSING and status != "expected":

@@ -13,14 +13,13 @@ from typing import Any
 import pytest
 
 from pytest_blackwell.device import (
-    PROVIDERS,
-    DetectContext,
     DetectionReport,
     DeviceInfo,
     DeviceProfileError,
     ProviderSkipped,
     detect_devices,
 )
+from pytest_blackwell.device.detect import PROVIDERS, DetectContext
 
 KB = 1024
 GIB = 1024**3

@@ -1,4 +1,4 @@
-"""EngineConfig ids, sizes, JSON round trips, and checks against vLLM's accepted names."""
+"""EngineConfig ids, JSON round trips, and checks against vLLM's accepted names."""
 
 from __future__ import annotations
 
@@ -7,41 +7,9 @@ import json
 import pytest
 
 from pytest_blackwell.engine.capabilities import Capabilities, problems
-from pytest_blackwell.engine.config import EngineConfig, format_size, parse_size
+from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.engine.result import EngineResult
 from pytest_blackwell.failures.model import Failure
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("512MiB", 512 * 1024**2),
-        ("2GiB", 2 * 1024**3),
-        ("1.5G", 3 * 1024**3 // 2),
-        ("64MB", 64_000_000),
-        (" 4096 ", 4096),
-        ("10kib", 10 * 1024),
-        (123, 123),
-    ],
-)
-def test_parse_size_reads_binary_and_decimal_units(text: str | int, expected: int) -> None:
-    assert parse_size(text) == expected
-
-
-@pytest.mark.parametrize("bad", ["lots", "12 parsecs", "-5MiB", "1.3B", -1, True, 2.5])
-def test_parse_size_rejects_with_a_message_naming_the_value(bad: object) -> None:
-    with pytest.raises(ValueError, match=r"memory_budget\(kv_cache_memory_bytes\)") as info:
-        parse_size(bad, what="memory_budget(kv_cache_memory_bytes)")  # type: ignore[arg-type]
-    assert repr(bad) in str(info.value) or str(bad) in str(info.value)
-
-
-def test_format_size_is_the_inverse_for_round_units() -> None:
-    assert [format_size(n) for n in (64 * 1024**2, 2 * 1024**3, 1536 * 1024, 1000)] == [
-        "64MiB",
-        "2GiB",
-        "1536KiB",
-        "1000",
-    ]
 
 
 def test_id_lists_only_what_differs_from_defaults_in_a_stable_order() -> None:
@@ -58,7 +26,7 @@ def test_id_lists_only_what_differs_from_defaults_in_a_stable_order() -> None:
 def test_id_covers_sizes_engine_args_env_and_is_file_name_safe() -> None:
     config = EngineConfig(
         model="/models/org/Tiny Llama",
-        kv_cache_memory_bytes=parse_size("32MiB"),
+        kv_cache_memory_bytes=32 * 1024**2,
         enforce_eager=False,
         engine_args={"block_size": 32, "enable_prefix_caching": False},
         env={"VLLM_ENABLE_V1_MULTIPROCESSING": "1"},
@@ -189,3 +157,11 @@ def test_ids_carry_no_secret_and_stay_short() -> None:
     assert len(config.id) <= 120
     other = config.replace(engine_args={"hf_overrides": {"text_config": {"x": "z" * 400}}})
     assert other.id != config.id
+
+
+def test_merged_reads_env_values_as_text_and_refuses_a_non_dict() -> None:
+    assert EngineConfig().merged(env={"N": 1}).env == {"N": "1"}
+    with pytest.raises(ValueError, match="env must be a dict"):
+        EngineConfig().merged(env="A=1")
+    with pytest.raises(ValueError, match="engine_args: max_model_len must be given as"):
+        EngineConfig().merged(engine_args={"max_model_len": 5})

@@ -13,10 +13,11 @@ from pytest_blackwell.engine import (
     EngineError,
     EngineHandle,
     EnginePool,
-    parse_size,
+    EngineResult,
     vllmcache,
 )
 from pytest_blackwell.engine.tinymodel import make_malformed_model
+from pytest_blackwell.units import parse_size
 
 pytestmark = pytest.mark.engine
 
@@ -76,7 +77,7 @@ def test_n_gets_over_k_configs_launch_k_engines(pool: EnginePool) -> None:
     handles = [pool.get(c) for c in (BASE, BASE, BASE, KV_TOO_SMALL, KV_TOO_SMALL)]
     assert handles[0] is handles[1] is handles[2]
     assert handles[3] is handles[4]
-    launches = {r["id"]: r["launches"] for r in pool.records()}
+    launches = {r["config_id"]: r["launches"] for r in pool.records()}
     assert launches == {BASE.id: 1, KV_TOO_SMALL.id: 1}
 
 
@@ -93,10 +94,10 @@ def test_kv_cache_too_small_for_max_model_len_is_kv_cache_oom_at_kv_alloc(
     with pytest.raises(EngineError) as info:
         handle.generate(["hello"])
     assert str(info.value).splitlines()[0] == result.failure.summary
-    record = next(r for r in pool.records() if r["id"] == KV_TOO_SMALL.id)
+    record = next(r for r in pool.records() if r["config_id"] == KV_TOO_SMALL.id)
     assert record["outcome"] == "failed"
-    assert record["category"] == "kv_cache_oom"
-    assert record["log"] == f"logs/{KV_TOO_SMALL.id}.log"
+    assert record["failure"]["category"] == "kv_cache_oom"
+    assert record["log_path"] == f"logs/{KV_TOO_SMALL.id}.log"
 
 
 def test_malformed_model_config_is_unsupported_config_at_loading(
@@ -139,8 +140,8 @@ def test_requested_backend_that_vllm_replaced_is_visible(pool: EnginePool) -> No
     assert (result.requested_backend, result.actual_backend) == ("FLASHINFER", "CPU_ATTN")
     assert result.backend_mismatch
     assert result.summary == "ok, but attention backend FLASHINFER was requested and CPU_ATTN ran"
-    record = next(r for r in pool.records() if r["id"] == handle.config.id)
-    assert record["backend_mismatch"] is True
+    record = next(r for r in pool.records() if r["config_id"] == handle.config.id)
+    assert EngineResult.from_dict(record).backend_mismatch
     assert record["actual_backend"] == "CPU_ATTN"
 
 
@@ -156,7 +157,8 @@ def test_close_stops_every_process_and_removes_the_work_dir(pool: EnginePool) ->
     assert not any(Path(f"/proc/{pid}").exists() and _not_zombie(pid) for pid in pids)
     assert not pool.work_dir.exists()
     assert all(Path(h.log_path).is_file() for h in pool.handles)
-    assert all(r["launches"] >= 1 and r["log"] for r in pool.records())  # records outlive close
+    # records outlive close
+    assert all(r["launches"] >= 1 and r["log_path"] for r in pool.records())
 
 
 def _not_zombie(pid: int) -> bool:

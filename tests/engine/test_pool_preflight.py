@@ -41,7 +41,7 @@ def test_an_occupied_gpu_stands_for_the_launch_and_nothing_starts(tmp_path: Path
         log = Path(handle.log_path).read_text()
         assert log.startswith("pytest-blackwell: not launched: env_mismatch at startup: GPU 0")
         record = pool.records()[0]
-        assert (record["category"], record["outcome"]) == ("env_mismatch", "failed")
+        assert (record["failure"]["category"], record["outcome"]) == ("env_mismatch", "failed")
         assert pool.get(EngineConfig(max_model_len=256)) is handle  # not retried
 
 

@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 from pytest_blackwell.failures import CATEGORIES, DEFAULT_RULES, STAGES, Rule, classify_log
-from pytest_blackwell.failures.detail import convert_groups, normalize_capability, parse_size
+from pytest_blackwell.failures.detail import convert_groups, normalize_capability
 from pytest_blackwell.failures.normalize import logical_lines, unflatten
 
 
@@ -96,21 +96,6 @@ def test_rule_ignored_at_quiet_levels() -> None:
     assert failure is not None
     assert failure.category == "env_mismatch"
     assert failure.detail["symbol"] == "_ZN3c10"
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("20.00 MiB", 20 * 1024**2),
-        ("232448", 232448),
-        ("1.5 GiB", 3 * 1024**3 // 2),
-        ("3 KB", 3072),
-        ("12 bytes", 12),
-        ("lots", None),
-    ],
-)
-def test_sizes_become_bytes(text: str, expected: int | None) -> None:
-    assert parse_size(text) == expected
 
 
 @pytest.mark.parametrize(

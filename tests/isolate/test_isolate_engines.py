@@ -41,7 +41,7 @@ def write(path: Path, data: object) -> Path:
         ({"kv_cache_dtype": "fp8", "bogus": 1}, "unknown EngineConfig field(s) bogus"),
         ({"max_model_len": 0}, "max_model_len: expected a positive int; got 0"),
         (
-            {"configs": [{"id": "kv=fp8", "config": {}}]},
+            {"configs": [{"config_id": "kv=fp8", "config": {}}]},
             "is a results.json: pick a configuration with --config ID (known: kv=fp8)",
         ),
     ],
@@ -56,7 +56,7 @@ def test_bad_config_files_name_the_file_and_the_problem(
 
 
 def test_config_from_a_results_entry_or_a_results_file(tmp_path: Path) -> None:
-    entry = {"id": "kv=fp8", "config": {"kv_cache_dtype": "fp8"}, "outcome": "failed"}
+    entry = {"config_id": "kv=fp8", "config": {"kv_cache_dtype": "fp8"}, "outcome": "failed"}
     assert load_config(write(tmp_path / "entry.json", entry)).kv_cache_dtype == "fp8"
     results = write(tmp_path / "results.json", {"configs": [entry]})
     assert load_config(results, "kv=fp8").id == "kv=fp8"

@@ -138,7 +138,9 @@ def test_isolate_end_to_end_with_real_engines(pytester: pytest.Pytester) -> None
         "no:randomly",
     )
     result.assert_outcomes(passed=3)
-    entries = {e["id"]: e for e in json.loads((artifacts / "results.json").read_text())["configs"]}
+    entries = {
+        e["config_id"]: e for e in json.loads((artifacts / "results.json").read_text())["configs"]
+    }
 
     small = entries["len=512-kvmem=16KiB"]
     iso = small["isolation"]
@@ -219,7 +221,7 @@ def test_xdist_controller_prints_the_workers_comparisons(pytester: pytest.Pytest
             }
         ],
     }
-    stale = {"configs": [{"id": "old", "isolation": {**isolation, "base": "old"}}]}
+    stale = {"configs": [{"config_id": "old", "isolation": {**isolation, "base": "old"}}]}
     artifacts = pytester.path / "artifacts"
     artifacts.mkdir()
     (artifacts / "results.json").write_text(json.dumps(stale))
@@ -231,7 +233,7 @@ def test_xdist_controller_prints_the_workers_comparisons(pytester: pytest.Pytest
     result.assert_outcomes(passed=2)
     assert "one-variable comparison" not in result.stdout.str()  # the old file is not this run's
 
-    fresh = {"configs": [{"id": "kv=fp8", "isolation": isolation}]}
+    fresh = {"configs": [{"config_id": "kv=fp8", "isolation": isolation}]}
     pytester.makeconftest(f"""
         import json, pathlib
 

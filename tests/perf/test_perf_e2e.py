@@ -88,7 +88,9 @@ def test_slowdown_fails_with_its_interval_and_noise_passes(pytester: pytest.Pyte
         assert f'name="blackwell.perf.{name}"' in xml
     assert 'name="blackwell.perf.verdict" value="slower"' in xml
     assert 'name="blackwell.perf.verdict" value="not_measured"' in xml
-    configs = {c["id"]: c for c in json.loads((artifacts / "results.json").read_text())["configs"]}
+    configs = {
+        c["config_id"]: c for c in json.loads((artifacts / "results.json").read_text())["configs"]
+    }
     slower = configs["len=256-seqs=1"]["perf"][0]
     assert slower["comparison"]["verdict"] == "slower"
     assert slower["comparison"]["ci_high"] < 0.9
@@ -96,7 +98,7 @@ def test_slowdown_fails_with_its_interval_and_noise_passes(pytester: pytest.Pyte
     assert slower["coexist"] is True  # on CPU both engines stay up: 2 launches, not 14
     assert configs["len=256-seqs=1"]["launches"] == configs["len=256-seqs=8"]["launches"] == 1
     assert len(configs["len=256-seqs=8"]["tests"]) == 2  # the benchmark reused A's engine
-    assert configs["len=256-kvmem=64KiB-seqs=8"]["category"] == "kv_cache_oom"
+    assert configs["len=256-kvmem=64KiB-seqs=8"]["failure"]["category"] == "kv_cache_oom"
     assert "len=256-kvmem=64KiB-seqs=1" not in configs  # B is never launched after A failed
     assert slower["order"][:4] == ["a", "b", "a", "b"]
     assert len(slower["order"]) == 2 + 2 * slower["comparison"]["rounds"]  # warm-ups + pairs

@@ -123,7 +123,7 @@ def test_svg_is_self_contained_and_escaped() -> None:
 
 def comparison_entry(verdict: str) -> dict[str, object]:
     return {
-        "id": "seqs=1",
+        "config_id": "seqs=1",
         "config": {"max_num_seqs": 1, "engine_args": {}, "env": {}},
         "outcome": "passed",
         "launches": 1,
@@ -171,7 +171,9 @@ def comparison_entry(verdict: str) -> dict[str, object]:
 
 
 def test_a_slower_configuration_gets_a_bug_report_with_the_plot(tmp_path: Path) -> None:
-    results = {"configs": [comparison_entry("slower"), {**comparison_entry("same"), "id": "x"}]}
+    results = {
+        "configs": [comparison_entry("slower"), {**comparison_entry("same"), "config_id": "x"}]
+    }
     written = write_bug_reports(results, tmp_path)
     assert [p.name for p in written] == ["seqs=1.md"]
     text = written[0].read_text()

@@ -60,7 +60,7 @@ def prompt():
 
 def _records(artifacts: Path) -> dict[str, dict[str, object]]:
     data = json.loads((artifacts / "results.json").read_text())
-    return {str(entry["id"]): entry for entry in data["configs"]}
+    return {str(entry["config_id"]): entry for entry in data["configs"]}
 
 
 @pytest.mark.parametrize(
@@ -83,7 +83,7 @@ def test_xdist_launches_one_engine_per_configuration(
     result.assert_outcomes(passed=7)
     records = _records(artifacts)
     assert len(records) == 2
-    assert {r["id"]: r["launches"] for r in records.values()} == dict.fromkeys(records, 1)
+    assert {r["config_id"]: r["launches"] for r in records.values()} == dict.fromkeys(records, 1)
     tests = sorted(t for r in records.values() for t in r["tests"])  # type: ignore[attr-defined]
     assert len(tests) == 6
     assert not any("@" in t for t in tests)
@@ -153,9 +153,10 @@ def test_timeout_reruns_and_request_limit(pytester: pytest.Pytester) -> None:
     hang = (pytester.path / "hung-once.txt").read_text()
     assert hang.startswith("timeout at execute: no progress for a request for 2 s")
     records = _records(artifacts)
-    base = next(r for r in records.values() if "10000000" not in str(r["id"]))
+    base = next(r for r in records.values() if "10000000" not in str(r["config_id"]))
     assert base["launches"] == 2
     assert base["outcome"] == "passed"
     assert float(base["timings"]["total"]) > 4  # type: ignore[index]
     bad = next(r for r in records.values() if r is not base)
-    assert (bad["launches"], bad["outcome"], bad["category"]) == (1, "failed", "unsupported_config")
+    assert (bad["launches"], bad["outcome"]) == (1, "failed")
+    assert bad["failure"]["category"] == "unsupported_config"

@@ -46,7 +46,7 @@ def test_healthy_but_expected_to_fail(vllm_engine):
 
 def load_results(path: Path) -> dict[str, dict[str, object]]:
     data = json.loads((path / "results.json").read_text())
-    return {entry["id"]: entry for entry in data["configs"]}
+    return {entry["config_id"]: entry for entry in data["configs"]}
 
 
 def test_engines_fixtures_expectations_and_reuse(pytester: pytest.Pytester) -> None:
@@ -76,7 +76,7 @@ def test_engines_fixtures_expectations_and_reuse(pytester: pytest.Pytester) -> N
     assert results["default"]["launches"] == 1
     assert results["kvmem=64KiB"]["launches"] == 1
     assert results["default"]["outcome"] == "passed"
-    assert results["kvmem=64KiB"]["category"] == "kv_cache_oom"
+    assert results["kvmem=64KiB"]["failure"]["category"] == "kv_cache_oom"
     assert len(results["default"]["tests"]) == 3
     # Logs are kept, a bug report is written for the failing configuration.
     assert (artifacts / "logs" / "kvmem=64KiB.log").is_file()

@@ -46,9 +46,10 @@ def test_example_suite_runs_green_with_a_simulated_rtx_pro_6000(tmp_path: Path) 
     )
     artifacts = suite / ".pytest_blackwell"
     results = json.loads((artifacts / "results.json").read_text())
-    by_id = {entry["id"]: entry for entry in results["configs"]}
+    by_id = {entry["config_id"]: entry for entry in results["configs"]}
     too_small = next(entry for key, entry in by_id.items() if "kvmem=64KiB" in key)
-    assert (too_small["category"], too_small["stage"]) == ("kv_cache_oom", "kv_alloc")
+    failure = too_small["failure"]
+    assert (failure["category"], failure["stage"]) == ("kv_cache_oom", "kv_alloc")
     # Engine results name the device the engines really ran on, not the simulated one.
     assert [d["name"] for d in results["devices"]] == ["CPU"]
     reports = list((artifacts / "reports").glob("*.md"))

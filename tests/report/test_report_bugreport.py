@@ -36,7 +36,8 @@ def results(tmp_path: Path) -> dict[str, Any]:
         "\n".join(LOG).encode() + b"\n\xff\xfe binary tail\n"
     )
     failing = {
-        "id": "kv=fp8-gmu=0.5",
+        "config_id": "kv=fp8-gmu=0.5",
+        "ok": False,
         "config": {
             "model": "org/tiny-llama",
             "dtype": "bfloat16",
@@ -52,26 +53,30 @@ def results(tmp_path: Path) -> dict[str, Any]:
         },
         "launches": 1,
         "outcome": "failed",
-        "category": "kv_cache_oom",
-        "stage": "kv_alloc",
-        "first_error": FIRST,
-        "detail": {"required_bytes": 123456},
-        "evidence": {"category": "rule kv_no_memory", "stage": "stage event kv_alloc"},
-        "traceback": [
-            '  File "vllm/v1/core/kv_cache_utils.py", line 700, in check',
-            f"    {FIRST}",
-        ],
+        "failure": {
+            "category": "kv_cache_oom",
+            "stage": "kv_alloc",
+            "first_error": FIRST,
+            "line": 0,
+            "detail": {"required_bytes": 123456},
+            "evidence": {"category": "rule kv_no_memory", "stage": "stage event kv_alloc"},
+            "traceback": [
+                '  File "vllm/v1/core/kv_cache_utils.py", line 700, in check',
+                f"    {FIRST}",
+            ],
+        },
         "timings": {"startup": 1.5, "loading": 0.2},
         "tokens_per_s": None,
-        "log": "logs/kv=fp8-gmu=0.5.log",
+        "log_path": "logs/kv=fp8-gmu=0.5.log",
+        "versions": {"vllm": "0.11.0"},
         "exit_status": 1,
         "requested_backend": "FLASHINFER",
         "actual_backend": "CPU_ATTN",
         "tests": ["tests/test_x.py::test_generate[kv=fp8-gmu=0.5]"],
     }
-    passing = {**failing, "id": "kv=auto", "outcome": "passed", "category": None, "stage": None}
+    passing = {**failing, "config_id": "kv=auto", "ok": True, "outcome": "passed", "failure": None}
     return {
-        "schema": 1,
+        "schema": 2,
         "devices": [
             {
                 "name": "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
@@ -236,7 +241,7 @@ def test_isolation_table_when_present(tmp_path: Path) -> None:
 
 def test_missing_log_is_said(tmp_path: Path) -> None:
     data = results(tmp_path)
-    entry = {**data["configs"][1], "log": "logs/gone.log"}
+    entry = {**data["configs"][1], "log_path": "logs/gone.log"}
     text = render_bug_report(entry, [], {}, log_root=tmp_path)
     assert "The log `logs/gone.log` could not be read" in text
     assert "No device information was recorded." in text

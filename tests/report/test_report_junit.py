@@ -74,7 +74,7 @@ def test_testsuite_properties_describe_session(run_shard: RunShard) -> None:
     _, xml = run_shard("shard", H100, {"kv=auto": ("pass",)})
     (pairs,) = read_suite_properties(xml)
     props = as_dict(pairs)
-    assert props["blackwell.devices"] == "NVIDIA H100 80GB HBM3 (sm_90)"
+    assert props["blackwell.devices"].startswith("NVIDIA H100 80GB HBM3 (sm_90), 80 GiB")
     assert props["blackwell.device.0.name"] == "NVIDIA H100 80GB HBM3"
     assert props["blackwell.device.0.compute_capability"] == "9.0"
     assert props["blackwell.device.0.smem_per_block_optin_bytes"] == "232448"
@@ -113,7 +113,7 @@ def test_xdist_keeps_testcase_and_testsuite_properties(pytester: pytest.Pytester
         assert values["blackwell.device"] == "NVIDIA GeForce RTX 5090"
         assert values["blackwell.outcome"] == "passed"
     (pairs,) = read_suite_properties(pytester.path / "out.xml")
-    assert as_dict(pairs)["blackwell.devices"] == "NVIDIA GeForce RTX 5090 (sm_120)"
+    assert as_dict(pairs)["blackwell.devices"].startswith("NVIDIA GeForce RTX 5090 (sm_120), ")
     assert len(pairs) == len(as_dict(pairs)), "the controller writes suite properties once"
     # The controller also prints the local matrix from the workers' reports.
     result.stdout.fnmatch_lines(["*blackwell matrix*", "*test_generate*kv=c0*pass*"])

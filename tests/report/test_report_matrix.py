@@ -11,11 +11,13 @@ from report_helpers import H100, RTX_5090
 
 from pytest_blackwell.cli import main
 from pytest_blackwell.report.matrix import (
+    OUTCOME_STATUS,
     Cell,
     MatrixError,
     Observation,
     apply_baseline,
     build_matrix,
+    cell_from_facts,
     read_shards,
 )
 from pytest_blackwell.report.render import render_html, render_markdown
@@ -258,3 +260,16 @@ def test_unusable_baseline_is_a_clear_error(
     err = capsys.readouterr().err
     assert "old.json is not a pytest-blackwell matrix" in err
     assert "matrix --format json" in err
+
+
+@pytest.mark.parametrize(
+    ("outcome", "status"),
+    [("passed", "pass"), ("failed", "fail"), ("expected_failure", "expected"), ("skipped", "skip")],
+)
+def test_an_outcome_word_has_one_cell_status(outcome: str, status: str) -> None:
+    assert OUTCOME_STATUS[outcome] == status
+    assert cell_from_facts({"outcome": outcome}, "pass", None).status == status
+
+
+def test_without_an_outcome_the_junit_result_decides() -> None:
+    assert cell_from_facts({}, "fail", "boom").status == "fail"
