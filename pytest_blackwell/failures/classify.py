@@ -100,6 +100,7 @@ class StreamClassifier:
             self._rule_keywords = ()
         self._triggers = TRIGGERS if quick else (*TRIGGERS, *MORE_TRIGGERS)
         self.known_cause = False  # set by result(): the first error is a known cause
+        self.cause_start = 0  # set by result(): the line its error block starts at
         self._stage = "unknown"
         self._floor = 0
         self._events = False  # explicit stage events were given: they alone decide the stage
@@ -199,6 +200,7 @@ class StreamClassifier:
         self.known_cause = (
             best is not None and best.rank == STRONG and all(best is not c for c in from_tail)
         )
+        self.cause_start = best.start if best is not None else 0
         if best is not None and best.rank >= WRAPPER:
             return self._failure(best)
         hang = hang_evidence(self._tail)
