@@ -51,14 +51,7 @@ from pytest_blackwell.failures.continuation import (
     lookback,
     rejoin,
 )
-from pytest_blackwell.failures.errorwords import (
-    ERROR_LEVELS,
-    ERRORISH,
-    LOUD,
-    MORE_TRIGGERS,
-    QUIET_LEVELS,
-    TRIGGERS,
-)
+from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS, says_error
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage, phrase_stage
 from pytest_blackwell.failures.model import Failure
@@ -254,8 +247,7 @@ class StreamClassifier:
     ) -> Candidate | None:
         found = self._match(line)
         if found is None:
-            loud = LOUD if line.level in QUIET_LEVELS else ERRORISH
-            if line.text.strip() and (line.level in ERROR_LEVELS or loud.search(line.text)):
+            if says_error(line.text, line.level):
                 detail = {"process": process_name(line.tag)} if line.tag else {}
                 return Candidate(
                     LEVEL_ONLY, "unknown", line.text, lineno, start, stage, detail, None
