@@ -29,6 +29,8 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("GET /v1/", "execute"),  # the API server answering requests (status polls too)
     ('"/api/generate"', "execute"),
     ('"/api/chat"', "execute"),
+    # activity of a running server before the error: tokens produced per second
+    ("tokens per second", "execute"),
     ("Graph capturing finished", "warmup"),
     ("Warming up done", "warmup"),
     ("Warming up FlashInfer", "warmup"),

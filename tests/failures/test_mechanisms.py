@@ -156,3 +156,34 @@ def test_widened_wordings(line: str, category: str) -> None:
     failure = classify_log([line])
     assert failure is not None, line
     assert failure.category == category, failure
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ImportError: libcudart.so.13: cannot open shared object file: No such file or directory",
+        "ModuleNotFoundError: No module named 'flash_attn_3'",
+        "ImportError: /site/ext/_C.so: undefined symbol: _ZN3c104cuda9SetDeviceEi",
+    ],
+)
+def test_an_import_failure_happens_at_startup(line: str) -> None:
+    failure = classify_log([line])
+    assert failure is not None
+    assert failure.stage == "startup"
+
+
+def test_a_bare_error_of_unknown_shape_has_no_stage() -> None:
+    failure = classify_log(["RuntimeError: something odd"])
+    assert failure is not None
+    assert failure.stage == "unknown"
+
+
+def test_tokens_per_second_before_an_error_mean_execute() -> None:
+    failure = classify_log(
+        [
+            "eval time = 900.00 ms / 64 runs (14.06 ms per token, 71.11 tokens per second)",
+            "RuntimeError: CUDA error: an illegal memory access was encountered",
+        ]
+    )
+    assert failure is not None
+    assert failure.stage == "execute"
