@@ -7,11 +7,11 @@ the :class:`StreamClassifier`; while an error block is open every line is fed. T
 same as feeding every line. Reading stops as soon as the classifier is done.
 
 A seekable file is first read with the common error words only (a *quick* pass). Its answer is
-kept only when no line it skipped could have changed it: the lines from ``VERIFY_LINES`` before
-the error block it found up to where it stopped reading are searched for the keywords the quick
-pass left out (a precursor warning that would have opened the block earlier, a traceback header,
-a cause without an error word). If one is there, or the quick pass found no known cause, the file
-is read again with every keyword.
+kept only when no line it skipped right before its error block could have changed it: the
+``VERIFY_LINES`` lines before that block are searched for the keywords the quick pass left out (a
+precursor warning that would have opened the block earlier, a traceback header, a cause without an
+error word). If one is there, or the quick pass found no known cause, the file is read again with
+every keyword.
 """
 
 from __future__ import annotations
@@ -80,9 +80,10 @@ def classify_stream(
         chunks: list[tuple[int, int]] = []
         failure = _classify(quick, stream, name, chunks)
         if quick.known_cause:
-            extra = tuple(k for k in thorough.keywords if k not in quick.keywords)
+            quick_words = StreamClassifier(rules, quick=True).keywords  # before any marker
+            extra = tuple(k for k in thorough.keywords if k not in quick_words)
             first = max(1, quick.cause_start - VERIFY_LINES)
-            if not _mentions(stream, chunks, first, quick.line_count, extra):
+            if not _mentions(stream, chunks, first, quick.cause_start - 1, extra):
                 return failure
         stream.seek(start)
     return _classify(thorough, stream, name)
@@ -98,6 +99,8 @@ def _mentions(
     lines_before, offset = next((c for c in reversed(chunks) if c[0] < first), (0, 0))
     stream.seek(offset)
     body = b""
+    if last < first:
+        return False
     while lines_before + body.count(b"\n") < last:
         more = stream.read(CHUNK_BYTES)
         if not more:
