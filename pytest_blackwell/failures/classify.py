@@ -51,14 +51,7 @@ from pytest_blackwell.failures.continuation import (
     lookback,
     rejoin,
 )
-from pytest_blackwell.failures.errorwords import (
-    ERROR_LEVELS,
-    ERRORISH,
-    LOUD,
-    MORE_TRIGGERS,
-    QUIET_LEVELS,
-    TRIGGERS,
-)
+from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS, says_error
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage, phrase_stage
 from pytest_blackwell.failures.model import Failure
@@ -100,6 +93,7 @@ class StreamClassifier:
             self._rule_keywords = ()
         self._triggers = TRIGGERS if quick else (*TRIGGERS, *MORE_TRIGGERS)
         self.known_cause = False  # set by result(): the first error is a known cause
+        self.cause_start = 0  # set by result(): the line its error block starts at
         self._stage = "unknown"
         self._floor = 0
         self._events = False  # explicit stage events were given: they alone decide the stage
@@ -199,6 +193,7 @@ class StreamClassifier:
         self.known_cause = (
             best is not None and best.rank == STRONG and all(best is not c for c in from_tail)
         )
+        self.cause_start = best.start if best is not None else 0
         if best is not None and best.rank >= WRAPPER:
             return self._failure(best)
         hang = hang_evidence(self._tail)
@@ -252,8 +247,7 @@ class StreamClassifier:
     ) -> Candidate | None:
         found = self._match(line)
         if found is None:
-            loud = LOUD if line.level in QUIET_LEVELS else ERRORISH
-            if line.text.strip() and (line.level in ERROR_LEVELS or loud.search(line.text)):
+            if says_error(line.text, line.level):
                 detail = {"process": process_name(line.tag)} if line.tag else {}
                 return Candidate(
                     LEVEL_ONLY, "unknown", line.text, lineno, start, stage, detail, None

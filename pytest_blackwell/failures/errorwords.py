@@ -17,7 +17,19 @@ TRIGGERS: tuple[str, ...] = ("rror", "ERROR")
 #: rules' own keywords out; :func:`classify_stream` then reads the log again in full when the
 #: quick pass found no known cause, so none of these lines can be missed.
 #: ``[E`` and ``[F`` find glog-style records (``[E0429 13:55:49 f.cc:1]``, c10's ``[E429 ...``).
-MORE_TRIGGERS: tuple[str, ...] = ("FATAL", "CRITICAL", "[E", "[F", "xception", "panicked", "ERR ")
+#: ``ailed``, ``bort`` and ``egmentation`` find the last line of defence's plain-worded errors.
+MORE_TRIGGERS: tuple[str, ...] = (
+    "FATAL",
+    "CRITICAL",
+    "[E",
+    "[F",
+    "xception",
+    "panicked",
+    "ERR ",
+    "ailed",
+    "bort",
+    "egmentation",
+)
 ERROR_LEVELS = ("ERROR", "CRITICAL")
 #: A line logged at one of these levels is not an error by its wording alone ("Failed to create
 #: oneDNN linear, fallback to torch linear. Exception: ..." is a warning); only a rule, or an
@@ -29,4 +41,39 @@ ERRORISH = re.compile(
     r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]"
     r"|^(?:[\w.:]+: )?(?:error|Error|fatal)(?:\[\w+\])?:|panicked at|\bExceptions?: \S"
     r"|^(?:[\d:.]+ )?[EF] \w+|\bERR\b|^[\w .\-]{0,40}\berror\s*:|^\w+: (?:error|failed to)\b"
+    # the last line of defence: the shapes of an error in any tool's words
+    r"|(?:^|[\s;,(])(?:[\w\-]+ )?(?:error|Error)\s*:\s*\S|\b\d+ errors? detected\b"
+    r"|^[\w.\-]+: (?:Error|error) \w"
+    r"|\b(?:[Ff]ailed|FAILED|[Aa]bort(?:ed|ing)?|ABORT(?:ED)?|[Pp]anic(?:ked)?)\b"
+    r"|(?i:segmentation fault|core dumped)"
 )
+#: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count.
+BENIGN = re.compile(
+    r"(?i)\bretry(?:ing)?\b|\bwill retry\b|\bwaiting\b|\bfall(?:ing)?\s?back\b|\bskipp(?:ed|ing)\b"
+    r"|\bignor(?:ed|ing)\b|\b0 (?:failed|errors?)\b|\b(?:failed|errors?)[=:] ?0\b"
+)
+
+
+#: A quiet level the log prefix parser did not recognise (``LMCache WARNING: ...``, a llama.cpp
+#: ``12.30.001.002 W srv ...`` record).
+_QUIET_WORD = re.compile(
+    r"^[^:]{0,40}?\b(?:WARNING|WARN|INFO|DEBUG)\b[:\]]?\s|^[\d.:\- ]{6,}[WID] "
+)
+
+
+def says_error(text: str, level: str) -> bool:
+    """Whether a line no rule knows is still an error (``unknown``, never "no failure").
+
+    At an error level it is; at a quiet level only an explicit error word makes it one; without a
+    level, any shape of an error does (:data:`ERRORISH`) unless the line is routine
+    (:data:`BENIGN`).
+    """
+    if not text.strip():
+        return False
+    if level in ERROR_LEVELS:
+        return True
+    if level in QUIET_LEVELS or (not level and _QUIET_WORD.search(text)):
+        return LOUD.search(text) is not None
+    return ERRORISH.search(text) is not None and (
+        LOUD.search(text) is not None or BENIGN.search(text) is None
+    )

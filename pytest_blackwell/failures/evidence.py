@@ -10,12 +10,34 @@ stage is ``unknown``: a stage is never reported by default.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 
 from pytest_blackwell.failures.candidates import WRAPPER, Candidate
 from pytest_blackwell.failures.frames import frame_category, frame_stage, phrase_stage
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.stages import later_stage
+
+#: The weakest stage evidence, used only when markers, rules, frames and phrases say nothing:
+#: the kind of error itself. A process that cannot import its modules or load its libraries,
+#: or finds a driver too old, fails while it starts.
+_STARTUP_SHAPE = re.compile(
+    r"\b(?:ImportError|ModuleNotFoundError)\b|No module named|undefined symbol"
+    r"|cannot open shared object file|CUDA driver version is insufficient"
+)
+
+
+def stage_prior(category: str, lines: Sequence[str]) -> tuple[str, str] | None:
+    """``(stage, why)`` from the shape of the error alone, else ``None``.
+
+    ``category`` is not used as a prior by itself: excerpts of one category come from every
+    stage (an ``env_mismatch`` can be a JIT build's), so only the error's own shape counts.
+    """
+    del category
+    if any(_STARTUP_SHAPE.search(text) for text in lines):
+        return "startup", "prior: an import or library load fails at startup"
+    return None
+
 
 #: Rules that only name an exception type: a frame that raises for one reason is better evidence.
 GENERIC_RULES = ("value_error", "exception")
@@ -54,6 +76,10 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
             options.append(told)
     stage = later_stage(stage for stage, _ in options)
     stage_from = next((why for st, why in options if st == stage), "none")
+    if stage == "unknown" and frames:
+        prior = stage_prior(category, cand.traceback)
+        if prior is not None:
+            stage, stage_from = prior
     return Failure(
         category,
         stage,

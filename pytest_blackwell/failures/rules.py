@@ -121,6 +121,8 @@ CAUSES: tuple[Rule, ...] = (
     rule("kv_cache_insufficient", "kv_cache_oom",
        r"(?i)(?:\bno|insufficient|not enough)(?: available| free| GPU| device)* (?:memory|blocks?"
        r"|space) (?:left )?for (?:the )?"
+       # a token budget profiled below zero: the weights leave nothing for the cache
+       r"|profiled (?:value|max\w*|tokens?)\W{1,3}-\d+|(?:max_total_num_tokens|kv_tokens?)=-\d+"
        r"(?:kv|mamba|state) cache|Not enough memory\. Please try to increase --mem-fraction-static",
        stage_hint="kv_alloc"),
     # --- plain device allocation ---------------------------------------------------------------
@@ -147,7 +149,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|(?i:\bcuda\w*(?: runtime)? (?:error|failure)\b.{0,240}?\bout of memory)"
        r"|Cuda Runtime \(out of memory\)|cudaMalloc\w* failed: out of memory"
        r"|Error Code \d+: OutOfMemory|would exceed allowed memory|\(out of memory\)"
-       r"|CUDA out of(?: m\w*)?\s*$"),
+       r"|CUDA out of(?: m\w*)?\s*$"
+       r"|RESOURCE_EXHAUSTED: (?:Out of memory|Failed to allocate)"),
     rule("ggml_pool_full", "device_oom",
        r"not enough space in the context's memory pool(?: \(needed (?P<needed_bytes>\d+), "
        r"available (?P<available_bytes>\d+)\))?", keywords=("not enough space",)),
@@ -158,7 +161,11 @@ CAUSES: tuple[Rule, ...] = (
     rule("no_kernel_image", "dispatch_failure",
        r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
        r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function|CUBLAS_STATUS_NOT_SUPPORTED"
-       r"|CUDNN_STATUS_NOT_SUPPORTED|CUDNN_STATUS_ARCH_MISMATCH"),
+       r"|CUDNN_STATUS_NOT_SUPPORTED|CUDNN_STATUS_ARCH_MISMATCH"
+       # a kernel built without code for this architecture, in the words of ggml and others
+       r"|(?i:no (?:device )?code compatible with (?:CUDA |the )?(?:arch|architecture|device|GPU))"
+       r"|(?i:no (?:kernel|binary|code) (?:image )?(?:is )?(?:available |compatible )?for "
+       r"(?:this|the current|your) (?:arch\w*|device|GPU))"),
     rule("cutlass_scaled_mm", "dispatch_failure",
        r"No compiled (?:cutlass_)?\w+ for (?:a )?(?:compute capability less than )?(?:CUDA )?"
        r"device capability:? "
@@ -168,6 +175,15 @@ CAUSES: tuple[Rule, ...] = (
        r"ptxas\b.{0,40}?(?:fatal|error)\s*:.*?'sm_(?P<compute_capability>\d+)a?'.*?not defined"
        r"|(?:PTXAS|ptxas) (?:fatal|error)|CalledProcessError: Command '\[[^\]]{0,300}?ptxas",
        stage_hint="compile", keywords=("ptxas", "PTXAS"), ignore_at=("WARNING",)),
+    # ptxas refusing an instruction or feature for this target ("not supported on .target")
+    rule("ptxas_target", "dispatch_failure",
+       r"(?:ptxas\b.{0,300}?)?(?:error|fatal)\s*: (?:Instruction|Feature|Modifier) '[^']+' "
+       r"(?:not supported|requires) .{0,40}?\.target '?sm_(?P<compute_capability>\d+)",
+       stage_hint="compile", keywords=(".target",)),
+    # an operator dispatcher that found no kernel for these inputs (xFormers, others)
+    rule("no_operator_for_inputs", "dispatch_failure",
+       r"No operator found for `?\w+`? with inputs|(?i:no (?:kernel|implementation|operator)s? "
+       r"(?:found|available|registered) for (?:these|the given|this) (?:inputs|dtype|shape))"),
     rule("capability_unsupported", "dispatch_failure",
        r"Minimum capability: (?P<min_capability>\d+)\.? Current capability: "
        r"(?P<compute_capability>\d+)|compute capability (?P<compute_capability__2>\d+(?:\.\d+)?)"
@@ -216,6 +232,20 @@ CAUSES: tuple[Rule, ...] = (
        r"system is too old|Found no NVIDIA driver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
        r"|PTX was compiled with an unsupported toolchain|unsupported display driver"
        r"|cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
+    # versions that do not fit together, in the wordings of drivers, container runtimes, ptxas,
+    # loaders and packages that say what they were built for
+    rule("version_mismatch", "env_mismatch",
+       r"(?i)please update your (?:nvidia |gpu |display )?driver|unsatisfied condition: cuda"
+       r"|forward compatibility was attempted on non supported HW"
+       r"|Unsupported \.version \d+\.\d+; current version is"
+       r"|(?:compiled|built) (?:for|with|against) (?:a )?(?:different|another|newer|older) "
+       r"(?:version|cuda|torch|pytorch|driver|toolkit)"
+       r"|(?:version|abi) mismatch\b|(?:was )?(?:compiled|built) for:?.{0,80}?\(you have [\w.+]+\)"
+       r"|(?:cuda|driver|toolkit|torch|pytorch) version .{0,60}?(?:is )?"
+       r"(?:not compatible|incompatible)"
+       r"|CUDA (?:SETUP|detection) failed|CUDA SETUP: (?:Required library|Problem)"
+       r"|Required library version not found",
+       keywords=("driver", "HW", ".version", "SETUP", "you have")),
     rule("ipc_path_too_long", "env_mismatch",
        r"ipc path .{0,300}? is longer than (?P<limit>\d+) characters"),
     rule("missing_compiler", "env_mismatch",
@@ -250,7 +280,8 @@ CAUSES: tuple[Rule, ...] = (
     rule("backend_not_installed", "env_mismatch",
        r"(?i)is not available or (?:is )?outdated"
        r"|(?:not installed|is outdated)\W+please (?:install|upgrade)"
-       r"|cudaErrorNotSupported|MemPool\w*\([^)]*\): operation no(?:t supported)?"),
+       r"|cudaErrorNotSupported|MemPool\w*\([^)]*\): operation no(?:t supported)?"
+       r"|CUDA (?:runtime |driver )?error: operation not supported"),
     rule("extension_not_loaded", "env_mismatch",
        r"'_OpNamespace' '_C\w*' object has no attribute '(?P<op>\w+)'"),
     rule("module_missing", "env_mismatch", r"No module named '(?P<module>[\w.]+)'",

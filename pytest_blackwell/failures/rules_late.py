@@ -47,6 +47,15 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|(?i:deadline exceeded)|DEADLINE_EXCEEDED|(?i:timeout of \d+(?:\.\d+)? ?(?:ms|s|seconds?) "
        r"(?:exceeded|reached))"
        r"|launch timed out and was terminated|cudaErrorLaunchTimeout|Gateway Time-?out"),
+    # a message telling to raise a time limit: the limit was hit (llama.cpp's server, others)
+    rule("timeout_advice", "timeout",
+       r"(?i)\b(?:increase|adjust|raise|extend)\w* (?:the )?--[\w-]*time-?out\b",
+       keywords=("imeout",)),
+    # Go's runtime crash dump (Ollama's runner): the goroutine stacks and the register dump
+    rule("go_crash", "engine_died",
+       r"^goroutine \d+ \[[\w ,]+\]:$|^created by \S+ in goroutine \d+$"
+       r"|^(?P<signal>SIG[A-Z]+): [a-z ]+$|^rflags\s+0x[0-9a-f]+$",
+       weak=True, keywords=("goroutine", "rflags", "SIG")),
     rule("runner_terminated", "engine_died",
        r"runner process (?:has )?terminated: "
        r"(?:exit status (?P<status>\S+)|signal: (?P<signal>[\w ]+))",

@@ -5,6 +5,13 @@ classifier's keywords matter, so each chunk is searched for the keywords with ``
 (C speed) and only those lines, with a few lines of context before them, are decoded and fed to
 the :class:`StreamClassifier`; while an error block is open every line is fed. The result is the
 same as feeding every line. Reading stops as soon as the classifier is done.
+
+A seekable file is first read with the common error words only (a *quick* pass). Its answer is
+kept only when no line it skipped right before its error block could have changed it: the
+``VERIFY_LINES`` lines before that block are searched for the keywords the quick pass left out (a
+precursor warning that would have opened the block earlier, a traceback header, a cause without an
+error word). If one is there, or the quick pass found no known cause, the file is read again with
+every keyword.
 """
 
 from __future__ import annotations
@@ -14,8 +21,8 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import BinaryIO
 
-from pytest_blackwell.failures.candidates import RING_LINES
-from pytest_blackwell.failures.classify import StreamClassifier
+from pytest_blackwell.failures.candidates import RING_LINES, SOFT_WINDOW
+from pytest_blackwell.failures.classify import STALE_LINES, StreamClassifier
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.rules import Rule
 from pytest_blackwell.failures.stages import HANG_TAIL_LINES
@@ -23,6 +30,8 @@ from pytest_blackwell.failures.stages import HANG_TAIL_LINES
 CHUNK_BYTES = 1 << 22
 WINDOW_BYTES = 1 << 17  # searched by all keywords in turn while it sits in the CPU cache
 MAX_LINE_BYTES = 1 << 24  # a "line" longer than this is cut (binary data or a runaway paste)
+#: Lines before the quick pass's error block that could still have opened a block reaching it.
+VERIFY_LINES = STALE_LINES + RING_LINES + SOFT_WINDOW
 
 
 class LogReadError(ValueError):
@@ -64,20 +73,63 @@ def classify_stream(
     finds a known cause, it is scanned again with every error word and rule keyword. The answer
     is the same as one thorough scan; the quick one just spares it on most failure logs.
     """
+    thorough = StreamClassifier(rules)
     if stream.seekable():
         start = stream.tell()
         quick = StreamClassifier(rules, quick=True)
-        failure = _classify(quick, stream, name)
+        chunks: list[tuple[int, int]] = []
+        failure = _classify(quick, stream, name, chunks)
         if quick.known_cause:
-            return failure
+            quick_words = StreamClassifier(rules, quick=True).keywords  # before any marker
+            extra = tuple(k for k in thorough.keywords if k not in quick_words)
+            first = max(1, quick.cause_start - VERIFY_LINES)
+            if not _mentions(stream, chunks, first, quick.cause_start - 1, extra):
+                return failure
         stream.seek(start)
-    return _classify(StreamClassifier(rules), stream, name)
+    return _classify(thorough, stream, name)
 
 
-def _classify(classifier: StreamClassifier, stream: BinaryIO, name: str) -> Failure | None:
+def _mentions(
+    stream: BinaryIO, chunks: list[tuple[int, int]], first: int, last: int, words: Sequence[str]
+) -> bool:
+    """Whether lines ``first`` to ``last`` of ``stream`` contain one of ``words``.
+
+    ``chunks`` holds ``(lines before the chunk, offset)`` of each chunk read by :func:`_classify`.
+    """
+    lines_before, offset = next((c for c in reversed(chunks) if c[0] < first), (0, 0))
+    stream.seek(offset)
+    body = b""
+    if last < first:
+        return False
+    while lines_before + body.count(b"\n") < last:
+        more = stream.read(CHUNK_BYTES)
+        if not more:
+            break
+        body += more
+    lo = 0
+    for _ in range(first - 1 - lines_before):
+        lo = body.index(b"\n", lo) + 1
+    hi = lo
+    for _ in range(last - first + 1):
+        hi = body.find(b"\n", hi) + 1
+        if hi == 0:
+            hi = len(body)
+            break
+    needles = [w.encode("utf-8") for w in words]
+    return any(body.find(needle, lo, hi) != -1 for needle in needles)
+
+
+def _classify(
+    classifier: StreamClassifier,
+    stream: BinaryIO,
+    name: str,
+    chunks: list[tuple[int, int]] | None = None,
+) -> Failure | None:
     tail: deque[bytes] = deque(maxlen=HANG_TAIL_LINES)
     carry = b""
     while not classifier.done:
+        if chunks is not None:  # where each chunk starts, for a second look at some lines
+            chunks.append((classifier.line_count, stream.tell() - len(carry)))
         block = stream.read(CHUNK_BYTES)
         if not block:
             break

@@ -29,6 +29,8 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("GET /v1/", "execute"),  # the API server answering requests (status polls too)
     ('"/api/generate"', "execute"),
     ('"/api/chat"', "execute"),
+    # activity of a running server before the error: tokens produced per second
+    ("tokens per second", "execute"),
     ("Graph capturing finished", "warmup"),
     ("Warming up done", "warmup"),
     ("Warming up FlashInfer", "warmup"),
@@ -152,6 +154,23 @@ _STUCK = re.compile(
     r"|Scheduler debug info:|\bcur_batch\.batch_size\(\)="
 )
 _WAITING = re.compile(r"(?i)\bwaiting for\b|\bstill waiting\b")
+#: A wait that says it is still under way as expected is progress, not a hang: a counted retry
+#: below its limit (``Attempt: 10/100``), a message that trails off (``to be ready...``) or
+#: warns that it takes a while.
+_STILL_EXPECTED = re.compile(
+    r"(?i)\battempts?:? ?\d+ ?(?:/|of) ?\d+|\.\.\.|\u2026|\bmight take\b|\bmay take\b"
+)
+_COUNTER = re.compile(r"(?i)\battempts?:? ?(\d+) ?(?:/|of) ?(\d+)")
+
+
+def _still_expected(text: str) -> bool:
+    """Whether a waiting line says the wait is still within what is expected."""
+    counter = _COUNTER.search(text)
+    if counter is not None:
+        return int(counter.group(1)) < int(counter.group(2))
+    return _STILL_EXPECTED.search(text) is not None
+
+
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
 
 
@@ -160,7 +179,9 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
 
     Signs: vLLM's own "No available shared memory broadcast block found" warning; two or more
     throughput reports of ``0.0 tokens/s`` with requests running or waiting; or the same
-    "waiting for ..." message two or more times with nothing else happening in between.
+    "waiting for ..." message two or more times with nothing else happening in between, unless
+    the last of them says the wait is still within what is expected (a counted retry below its
+    limit, a message trailing off in ``...``): that is progress reporting of a log cut short.
     """
     zero: list[tuple[int, str]] = []
     waiting: dict[str, list[tuple[int, str]]] = {}
@@ -192,7 +213,8 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
         lineno, text = zero[-1]
         return lineno, text, "0.0 tokens/s with requests pending"
     for repeats in waiting.values():
-        if len(repeats) >= 2 and repeats[-1][0] > last_other:
+        expected = _still_expected(repeats[-1][1])
+        if len(repeats) >= 2 and repeats[-1][0] > last_other and not expected:
             lineno, text = repeats[-1]
             return lineno, text, "repeated waiting without progress"
     return None
