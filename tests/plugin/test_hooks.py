@@ -134,10 +134,11 @@ def test_adjust_engine_config_and_engine_result_hooks(pytester: pytest.Pytester)
             return engine_config.replace(kv_cache_memory_bytes=64 * 1024)
 
         class SecondPlugin:
-            # A second implementation sees the first one's result: the changes chain.
-            @pytest.hookimpl(tryfirst=True)
+            # A wrapper sees the result of the implementations inside it: the changes chain.
+            @pytest.hookimpl(wrapper=True)
             def pytest_blackwell_adjust_engine_config(self, engine_config):
-                return engine_config.replace(max_model_len=256)
+                adjusted = yield
+                return adjusted.replace(max_model_len=256)
 
         def pytest_configure(config):
             config.pluginmanager.register(SecondPlugin(), "second")
