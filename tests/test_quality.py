@@ -65,3 +65,18 @@ def test_importing_the_plugin_imports_no_heavy_dependency() -> None:
     done = run(sys.executable, "-c", code)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+def test_no_import_cycle_anywhere_in_the_package() -> None:
+    """Imports inside functions count: a cycle through a lazy import is still a cycle."""
+    grimp = pytest.importorskip("grimp")
+    graph = grimp.build_graph("pytest_blackwell")
+    modules = sorted(graph.modules)
+    cycles = []
+    for module in modules:
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported.startswith("pytest_blackwell") and graph.chain_exists(
+                importer=imported, imported=module
+            ):
+                cycles.append(f"{module} <-> {imported}")
+    assert cycles == []
