@@ -169,12 +169,13 @@ def expand(base: EngineConfig, marks: Sequence[MarkInput]) -> list[Variant]:
             if mark_out is not None:
                 marks_out.append(mark_out)
         variant_config = replace(config, **changes)
-        variants.append(Variant(variant_config, _diff_id(base, variant_config), tuple(marks_out)))
+        variants.append(Variant(variant_config, variant_id(base, variant_config), tuple(marks_out)))
     return variants
 
 
-def _diff_id(base: EngineConfig, config: EngineConfig) -> str:
-    """The id of what ``config`` changes relative to ``base`` (``default`` when nothing)."""
+def variant_id(base: EngineConfig, config: EngineConfig) -> str:
+    """The id of what ``config`` changes relative to ``base`` (``default`` when nothing): a
+    test instance's id among the configurations of its markers."""
     changed: dict[str, Any] = {
         f.name: getattr(config, f.name)
         for f in fields(EngineConfig)

@@ -87,12 +87,18 @@ def pytest_blackwell_classify(
     """
 
 
+@pytest.hookspec(firstresult=True)
 def pytest_blackwell_adjust_engine_config(
     config: pytest.Config, engine_config: EngineConfig
 ) -> EngineConfig | None:
-    """Adjust an engine configuration before launch; return the new one or ``None``.
+    """Adjust an engine configuration; return the new one, or ``None`` to keep it.
 
-    Called for every distinct configuration, before its id is used anywhere. Example::
+    Called once per distinct configuration, at collection (in each xdist worker), before its
+    id is used anywhere: test ids, xdist groups, logs, ``results.json`` and reports all name the
+    adjusted configuration. The first implementation that returns a configuration wins; the
+    built-in one (registered last) returns ``engine_config`` unchanged. To change what another
+    plugin returns, wrap the hook (``@pytest.hookimpl(wrapper=True)``: ``adjusted = yield``,
+    then return a changed ``adjusted``). Example::
 
         def pytest_blackwell_adjust_engine_config(config, engine_config):
             return engine_config.replace(env={**engine_config.env, "VLLM_LOGGING_LEVEL": "DEBUG"})

@@ -26,7 +26,9 @@ class Progress:
 
     @classmethod
     def for_config(cls, config: pytest.Config) -> Progress | None:
-        if config.get_verbosity() < 0 or hasattr(config, "workerinput"):
+        """The progress line of a session with a terminal (``None`` under ``-q``; the caller
+        passes none in xdist workers, which have no terminal of their own)."""
+        if config.get_verbosity() < 0:
             return None
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         if reporter is None:

@@ -1,8 +1,8 @@
 """``results.json``: what every engine configuration did in a session, for reports and tools.
 
-Each xdist worker writes ``results-<worker>.json``; the controller (or a run without xdist)
-merges them with its own records into ``results.json`` and writes the bug reports. The shape is
-documented in docs/architecture.md.
+xdist workers hand their records to the controller (``workeroutput``); the controller (or a run
+without xdist) merges them with its own into ``results.json`` and writes the bug reports. The
+shape is documented in docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -13,10 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from pytest_blackwell.device.model import DeviceInfo
-from pytest_blackwell.stash import SESSION_START_KEY
 
 SCHEMA = 2
 RESULTS_FILE = "results.json"
@@ -51,42 +48,15 @@ def _write_json(path: Path, data: Mapping[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def finish_session(
-    config: pytest.Config,
-    out_dir: Path,
-    records: list[dict[str, Any]],
-    devices: Sequence[DeviceInfo],
+def write_results(
+    out_dir: Path, configs: list[dict[str, Any]], devices: Sequence[DeviceInfo]
 ) -> list[Path]:
-    """Write this process's results; in the controller, merge the workers' and write reports.
+    """Write ``results.json`` and the bug reports of the session's (merged) configurations.
 
-    Returns the files written for people to read: ``results.json`` and the bug reports.
+    Returns the files written for people to read (none when no engine ran).
     """
-    worker = os.environ.get("PYTEST_XDIST_WORKER") if hasattr(config, "workerinput") else None
-    own = list(records)
-    if worker is not None:
-        if own:
-            _write_json(out_dir / f"results-{worker}.json", {"configs": own})
-        return []
-
-    # Only this session's workers: files an interrupted earlier run left behind are older.
-    started = config.stash.get(SESSION_START_KEY, 0.0)
-    worker_files = [
-        path
-        for path in (sorted(out_dir.glob("results-gw*.json")) if out_dir.is_dir() else [])
-        if path.stat().st_mtime >= started
-    ]
-    groups: list[list[dict[str, Any]]] = [own]
-    for path in worker_files:
-        try:
-            groups.append(list(json.loads(path.read_text(encoding="utf-8"))["configs"]))
-        except (OSError, ValueError, KeyError) as exc:
-            raise pytest.UsageError(f"{path}: unreadable worker results ({exc})") from None
-    configs = merge_records(groups)
     if not configs:
         return []
-    for path in worker_files:
-        path.unlink()
-
     from pytest_blackwell.report.bugreport import write_bug_reports
     from pytest_blackwell.report.envinfo import collect_environment
     from pytest_blackwell.report.redact import Redactor

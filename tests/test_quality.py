@@ -53,11 +53,30 @@ def test_modules_stay_small() -> None:
 
 def test_importing_the_plugin_imports_no_heavy_dependency() -> None:
     code = (
-        "import sys, pytest_blackwell.plugin, pytest_blackwell.engine_plugin, "
-        "pytest_blackwell.isolate_plugin, pytest_blackwell.report_plugin\n"
+        "import sys, pytest_blackwell.plugin, pytest_blackwell.plugin.settings, "
+        "pytest_blackwell.plugin.devices, pytest_blackwell.plugin.engines, "
+        "pytest_blackwell.plugin.params, pytest_blackwell.plugin.isolation, "
+        "pytest_blackwell.plugin.perf, pytest_blackwell.plugin.gpu, "
+        "pytest_blackwell.plugin.lifecycle, pytest_blackwell.plugin.xdist, "
+        "pytest_blackwell.plugin.html, pytest_blackwell.plugin.reporting\n"
         "heavy = [m for m in ('torch', 'vllm', 'pynvml', 'junitparser') if m in sys.modules]\n"
         "print(','.join(heavy))"
     )
     done = run(sys.executable, "-c", code)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+def test_no_import_cycle_anywhere_in_the_package() -> None:
+    """Imports inside functions count: a cycle through a lazy import is still a cycle."""
+    grimp = pytest.importorskip("grimp")
+    graph = grimp.build_graph("pytest_blackwell")
+    modules = sorted(graph.modules)
+    cycles = []
+    for module in modules:
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported.startswith("pytest_blackwell") and graph.chain_exists(
+                importer=imported, imported=module
+            ):
+                cycles.append(f"{module} <-> {imported}")
+    assert cycles == []

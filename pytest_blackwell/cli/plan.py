@@ -1,7 +1,7 @@
 """``plan``: what a test suite would run on each GPU of a CI matrix, decided without a GPU.
 
 Collects the suite once per device profile, in a child ``pytest --collect-only`` per device
-(``--blackwell-device NAME`` plus :mod:`pytest_blackwell.plan_plugin`), so the suite's own
+(``--blackwell-device NAME`` plus :mod:`pytest_blackwell.plugin.plan`), so the suite's own
 conftest, ini options and hooks apply exactly as on the runner, and no engine starts.
 """
 
@@ -130,7 +130,7 @@ def collect(device: str, pytest_args: Sequence[str], timeout: float) -> Any:
             "--collect-only",
             "-q",
             "-p",
-            "pytest_blackwell.plan_plugin",
+            "pytest_blackwell.plugin.plan",
             "-p",
             "no:cacheprovider",
             "-p",

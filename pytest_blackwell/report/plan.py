@@ -1,6 +1,6 @@
 """A CI plan: which tests run or skip on which device, and how many engines each would launch.
 
-Built from one collection per device (see :mod:`pytest_blackwell.plan_plugin`, which writes
+Built from one collection per device (see :mod:`pytest_blackwell.plugin.plan`, which writes
 them, and ``python -m pytest_blackwell plan``, which runs them); rendered as Markdown for a job
 summary, JSON, or a GitHub Actions ``strategy.matrix``.
 """
@@ -24,7 +24,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 @dataclass(frozen=True)
 class Collection:
     """One device's collection: ``tests`` are dicts with ``nodeid``, ``skip``, ``group``,
-    ``config`` (as :func:`pytest_blackwell.plan_plugin.describe_item` writes them)."""
+    ``config`` (as :func:`pytest_blackwell.plugin.plan.describe_item` writes them)."""
 
     device: str
     tests: list[dict[str, Any]]

@@ -341,14 +341,14 @@ def test_plan_reports_bad_devices_and_collection_errors(project: pytest.Pytester
     ],
 )
 def test_skip_reason_follows_pytest(pytester: pytest.Pytester, marks: str, reason: str) -> None:
-    from pytest_blackwell.plan_plugin import skip_reason
+    from pytest_blackwell.plugin.plan import skip_reason
 
     item = pytester.getitem(f"import pytest\nFLAG = True\n{marks}\ndef test_func():\n    pass\n")
     assert skip_reason(item) == reason
 
 
 def test_an_unevaluable_condition_names_the_test(pytester: pytest.Pytester) -> None:
-    from pytest_blackwell.plan_plugin import skip_reason
+    from pytest_blackwell.plugin.plan import skip_reason
 
     item = pytester.getitem(
         "import pytest\n@pytest.mark.skipif('no_such_name')\ndef test_func():\n    pass\n"

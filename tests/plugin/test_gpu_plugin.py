@@ -7,7 +7,7 @@ import pytest
 from pytest_blackwell.engine.compilecache import compile_cache_dir, installed_vllm_version
 
 TEST = """
-from pytest_blackwell.gpu_plugin import compile_cache, pool_options
+from pytest_blackwell.plugin.runtime import compile_cache, pool_options
 
 def test_cache(pytestconfig):
     path = compile_cache(pytestconfig)

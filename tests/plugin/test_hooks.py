@@ -134,10 +134,11 @@ def test_adjust_engine_config_and_engine_result_hooks(pytester: pytest.Pytester)
             return engine_config.replace(kv_cache_memory_bytes=64 * 1024)
 
         class SecondPlugin:
-            # A second implementation sees the first one's result: the changes chain.
-            @pytest.hookimpl(tryfirst=True)
+            # A wrapper sees the result of the implementations inside it: the changes chain.
+            @pytest.hookimpl(wrapper=True)
             def pytest_blackwell_adjust_engine_config(self, engine_config):
-                return engine_config.replace(max_model_len=256)
+                adjusted = yield
+                return adjusted.replace(max_model_len=256)
 
         def pytest_configure(config):
             config.pluginmanager.register(SecondPlugin(), "second")
@@ -163,3 +164,75 @@ def test_adjust_engine_config_and_engine_result_hooks(pytester: pytest.Pytester)
     published = json.loads(lines[0])
     assert published["id"] == "len=256-kvmem=64KiB"
     assert published["failure"]["category"] == "kv_cache_oom"
+
+
+def test_adjust_engine_config_runs_once_per_configuration_at_collection(
+    pytester: pytest.Pytester,
+) -> None:
+    """Ids and engine groups name the adjusted configuration; a wrapper chains on the result."""
+    pytester.makeconftest(
+        """
+        import pytest
+
+        CALLS = []
+
+        def pytest_blackwell_adjust_engine_config(config, engine_config):
+            CALLS.append(engine_config.id)
+            if engine_config.kv_cache_dtype == "fp8":
+                return engine_config.replace(kv_cache_dtype="fp8_e5m2")
+            return None
+
+        class Wrapper:
+            @pytest.hookimpl(wrapper=True)
+            def pytest_blackwell_adjust_engine_config(self, engine_config):
+                adjusted = yield  # the result of the implementations inside
+                if adjusted.kv_cache_dtype == "auto":
+                    return adjusted.replace(max_model_len=256)
+                return adjusted
+
+        def pytest_configure(config):
+            config.pluginmanager.register(Wrapper(), "wrapper")
+
+        def pytest_collection_finish(session):
+            print("CALLS", sorted(CALLS))
+        """
+    )
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.kv_dtype("auto", "fp8")
+        def test_a(vllm_engine_result): pass
+
+        @pytest.mark.kv_dtype("fp8")
+        def test_b(vllm_engine_result): pass
+
+        def test_c(vllm_engine_result): pass
+        """
+    )
+    result = pytester.runpytest("--collect-only", "-q", "-s", "-p", "no:randomly")
+    result.stdout.fnmatch_lines(
+        [
+            "*test_a[[]len=256-kv=auto[]]",
+            "*test_a[[]kv=fp8_e5m2[]]",
+            "*test_b[[]kv=fp8_e5m2[]]",
+            "*test_c",
+        ]
+    )
+    # Once per distinct configuration: the base, auto and fp8 (test_b's fp8 is test_a's).
+    result.stdout.fnmatch_lines(["CALLS ['default', 'kv=auto', 'kv=fp8']"])
+
+
+def test_adjust_engine_config_must_return_a_configuration(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        def pytest_blackwell_adjust_engine_config(config, engine_config):
+            return {"max_model_len": 256}
+        """
+    )
+    pytester.makepyfile("def test_a(vllm_engine_result): pass")
+    result = pytester.runpytest("--collect-only", "-q")
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(
+        ["*pytest_blackwell_adjust_engine_config returned dict for default; expected an Engine*"]
+    )

@@ -7,17 +7,20 @@ import re
 
 import pytest
 
-from pytest_blackwell.html_plugin import column_values
-from pytest_blackwell.lifecycle_plugin import resolve_request_timeout
+from pytest_blackwell.plugin.html import column_values
+from pytest_blackwell.plugin.runtime import plain_nodeid
+from pytest_blackwell.plugin.settings import resolve_request_timeout
 from pytest_blackwell.report.matrix import row_test_name
-from pytest_blackwell.xdist_plugin import plain_nodeid
 
 
 def test_request_timeout_cli_beats_env_beats_ini() -> None:
-    assert resolve_request_timeout("7", "8", "9") == 7.0
-    assert resolve_request_timeout(None, "8", "9") == 8.0
-    assert resolve_request_timeout(None, None, "9.5") == 9.5
-    assert resolve_request_timeout(None, "", "") == 300.0
+    assert resolve_request_timeout("7", "8", "9") == (7.0, "--blackwell-request-timeout")
+    assert resolve_request_timeout(None, "8", "9") == (8.0, "$PYTEST_BLACKWELL_REQUEST_TIMEOUT")
+    assert resolve_request_timeout(None, None, "9.5") == (
+        9.5,
+        "ini option blackwell_request_timeout",
+    )
+    assert resolve_request_timeout(None, "", "") == (300.0, "default")
 
 
 @pytest.mark.parametrize(
@@ -53,10 +56,10 @@ def test_request_timeout_from_env_reaches_engine_limits(
     pytester.makeini("[pytest]\nblackwell_request_timeout = 99\n")
     pytester.makepyfile(
         """
-        from pytest_blackwell.engine_plugin import _limits
+        from pytest_blackwell.plugin.runtime import limits
 
         def test_limits(pytestconfig):
-            assert _limits(pytestconfig).request_s == 12.5
+            assert limits(pytestconfig).request_s == 12.5
         """
     )
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)

@@ -27,7 +27,7 @@ DEVICES = [
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "facts(**kw): report facts for this test")
-    from pytest_blackwell.report_plugin import register
+    from pytest_blackwell.plugin.reporting import register
 
     register(config)
 

@@ -25,7 +25,7 @@ def test_kv_cache_too_small_reaches_junit_matrix_and_bug_report(pytester: pytest
     pytester.makeconftest(
         """
         def pytest_configure(config):
-            from pytest_blackwell.report_plugin import register
+            from pytest_blackwell.plugin.reporting import register
 
             register(config)
         """

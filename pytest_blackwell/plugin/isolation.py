@@ -11,34 +11,28 @@ properties (``blackwell.follows``) and in the terminal summary.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_blackwell.engine.variables import DEFAULT_VARIABLES, canonical, parse_vary
-from pytest_blackwell.engine_collection import engine_group
-from pytest_blackwell.engine_plugin import artifacts_dir, engine_devices, engine_pool
-from pytest_blackwell.stash import RECORD_EXTRAS_KEY, TEST_FACTS_KEY
+from pytest_blackwell.engine.variables import DEFAULT_VARIABLES, canonical
+from pytest_blackwell.plugin.runtime import (
+    RECORD_EXTRAS_KEY,
+    RESULTS_KEY,
+    after_launch,
+    engine_devices,
+    engine_group,
+    engine_pool,
+)
+from pytest_blackwell.plugin.settings import (
+    existing_facts,
+    settings_of,
+)
 
 if TYPE_CHECKING:
     from pytest_blackwell.engine.pool import EngineHandle
 
-ISOLATE_HELP = (
-    "after a test whose engine failed, run its configuration again changing one variable at a "
-    "time and report what the failure follows. WHAT: 'all' (default: "
-    f"{', '.join(DEFAULT_VARIABLES)}), 'memory' (memory-budget sweep only) or comma-separated "
-    "variable names"
-)
-VALUES_HELP = (
-    "values to try per variable in one-variable comparisons, one line each: NAME: V1, V2 "
-    "(e.g. 'memory_budget: 16MiB, 64MiB, 0.5' or 'max_num_seqs: 1, 8')"
-)
-MEMORY_LIMIT_HELP = (
-    "the most memory a memory-budget search may give an engine, e.g. 8GiB (default: the "
-    "device's memory, or the host's free memory when engines run on the CPU)"
-)
 ONE_VARIABLE_HELP = (
     "one_variable(*names, **values): after this test, run its engine configuration again "
     "changing one variable at a time, whether it failed or not (no names: "
@@ -48,110 +42,10 @@ ONE_VARIABLE_HELP = (
 
 #: Comparisons done in this process: (config key, variables, values) -> ``Comparison.to_dict()``.
 _DONE_KEY = pytest.StashKey[dict[str, dict[str, Any]]]()
-#: When this session started (an xdist controller only reads a results.json written since).
-_STARTED_KEY = pytest.StashKey[float]()
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("blackwell")
-    group.addoption(
-        "--blackwell-isolate",
-        nargs="?",
-        const="all",
-        default=None,
-        metavar="WHAT",
-        help=ISOLATE_HELP,
-    )
-    group.addoption(
-        "--blackwell-isolate-memory-limit",
-        default=None,
-        metavar="SIZE",
-        help=MEMORY_LIMIT_HELP,
-    )
-    parser.addini("blackwell_isolate", ISOLATE_HELP, default="")
-    parser.addini("blackwell_isolate_memory_limit", MEMORY_LIMIT_HELP, default="")
-    parser.addini("blackwell_isolate_values", VALUES_HELP, type="linelist", default=[])
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", ONE_VARIABLE_HELP)
-    config.stash[_STARTED_KEY] = time.time()
-    # bad values are usage errors now, not after the first failing engine
-    wanted, values = isolate_setting(config) or (), ini_values(config)
-    lacking = [n for n in wanted if n not in DEFAULT_VARIABLES and n not in values]
-    if lacking:
-        raise pytest.UsageError(
-            f"--blackwell-isolate: no values to try for {', '.join(lacking)}; list them in the "
-            f"ini option blackwell_isolate_values (e.g. '{lacking[0]}: V1, V2') or vary one of "
-            f"{', '.join(DEFAULT_VARIABLES)}"
-        )
-    memory_limit(config)
-
-
-def memory_limit(config: pytest.Config) -> tuple[int | None, str]:
-    """``(bytes or None, where it came from)`` of the memory-budget search's user limit."""
-    from pytest_blackwell.units import parse_size
-
-    text, origin = (
-        config.getoption("blackwell_isolate_memory_limit"),
-        "--blackwell-isolate-memory-limit",
-    )
-    if text is None:
-        text = str(config.getini("blackwell_isolate_memory_limit") or "").strip() or None
-        origin = "ini option blackwell_isolate_memory_limit"
-    if text is None:
-        return None, origin
-    try:
-        size = parse_size(str(text), what=origin)
-    except ValueError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    if size <= 0:
-        raise pytest.UsageError(f"{origin}: expected a size above 0 bytes, e.g. 8GiB; got {text!r}")
-    return size, origin
-
-
-def isolate_setting(config: pytest.Config) -> tuple[str, ...] | None:
-    """The variables ``--blackwell-isolate`` (or the ini option) asks for; None when off."""
-    text = config.getoption("blackwell_isolate")
-    origin = "--blackwell-isolate"
-    if text is None:
-        text = str(config.getini("blackwell_isolate") or "").strip() or None
-        origin = "ini option blackwell_isolate"
-    if text is None:
-        return None
-    if text == "all":
-        return DEFAULT_VARIABLES
-    names = []
-    for part in text.split(","):
-        try:
-            name, values = parse_vary(part, origin=origin)
-        except ValueError as exc:
-            raise pytest.UsageError(
-                f"{exc} (write --blackwell-isolate=WHAT when a path follows)"
-            ) from None
-        if values is not None:
-            raise pytest.UsageError(
-                f"{origin}: values go in the ini option blackwell_isolate_values or the "
-                f"one_variable marker, not here; got {part!r}"
-            )
-        names.append(name)
-    return tuple(dict.fromkeys(names))
-
-
-def ini_values(config: pytest.Config) -> dict[str, list[Any]]:
-    """Explicit values per variable from the ini option ``blackwell_isolate_values``."""
-    found: dict[str, list[Any]] = {}
-    for line in config.getini("blackwell_isolate_values"):
-        try:
-            name, values = parse_vary(str(line), origin="ini option blackwell_isolate_values")
-        except ValueError as exc:
-            raise pytest.UsageError(str(exc)) from None
-        if values is None:
-            raise pytest.UsageError(
-                f"ini option blackwell_isolate_values: expected 'NAME: V1, V2'; got {line!r}"
-            )
-        found[name] = values
-    return found
 
 
 def _marker_request(mark: pytest.Mark, nodeid: str) -> tuple[list[str], dict[str, list[Any]]]:
@@ -184,7 +78,6 @@ def compare(
 ) -> dict[str, Any]:
     """The comparison for the handle's configuration (run once per session and request)."""
     from pytest_blackwell.engine import isolate
-    from pytest_blackwell.engine_plugin import after_launch  # classify hook + result hook
 
     done = item.config.stash.setdefault(_DONE_KEY, {})
     key = json.dumps(
@@ -193,7 +86,8 @@ def compare(
     if key in done:
         return done[key]
     gpus = [d for d in engine_devices(item.config) if d.is_gpu]  # where engines really run
-    limit, origin = memory_limit(item.config)
+    settings = settings_of(item.config)
+    limit, origin = settings.isolate_memory_limit, settings.origin("isolate_memory_limit")
     pool = engine_pool(item.config)
     try:
         request = isolate.prepare(
@@ -222,14 +116,15 @@ def compare(
 
 def _request(item: pytest.Item, failed: bool) -> tuple[list[str], dict[str, list[Any]]] | None:
     mark = item.get_closest_marker("one_variable")
-    defaults = ini_values(item.config)
+    settings = settings_of(item.config)
+    defaults = settings.isolate_values
     if mark is not None:
         try:
             names, values = _marker_request(mark, item.nodeid)
         except ValueError as exc:
             pytest.fail(str(exc), pytrace=False)
         return names, {**{n: v for n, v in defaults.items() if n in names}, **values}
-    wanted = isolate_setting(item.config)
+    wanted = settings.isolate
     if wanted is None or not failed:
         return None
     names = list(wanted)
@@ -257,11 +152,10 @@ def pytest_runtest_teardown(
     item: pytest.Item, nextitem: pytest.Item | None
 ) -> Generator[None, Any, Any]:
     outcome = yield
-    facts = item.stash.get(TEST_FACTS_KEY, None)
-    config_id = None if facts is None else facts.get("config")
-    if facts is None or not config_id:
+    facts = existing_facts(item)
+    if facts is None or not facts.config:
         return outcome  # the test used no engine
-    handle = _handle(item, str(config_id))
+    handle = _handle(item, facts.config)
     if handle is None:
         return outcome
     request = _request(item, handle.result.failure is not None)
@@ -269,23 +163,18 @@ def pytest_runtest_teardown(
         return outcome  # the next test uses this running engine: compare after the last one
     if request is not None:
         data = compare(item, handle, *request)
-        facts["follows"] = data["follows"]
-        facts["isolation"] = data["summary"]  # JUnit blackwell.isolation: the verdict line
+        facts.follows = data["follows"]
+        facts.isolation = data["summary"]  # JUnit blackwell.isolation: the verdict line
     return outcome
 
 
 def _collected(config: pytest.Config) -> list[dict[str, Any]]:
+    """The session's comparisons: this process's, or in an xdist controller those the workers
+    handed over with their engine records."""
     own = list(config.stash.get(_DONE_KEY, {}).values())
-    if own or config.pluginmanager.get_plugin("dsession") is None:
+    if own:
         return own
-    # xdist controller: the workers compared; their verdicts are merged into results.json
-    path = artifacts_dir(config) / "results.json"
-    try:
-        if path.stat().st_mtime < config.stash.get(_STARTED_KEY, 0.0):
-            return []  # left from an earlier run
-        configs = json.loads(path.read_text(encoding="utf-8")).get("configs") or []
-    except (OSError, ValueError):
-        return []
+    configs = config.stash.get(RESULTS_KEY, [])
     return [c["isolation"] for c in configs if isinstance(c.get("isolation"), dict)]
 
 

@@ -1,7 +1,8 @@
 """pytest glue for reports: JUnit testcase/testsuite properties and the terminal matrix.
 
-Registered by the main plugin through :func:`register`. Each hook delegates to small helpers in
-:mod:`pytest_blackwell.report`; nothing here launches an engine.
+The hooks are methods of :class:`ReportPlugin`, registered once in ``pytest_configure``
+(:func:`register`). Each delegates to small helpers in :mod:`pytest_blackwell.report`; nothing
+here launches an engine.
 """
 
 from __future__ import annotations
@@ -11,6 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_blackwell.plugin.runtime import (
+    devices_of,
+)
+from pytest_blackwell.plugin.settings import (
+    report_facts,
+    xdist_worker,
+)
 from pytest_blackwell.report.redact import Redactor
 from pytest_blackwell.report.xmltext import (
     TEXT_LIMIT,
@@ -18,7 +26,6 @@ from pytest_blackwell.report.xmltext import (
     properties_to_facts,
     sanitize_text,
 )
-from pytest_blackwell.stash import DEVICES_KEY, TEST_FACTS_KEY
 
 if TYPE_CHECKING:
     from pytest_blackwell.report.matrix import Observation
@@ -29,8 +36,12 @@ PLUGIN_NAME = "blackwell-report"
 _OUTCOME_KEY = pytest.StashKey[str]()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    register(config)
+
+
 def register(config: pytest.Config) -> None:
-    """Register the report plugin once (called from the main plugin's ``pytest_configure``)."""
+    """Register the report plugin once."""
     if not config.pluginmanager.has_plugin(PLUGIN_NAME):
         config.pluginmanager.register(ReportPlugin(config), PLUGIN_NAME)
 
@@ -76,7 +87,7 @@ class ReportPlugin:
             del item.stash[_OUTCOME_KEY]  # a rerun (pytest-rerunfailures) starts afresh
         if outcome is not None and item.stash.get(_OUTCOME_KEY, None) in (None, "passed"):
             item.stash[_OUTCOME_KEY] = outcome
-        facts = item.stash.get(TEST_FACTS_KEY, None)
+        facts = report_facts(item)
         if facts is None:
             return report
         if report.failed and report.longrepr is not None:
@@ -93,7 +104,7 @@ class ReportPlugin:
         self, item: pytest.Item, report: pytest.TestReport, facts: dict[str, Any]
     ) -> None:
         merged = dict(facts)
-        devices = item.config.stash.get(DEVICES_KEY, [])
+        devices = devices_of(item.config)
         if devices:
             merged.setdefault("device", devices[0].name)
             merged.setdefault("compute_capability", devices[0].cc_string or "none")
@@ -186,12 +197,12 @@ class ReportPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         # Before pytest's JUnit writer (a plain hook implementation) writes the file.
-        if hasattr(self.config, "workerinput"):
+        if xdist_worker(self.config) is not None:
             return  # xdist worker: the controller writes the suite properties once
         logxml = find_logxml(self.config)
         if logxml is None:
             return
-        devices = self.config.stash.get(DEVICES_KEY, [])
+        devices = devices_of(self.config)
         from pytest_blackwell.report.envinfo import collect_environment, suite_properties
 
         environment = collect_environment(devices, redactor=self.redactor)

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from pytest_blackwell.stash import TEST_FACTS_KEY
+from pytest_blackwell.plugin.settings import (
+    report_facts,
+)
 
 #: (column title, fact name) in the order the columns appear, after the test's name.
 COLUMNS = (
@@ -45,7 +47,7 @@ class HtmlColumns:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
-        facts = item.stash.get(TEST_FACTS_KEY, None)
+        facts = report_facts(item)
         if facts and report.when in ("setup", "call"):
             present = {name for name, _ in report.user_properties}
             report.user_properties.extend(

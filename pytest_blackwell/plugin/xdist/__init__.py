@@ -1,7 +1,7 @@
 """pytest glue for pytest-xdist: each engine configuration runs on one worker.
 
 Under ``-n`` with the ``load`` (default) or ``loadgroup`` distribution, the controller schedules
-with :class:`pytest_blackwell.xdist_sched.EngineGroupScheduling`: the tests of one engine
+with :class:`pytest_blackwell.plugin.xdist.scheduler.EngineGroupScheduling`: the tests of one engine
 configuration form one unit of work, so N tests over K configurations launch K engines whatever
 their order (pytest-randomly included). The units come from the workers: each writes its
 ``node id -> group`` map (engine configuration, and the ``xdist_group`` marks of ``loadgroup``)
@@ -21,6 +21,13 @@ from typing import Any
 
 import pytest
 
+from pytest_blackwell.plugin.runtime import (
+    engine_group,
+)
+from pytest_blackwell.plugin.settings import (
+    worker_input,
+)
+
 #: Prefix of the group names given to engine tests.
 GROUP_PREFIX = "blackwell:"
 #: ``workerinput`` key: the directory where workers put their group maps.
@@ -33,8 +40,6 @@ _GROUPS_DIR_KEY = pytest.StashKey[str]()
 
 def item_group(item: pytest.Item) -> str | None:
     """The unit of work an item belongs to: its ``xdist_group`` names and engine group."""
-    from pytest_blackwell.engine_collection import engine_group
-
     names = {
         str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
         for mark in item.iter_markers("xdist_group")
@@ -62,7 +67,7 @@ def pytest_configure_node(node: Any) -> None:
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     if config.getvalue("dist") not in GROUPED_DISTS:
         return None
-    from pytest_blackwell.xdist_sched import EngineGroupScheduling
+    from pytest_blackwell.plugin.xdist.scheduler import EngineGroupScheduling
 
     return EngineGroupScheduling(config, Path(_groups_dir(config)), log)
 
@@ -70,8 +75,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Worker: write the group map before xdist reports the collection to the controller."""
-    workerinput = getattr(session.config, "workerinput", None)
-    if not workerinput or GROUPS_DIR_INPUT not in workerinput:
+    workerinput = worker_input(session.config)
+    if GROUPS_DIR_INPUT not in workerinput:
         return
     groups = {}
     for item in session.items:
@@ -89,11 +94,3 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     path = config.stash.get(_GROUPS_DIR_KEY, None)
     if path is not None:
         shutil.rmtree(path, ignore_errors=True)
-
-
-def plain_nodeid(nodeid: str) -> str:
-    """A node id without an ``@<group>`` suffix (older xdist ``loadgroup`` appends one)."""
-    base, at, group = nodeid.rpartition("@")
-    if at and "::" in base and "/" not in group and "[" not in group and "]" not in group:
-        return base
-    return nodeid

@@ -1,14 +1,13 @@
 """Collection of engine tests: configuration markers -> parametrized instances.
 
 Expands ``kv_dtype`` / ``attention_backend`` / ``memory_budget`` / ``vllm_config`` into one test
-instance per configuration (with keyword marks for ``-m`` selection), checks them against the
-installed vLLM, validates ``expect_failure``, and orders engine tests by configuration so each
-engine starts once.
+instance per configuration (with keyword marks for ``-m`` selection), each adjusted once by
+``pytest_blackwell_adjust_engine_config`` (so ids, groups, logs and results name the adjusted
+configuration), checks them against the installed vLLM, validates ``expect_failure``, and orders
+engine tests by configuration so each engine starts once.
 """
 
 from __future__ import annotations
-
-import hashlib
 
 import pytest
 
@@ -19,12 +18,27 @@ from pytest_blackwell.config_markers import (
     expand,
     has_config_marks,
     parse_expect_failure,
+    variant_id,
 )
-from pytest_blackwell.engine_plugin import ENGINE_FIXTURES, VARIANT_FIXTURE, base_config
+from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.markers import MarkInput
+from pytest_blackwell.plugin.runtime import (
+    ENGINE_FIXTURES,
+    VARIANT_FIXTURE,
+    adjusted,
+    engine_group,
+)
+from pytest_blackwell.plugin.settings import (
+    settings_of,
+)
 
-#: Each item's engine group, computed once (collection hooks of two siblings ask for it).
-_GROUP_KEY = pytest.StashKey["str | None"]()
+
+@pytest.hookimpl(trylast=True)
+def pytest_blackwell_adjust_engine_config(
+    config: pytest.Config, engine_config: EngineConfig
+) -> EngineConfig:
+    """Built-in behaviour: the configuration as the markers and the ini give it."""
+    return engine_config
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -47,7 +61,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                 break
         if not has_config_marks(m.name for m in marks):
             return
-        variants = expand(base_config(metafunc.config), marks)
+        variants = _adjusted(
+            metafunc.config, expand(settings_of(metafunc.config).base_config, marks)
+        )
         _check_against_vllm(variants)
     except ConfigMarkerError as exc:
         raise pytest.Collector.CollectError(f"{definition.nodeid}: {exc}") from None
@@ -61,22 +77,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     )
 
 
-def engine_group(item: pytest.Item) -> str | None:
-    """A short key of the configuration an engine test runs against (``None`` for others).
-
-    Equal keys mean the same engine (before ``pytest_blackwell_adjust_engine_config``, which
-    is applied the same way to every configuration).
-    """
-    if _GROUP_KEY in item.stash:
-        return item.stash[_GROUP_KEY]
-    group: str | None = None
-    if isinstance(item, pytest.Function) and not ENGINE_FIXTURES.isdisjoint(item.fixturenames):
-        callspec = getattr(item, "callspec", None)
-        variant = callspec.params.get(VARIANT_FIXTURE) if callspec is not None else None
-        config = variant.config if isinstance(variant, Variant) else base_config(item.config)
-        group = hashlib.sha256(config.key().encode()).hexdigest()[:12]
-    item.stash[_GROUP_KEY] = group
-    return group
+def _adjusted(config: pytest.Config, variants: list[Variant]) -> list[Variant]:
+    """The variants after ``pytest_blackwell_adjust_engine_config``; an id says what the
+    adjusted configuration changes relative to the adjusted base configuration."""
+    base = adjusted(config, settings_of(config).base_config)
+    out = []
+    for variant in variants:
+        engine_config = adjusted(config, variant.config)
+        out.append(Variant(engine_config, variant_id(base, engine_config), variant.marks))
+    return out
 
 
 @pytest.hookimpl(trylast=True)
@@ -84,7 +93,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Run the tests of one configuration together, so each engine starts once.
 
     Each group takes the place of its first test; other tests keep their order. Under xdist
-    a configuration also stays on one worker (:mod:`pytest_blackwell.xdist_plugin`).
+    a configuration also stays on one worker (:mod:`pytest_blackwell.plugin.xdist`).
     """
     keys = {id(item): engine_group(item) for item in items}
     groups: dict[str, list[pytest.Item]] = {}

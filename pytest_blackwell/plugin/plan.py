@@ -1,6 +1,6 @@
 """pytest glue for ``python -m pytest_blackwell plan``: what one collection would run.
 
-Loaded only by the ``plan`` command (``-p pytest_blackwell.plan_plugin`` next to
+Loaded only by the ``plan`` command (``-p pytest_blackwell.plugin.plan`` next to
 ``--collect-only`` and ``--blackwell-device NAME``). After collection it writes, for every test,
 whether it would run or skip on the session's device (and why), and the engine configuration it
 would launch. It reads the skip marks collection left on each item, so every hardware marker
@@ -18,8 +18,11 @@ from typing import Any
 
 import pytest
 
-from pytest_blackwell.engine_collection import engine_group
-from pytest_blackwell.engine_plugin import VARIANT_FIXTURE, base_config
+from pytest_blackwell.plugin.runtime import (
+    devices_of,
+    engine_group,
+    item_engine_config,
+)
 
 OUTPUT_OPTION = "--blackwell-plan-output"
 
@@ -37,8 +40,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     target = session.config.getoption("blackwell_plan_output")
     if not target:
         return
-    from pytest_blackwell.plugin import devices_of
-
     tests = [describe_item(item) for item in session.items]
     payload = {
         "devices": [d.to_dict() for d in devices_of(session.config)],
@@ -50,12 +51,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def describe_item(item: pytest.Item) -> dict[str, Any]:
     """``nodeid``, ``skip`` (reason or ``None``), engine ``group`` and ``config`` of one test."""
     group = engine_group(item)
-    config_id: str | None = None
-    if group is not None:
-        callspec = getattr(item, "callspec", None)
-        variant = callspec.params.get(VARIANT_FIXTURE) if callspec is not None else None
-        config = getattr(variant, "config", None) or base_config(item.config)
-        config_id = config.id
+    config = item_engine_config(item) if group is not None else None
+    config_id = None if config is None else config.id
     return {"nodeid": item.nodeid, "skip": skip_reason(item), "group": group, "config": config_id}
 
 

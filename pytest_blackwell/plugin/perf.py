@@ -2,7 +2,7 @@
 
 Measuring and statistics live in :mod:`pytest_blackwell.engine.perfcompare` and
 :mod:`pytest_blackwell.engine.perfstats`; engines come from the session's pool
-(:func:`pytest_blackwell.engine_plugin.engine_pool`). This module maps markers, fixtures, the
+(:func:`pytest_blackwell.plugin.runtime.engine_pool`). This module maps markers, fixtures, the
 call phase and report facts onto them.
 """
 
@@ -17,7 +17,18 @@ import pytest
 from pytest_blackwell.config_markers import ConfigMarkerError, Variant
 from pytest_blackwell.markers import MarkInput
 from pytest_blackwell.perf_markers import PERF_MARKER, PerfSpec, parse_perf_compare
-from pytest_blackwell.stash import RECORD_EXTRAS_KEY, TEST_FACTS_KEY
+from pytest_blackwell.plugin.runtime import (
+    RECORD_EXTRAS_KEY,
+    adjusted,
+    after_launch,
+    engine_devices,
+    engine_pool,
+    skip_unless_runnable,
+)
+from pytest_blackwell.plugin.settings import (
+    facts_of,
+    settings_of,
+)
 
 if TYPE_CHECKING:
     from pytest_blackwell.engine.config import EngineConfig
@@ -63,11 +74,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     mark = definition.get_closest_marker(PERF_MARK)
     if mark is None:
         return
-    from pytest_blackwell.engine_plugin import base_config
-
+    config = metafunc.config
     try:
         spec = parse_perf_compare(MarkInput(mark.name, tuple(mark.args), mark.kwargs))
-        configs = spec.configs(base_config(metafunc.config))
+        # Adjusted here, at collection, so the engines' ids are known before any launch.
+        raw = spec.configs(settings_of(config).base_config)
+        configs = (adjusted(config, raw[0]), adjusted(config, raw[1]))
         _check_against_vllm(configs)
     except ConfigMarkerError as exc:
         raise pytest.Collector.CollectError(f"{definition.nodeid}: {exc}") from None
@@ -124,32 +136,8 @@ def vllm_perf_comparison(
         return item.stash[_PERF_RESULT_KEY]
     if _PERF_ERROR_KEY in item.stash:
         return None
-    _skip_unless_runnable(request)
+    skip_unless_runnable(item, what="engines")
     return _measure(request, spec, _blackwell_variant)
-
-
-def _skip_unless_runnable(request: pytest.FixtureRequest) -> None:
-    from pytest_blackwell.engine_plugin import engine_devices
-    from pytest_blackwell.markers import unmet
-    from pytest_blackwell.plugin import devices_of, requirements_of
-
-    if importlib.util.find_spec("vllm") is None:
-        pytest.skip("vLLM is not installed: install pytest-blackwell[vllm] (GPU) or [cpu]")
-    simulated = devices_of(request.config)
-    item = request.node
-    if simulated and simulated[0].source == "simulated" and requirements_of(item):
-        reason = unmet(requirements_of(item), engine_devices(request.config))
-        if reason is not None:
-            pytest.skip(
-                f"{reason} (the device {simulated[0].describe()} is simulated; its engines "
-                "would run on this host)"
-            )
-
-
-def _resolved(request: pytest.FixtureRequest, config: EngineConfig) -> EngineConfig:
-    from pytest_blackwell.engine_plugin import _resolve_config
-
-    return _resolve_config(request, Variant(config, config.id, ()))
 
 
 def _measure(
@@ -157,15 +145,15 @@ def _measure(
 ) -> PerfResult | None:
     from pytest_blackwell.engine.launcher import EngineError
     from pytest_blackwell.engine.perfcompare import can_coexist, run_comparison
-    from pytest_blackwell.engine_plugin import base_config, engine_devices, engine_pool
 
     item = request.node
-    shared = variant.config if variant is not None else base_config(request.config)
+    # The comparison's two sides start from the test's configuration as the markers give it.
+    shared = variant.config if variant is not None else settings_of(request.config).base_config
     try:
         raw_a, raw_b = spec.configs(shared)
     except ConfigMarkerError as exc:
         pytest.fail(f"{item.nodeid}: {exc}", pytrace=False)
-    configs = {"a": _resolved(request, raw_a), "b": _resolved(request, raw_b)}
+    configs = {"a": adjusted(request.config, raw_a), "b": adjusted(request.config, raw_b)}
     pool = engine_pool(request.config)
     gpu = any(d.is_gpu for d in engine_devices(request.config))
     coexist = can_coexist(configs["a"], configs["b"], gpu=gpu, max_alive=pool.max_alive)
@@ -213,7 +201,6 @@ def _measurer(
     workload: dict[str, Any],
 ) -> Callable[[str, int], dict[str, Any]]:
     from pytest_blackwell.engine.launcher import EngineError
-    from pytest_blackwell.engine_plugin import after_launch
 
     noted: set[str] = set()
 
@@ -239,42 +226,36 @@ def _measurer(
 def _record_engine_failure(
     item: pytest.Item, configs: dict[str, EngineConfig], failure: Failure | None
 ) -> None:
-    facts = item.stash.setdefault(TEST_FACTS_KEY, {})
-    facts["config"] = configs["b"].id
-    facts["perf.verdict"] = "not_measured"
+    facts = facts_of(item)
+    facts.config = configs["b"].id
+    facts.perf["verdict"] = "not_measured"
     if failure is not None:
-        facts.update(
-            category=failure.category, stage=failure.stage, first_error=failure.first_error
-        )
+        facts.category, facts.stage = failure.category, failure.stage
+        facts.first_error = failure.first_error
 
 
 def _record(config: pytest.Config, item: pytest.Item, result: PerfResult) -> None:
     """Report facts (JUnit, matrix) and the results.json entry of B's configuration."""
-    from pytest_blackwell.engine_plugin import engine_devices
-
     comparison = result.comparison
     a, b = result.values
-    facts = item.stash.setdefault(TEST_FACTS_KEY, {})
-    devices = engine_devices(config)
-    if devices:
-        facts.setdefault("device", devices[0].name)
-        facts.setdefault("compute_capability", devices[0].cc_string or "none")
-    facts.update(
+    facts = facts_of(item)
+    facts.set_device(engine_devices(config))
+    facts.config = result.config_ids[1]
+    facts.perf.update(
         {
-            "config": result.config_ids[1],
-            "perf.metric": comparison.metric,
-            "perf.ratio": round(comparison.ratio, 4),
-            "perf.ci_low": round(comparison.ci_low, 4),
-            "perf.confidence": round(comparison.confidence, 4),
-            "perf.ci_high": round(comparison.ci_high, 4),
-            "perf.verdict": comparison.verdict,
-            "perf.resolved": comparison.resolved,
-            "perf.max_slowdown": comparison.max_slowdown,
-            "perf.variable": result.variable,
-            "perf.a": a,
-            "perf.b": b,
-            "perf.a_rounds": ",".join(f"{v:.4g}" for v in comparison.a_values),
-            "perf.b_rounds": ",".join(f"{v:.4g}" for v in comparison.b_values),
+            "metric": comparison.metric,
+            "ratio": round(comparison.ratio, 4),
+            "ci_low": round(comparison.ci_low, 4),
+            "confidence": round(comparison.confidence, 4),
+            "ci_high": round(comparison.ci_high, 4),
+            "verdict": comparison.verdict,
+            "resolved": comparison.resolved,
+            "max_slowdown": comparison.max_slowdown,
+            "variable": result.variable,
+            "a": a,
+            "b": b,
+            "a_rounds": ",".join(f"{v:.4g}" for v in comparison.a_values),
+            "b_rounds": ",".join(f"{v:.4g}" for v in comparison.b_values),
         }
     )
     extras = config.stash.setdefault(RECORD_EXTRAS_KEY, {})
@@ -372,12 +353,12 @@ def vllm_benchmark(
         rounds = benchmark_rounds(lambda n: vllm_engine.benchmark_round(payload, n), workload)
         result = BenchmarkResult(vllm_engine.config.id, workload, rounds)
         summary = result.summary()["output_tokens_per_s"]
-        request.node.stash.setdefault(TEST_FACTS_KEY, {}).update(
+        facts_of(request.node).perf.update(
             {
-                "perf.metric": "output_tokens_per_s",
-                "perf.median": round(summary["median"], 4),
-                "perf.min": round(summary["min"], 4),
-                "perf.max": round(summary["max"], 4),
+                "metric": "output_tokens_per_s",
+                "median": round(summary["median"], 4),
+                "min": round(summary["min"], 4),
+                "max": round(summary["max"], 4),
             }
         )
         return result

@@ -1,20 +1,16 @@
-"""pytest entry point (``-p blackwell``): options, device detection, hardware markers, header.
+"""Devices: detection, its handoff to xdist workers, hardware-marker skips, the header line.
 
-Thin glue: parsing lives in :mod:`pytest_blackwell.markers`, detection in
-:mod:`pytest_blackwell.device`. Engine fixtures and reporting are sibling plugins loaded below.
+Parsing lives in :mod:`pytest_blackwell.markers`, detection in :mod:`pytest_blackwell.device`.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import time
 from collections.abc import Generator
 from typing import Any
 
 import pytest
 
-from pytest_blackwell import hookspecs
 from pytest_blackwell.device.features import known_names
 from pytest_blackwell.device.model import DeviceInfo, describe_devices
 from pytest_blackwell.markers import (
@@ -28,73 +24,29 @@ from pytest_blackwell.markers import (
     parse_requirements,
     unmet,
 )
-from pytest_blackwell.stash import (
+from pytest_blackwell.plugin.runtime import (
     DEVICES_KEY,
     HOST_DEVICES_KEY,
-    SESSION_START_KEY,
-    TEST_FACTS_KEY,
+    REQUIREMENTS_KEY,
+    devices_of,
+    engine_devices,
+    requirements_of,
+)
+from pytest_blackwell.plugin.settings import (
+    facts_of,
+    settings_of,
+    worker_input,
 )
 
-pytest_plugins = [
-    "pytest_blackwell.engine_plugin",
-    "pytest_blackwell.engine_collection",
-    "pytest_blackwell.isolate_plugin",
-    "pytest_blackwell.perf_plugin",
-    "pytest_blackwell.gpu_plugin",
-    "pytest_blackwell.lifecycle_plugin",
-    "pytest_blackwell.xdist_plugin",
-    "pytest_blackwell.html_plugin",
-]
-
-DEVICE_ENV = "PYTEST_BLACKWELL_DEVICE"
 WORKERINPUT_DEVICES = "blackwell_devices"
 WORKERINPUT_HOST_DEVICES = "blackwell_host_devices"
 
-DEVICE_HELP = (
-    "simulate a device instead of detecting one: a built-in profile name (see "
-    "'python -m pytest_blackwell profiles'), NAME*N for N such GPUs, or a path to a JSON file "
-    f"describing custom hardware. Also settable with ${DEVICE_ENV}."
-)
-MARKERS_HELP = (
-    "declare hardware markers from built-in requirements, one per line: "
-    'NAME: {"compute_capability": ">=10.0,<11", "requires_smem": {"kb": 200}}'
-)
-
-_REQUIREMENTS_KEY = pytest.StashKey[list[Requirement]]()
 _CUSTOM_MARKERS_KEY = pytest.StashKey[dict[str, list[Requirement]]]()
 _SKIPPED_PROVIDERS_KEY = pytest.StashKey[list[tuple[str, str]]]()
 _VERDICT_CACHE_KEY = pytest.StashKey[
     dict[Any, tuple[list[Requirement], "pytest.MarkDecorator | None"]]
 ]()
 _CHAIN_MARKS_KEY = pytest.StashKey[list[pytest.Mark]]()
-
-
-def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    pluginmanager.add_hookspecs(hookspecs)
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("blackwell", "hardware-aware engine testing (pytest-blackwell)")
-    group.addoption("--blackwell-device", metavar="NAME", default=None, help=DEVICE_HELP)
-    parser.addini("blackwell_device", DEVICE_HELP, default=None)
-    parser.addini("blackwell_hardware_markers", MARKERS_HELP, type="linelist", default=[])
-
-
-def device_request(config: pytest.Config) -> tuple[str | None, str]:
-    """The simulated device asked for and where it came from (CLI > env > ini)."""
-    cli = config.getoption("blackwell_device")
-    if cli:
-        return str(cli), "--blackwell-device"
-    env = os.environ.get(DEVICE_ENV)
-    if env:
-        return env, f"${DEVICE_ENV}"
-    ini = str(config.getini("blackwell_device") or "")
-    if ini:
-        # A JSON file named in the ini file is relative to that file, not to the cwd.
-        if ini.endswith(".json") and config.inipath is not None:
-            ini = str(config.inipath.parent / ini)
-        return ini, f"ini option blackwell_device in {config.inipath}"
-    return None, ""
 
 
 @pytest.hookimpl(trylast=True)
@@ -118,21 +70,20 @@ def pytest_blackwell_detect_devices(
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    config.stash[SESSION_START_KEY] = time.time() - 1.0  # file times are coarse on some systems
     for line in MARKER_HELP.values():
         config.addinivalue_line("markers", line)
 
-    workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
-    if workerinput is not None and WORKERINPUT_DEVICES in workerinput:
+    workerinput = worker_input(config)
+    if WORKERINPUT_DEVICES in workerinput:
         raw = json.loads(workerinput[WORKERINPUT_DEVICES])
         config.stash[DEVICES_KEY] = [DeviceInfo.from_dict(d) for d in raw]
         if WORKERINPUT_HOST_DEVICES in workerinput:
             raw = json.loads(workerinput[WORKERINPUT_HOST_DEVICES])
             config.stash[HOST_DEVICES_KEY] = [DeviceInfo.from_dict(d) for d in raw]
     else:
-        request, origin = device_request(config)
+        settings = settings_of(config)
         devices = config.hook.pytest_blackwell_detect_devices(
-            config=config, request=request, origin=origin
+            config=config, request=settings.device, origin=settings.origin("device")
         )
         config.stash[DEVICES_KEY] = list(devices or [])
     # After the devices: a device may declare features that custom markers then name.
@@ -142,9 +93,6 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: hardware marker declared by this project")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHandoff(config), "blackwell-xdist")
-    from pytest_blackwell.report_plugin import register as register_reports
-
-    register_reports(config)
 
 
 class _XdistHandoff:
@@ -154,8 +102,6 @@ class _XdistHandoff:
         self._config = config
 
     def pytest_configure_node(self, node: Any) -> None:
-        from pytest_blackwell.engine_plugin import engine_devices
-
         devices = devices_of(self._config)
         node.workerinput[WORKERINPUT_DEVICES] = json.dumps([d.to_dict() for d in devices])
         host = engine_devices(self._config)  # this host's, when the devices are simulated
@@ -166,7 +112,7 @@ def _custom_markers(config: pytest.Config) -> dict[str, list[Requirement]]:
     custom: dict[str, list[Requirement]] = {}
     known = known_names(devices_of(config))
     try:
-        for number, line in enumerate(config.getini("blackwell_hardware_markers"), 1):
+        for number, line in enumerate(settings_of(config).hardware_markers, 1):
             origin = f"ini option blackwell_hardware_markers, line {number}"
             name, sep, raw = str(line).partition(":")
             try:
@@ -191,16 +137,6 @@ def _custom_markers(config: pytest.Config) -> dict[str, list[Requirement]]:
     return custom
 
 
-def devices_of(config: pytest.Config) -> list[DeviceInfo]:
-    """The session's devices (detected once in the controller, shipped to xdist workers)."""
-    return config.stash.get(DEVICES_KEY, [])
-
-
-def requirements_of(item: pytest.Item) -> list[Requirement]:
-    """The hardware requirements of a collected test (parsed once, at collection)."""
-    return item.stash.get(_REQUIREMENTS_KEY, [])
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_pycollect_makeitem(
     collector: pytest.Module | pytest.Class, name: str, obj: object
@@ -221,7 +157,7 @@ def pytest_pycollect_makeitem(
             requirements, skip = _evaluate(config, marks, custom)
         except MarkerError as exc:
             raise collector.CollectError(f"{item.nodeid}: {exc}") from None
-        item.stash[_REQUIREMENTS_KEY] = requirements
+        item.stash[REQUIREMENTS_KEY] = requirements
         if skip is not None:
             # A skip mark (not a skip raised later) so the report points at the test itself,
             # and collection stays identical on every machine.
@@ -278,9 +214,7 @@ def _evaluate(
 def pytest_runtest_setup(item: pytest.Item) -> None:
     devices = devices_of(item.config)
     if devices and requirements_of(item):
-        facts = item.stash.setdefault(TEST_FACTS_KEY, {})
-        facts.setdefault("device", devices[0].name)
-        facts.setdefault("compute_capability", devices[0].cc_string or "none")
+        facts_of(item).set_device(devices)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

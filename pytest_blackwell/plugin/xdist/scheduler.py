@@ -1,6 +1,6 @@
 """An xdist scheduler whose units of work are engine configurations (imports xdist).
 
-Loaded by :mod:`pytest_blackwell.xdist_plugin` only in an xdist controller.
+Loaded by :mod:`pytest_blackwell.plugin.xdist` only in an xdist controller.
 """
 
 from __future__ import annotations
