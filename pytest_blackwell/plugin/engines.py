@@ -24,7 +24,6 @@ from pytest_blackwell.plugin.runtime import (
     RECORD_EXTRAS_KEY,
     RESULTS_KEY,
     adjusted,
-    after_launch,
     classify_with_hooks,
     engine_devices,
     engine_pool,
@@ -97,7 +96,6 @@ def _launch(request: pytest.FixtureRequest, variant: Variant | None) -> EngineHa
     pool = engine_pool(request.config)
     with launch_guard(item):  # a launch does not count against pytest-timeout's limit
         handle = pool.get(config, relaunch_failed=relaunch_policy(item))
-    after_launch(request.config, handle)
     result = handle.result
     item.stash[_RESULT_KEY] = result
     pool.note_test(config, plain_nodeid(item.nodeid))

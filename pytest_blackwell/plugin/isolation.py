@@ -20,7 +20,6 @@ from pytest_blackwell.engine.variables import DEFAULT_VARIABLES, canonical
 from pytest_blackwell.plugin.runtime import (
     RECORD_EXTRAS_KEY,
     RESULTS_KEY,
-    after_launch,
     engine_devices,
     engine_group,
     engine_pool,
@@ -99,7 +98,7 @@ def compare(
             memory_limit=limit,
             limit_origin=origin,
         )
-        run = isolate.pool_runner(pool, lambda launched: after_launch(item.config, launched))
+        run = isolate.pool_runner(pool)
         data = isolate.compare(run, request).to_dict()
     except ValueError as exc:
         pytest.fail(f"one-variable comparison of {handle.config.id}: {exc}", pytrace=False)

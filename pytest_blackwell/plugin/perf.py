@@ -20,7 +20,6 @@ from pytest_blackwell.perf_markers import PERF_MARKER, PerfSpec, parse_perf_comp
 from pytest_blackwell.plugin.runtime import (
     RECORD_EXTRAS_KEY,
     adjusted,
-    after_launch,
     engine_devices,
     engine_pool,
     skip_unless_runnable,
@@ -207,7 +206,6 @@ def _measurer(
     def measure(label: str, round_no: int) -> dict[str, Any]:
         engine_config = configs[label]
         handle: EngineHandle = pool.get(engine_config)
-        after_launch(config, handle)
         if label not in noted:
             noted.add(label)
             pool.note_test(engine_config, nodeid)

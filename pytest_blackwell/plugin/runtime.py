@@ -12,6 +12,7 @@ feed this state (pytest-timeout's timer, rerun attempts) live in
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import importlib.util
 import os
@@ -29,11 +30,11 @@ from pytest_blackwell.plugin.settings import settings_of, xdist_worker
 
 if TYPE_CHECKING:
     from pytest_blackwell.engine.launcher import Limits
-    from pytest_blackwell.engine.pool import EngineHandle, EnginePool
+    from pytest_blackwell.engine.pool import EnginePool
+    from pytest_blackwell.engine.result import EngineResult
     from pytest_blackwell.failures import Failure, Rule
 
 _POOL_KEY = pytest.StashKey["EnginePool"]()
-_REPORTED_KEY = pytest.StashKey[dict[str, int]]()
 #: pytest-timeout's settings while its timer runs for an item (set/cancel seen through hooks).
 TIMER_KEY = pytest.StashKey[Any]()
 #: How many times an item's protocol has started (2 and more: a rerun).
@@ -99,6 +100,8 @@ def engine_pool(config: pytest.Config) -> EnginePool:
             on_progress=None if xdist_worker(config) else Progress.for_config(config),
             rules=session_rules(config),
             log_tag=xdist_worker(config),
+            revise=_revise(config),
+            on_result=_publish(config),
             **pool_options(config),
         )
         config.stash[_POOL_KEY] = pool
@@ -216,23 +219,29 @@ def classify_with_hooks(config: pytest.Config, log: str | os.PathLike[str]) -> F
     return override if override is not None else failure
 
 
-def after_launch(config: pytest.Config, handle: EngineHandle) -> None:
-    """Once per launch: let the classify hook revise the failure, then publish the result."""
-    seen = config.stash.setdefault(_REPORTED_KEY, {})
-    key = handle.config.key()
-    if seen.get(key, 0) >= handle.launches:
-        return
-    seen[key] = handle.launches
-    result = handle.result
-    if result.failure is not None and result.log_path:
+def _revise(config: pytest.Config) -> Callable[[EngineResult], EngineResult]:
+    """The pool's revision step: the classify hook may replace a failed launch's failure."""
+
+    def revise(result: EngineResult) -> EngineResult:
+        if result.failure is None or not result.log_path:
+            return result
         revised = config.hook.pytest_blackwell_classify(
             config=config, log_path=result.log_path, failure=result.failure
         )
-        if revised is not None:
-            handle.revise_failure(revised)
-    config.hook.pytest_blackwell_engine_result(
-        config=config, engine_config=handle.config, result=handle.result
-    )
+        return result if revised is None else dataclasses.replace(result, failure=revised)
+
+    return revise
+
+
+def _publish(config: pytest.Config) -> Callable[[EngineConfig, EngineResult], None]:
+    """The pool's publication step: every launch's final result goes to the result hook."""
+
+    def publish(engine_config: EngineConfig, result: EngineResult) -> None:
+        config.hook.pytest_blackwell_engine_result(
+            config=config, engine_config=engine_config, result=result
+        )
+
+    return publish
 
 
 def skip_unless_runnable(item: pytest.Item, what: str = "engine") -> None:

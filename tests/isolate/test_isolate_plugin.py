@@ -256,4 +256,4 @@ def test_xdist_controller_prints_the_workers_comparisons(pytester: pytest.Pytest
         ]
     )
     merged = json.loads((artifacts / "results.json").read_text())
-    assert [c["id"] for c in merged["configs"]] == ["kv=fp8"]  # the controller wrote it
+    assert [c["config_id"] for c in merged["configs"]] == ["kv=fp8"]  # the controller wrote it
