@@ -124,3 +124,116 @@ def test_throughput_reports_flattened_onto_one_line_with_tokens_moving_are_progr
     failure = _classify(tmp_path, [stalled])
     assert failure is not None
     assert failure.category == "timeout"
+
+
+_FAULT = "RuntimeError: CUDA error: an illegal memory access was encountered"
+
+
+@pytest.mark.parametrize(
+    ("before", "stage", "why"),
+    [
+        (['INFO:     127.0.0.1:50000 - "GET /health HTTP/1.1" 200 OK'], "execute", "GET"),
+        (["Scheduler: Decode batch. #running-req: 3, #token: 900"], "execute", "Decode batch"),
+        (["Loading checkpoint shards:  50%|#####     | 2/4 [00:03<00:03]"], "loading", "checkp"),
+        (["[TRT] start building engine"], "compile", "building engine"),
+        (["/usr/local/cuda/bin/nvcc -O3 -c kernel.cu -o kernel.o"], "compile", "nvcc"),
+        (["INFO api_server.py:1] args: Namespace(model='m', port=8000)"], "startup", "Namespace"),
+        # the nearest activity wins: the server had answered requests, then loads nothing more
+        (
+            [
+                "Loading checkpoint shards: 100%|##########| 4/4",
+                'INFO:     127.0.0.1:50000 - "GET /metrics HTTP/1.1" 200 OK',
+            ],
+            "execute",
+            "GET",
+        ),
+    ],
+)
+def test_activity_right_before_the_error_tells_the_stage(
+    before: list[str], stage: str, why: str, tmp_path: Path
+) -> None:
+    failure = _classify(tmp_path, [*before, "some unrelated line", _FAULT])
+    assert failure is not None
+    assert failure.category == "illegal_memory_access"
+    assert failure.stage == stage
+    assert failure.evidence["stage"].startswith("activity")
+    assert why in failure.evidence["stage"]
+
+
+def test_activity_is_weaker_than_the_errors_own_frames(tmp_path: Path) -> None:
+    lines = [
+        'INFO:     127.0.0.1:50000 - "GET /health HTTP/1.1" 200 OK',
+        "Traceback (most recent call last):",
+        '  File "/opt/x/worker.py", line 10, in load_model',
+        "    self.model = get_model()",
+        _FAULT,
+    ]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert failure.stage == "loading"
+
+
+def test_activity_far_above_the_error_does_not_count(tmp_path: Path) -> None:
+    lines = ["Loading checkpoint shards: 100%", *(f"step {i}" for i in range(60)), _FAULT]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert failure.stage == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("lines", "stage"),
+    [
+        # what the error itself says was being done
+        (
+            [
+                "/opt/t/torch/cuda/__init__.py:1: UserWarning: CUDA initialization: The NVIDIA "
+                "driver on your system is too old (found version 9000)."
+            ],
+            "startup",
+        ),
+        (["RuntimeError: CUDA Setup failed despite GPU being available."], "startup"),
+        (["[PTX-JIT] Failed kernel: entry add_one, target: sm_90"], "compile"),
+        (["Error: failed to start a llama runner"], "loading"),
+        (["ERROR text_generation_launcher: Error when initializing model"], "loading"),
+        # frames: CUDA and JAX initialisation, weights processed after loading, a batch built
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/opt/t/torch/cuda/__init__.py", line 1, in set_device',
+                "RuntimeError: CUDA error: something unheard of",
+            ],
+            "startup",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/opt/x/loader.py", line 1, in process_weights_after_loading',
+                "RuntimeError: CUDA driver error: out of memory",
+            ],
+            "loading",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/opt/s/schedule_batch.py", line 1, in get_model_worker_batch',
+                _FAULT,
+            ],
+            "execute",
+        ),
+    ],
+)
+def test_phrases_and_frames_of_initialisation_loading_and_serving(
+    lines: list[str], stage: str, tmp_path: Path
+) -> None:
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert failure.stage == stage, failure
+
+
+def test_a_driver_too_old_alone_has_no_stage(tmp_path: Path) -> None:
+    line = (
+        "cudaSetDevice returned 35 -> CUDA driver version is insufficient for CUDA runtime version"
+    )
+    failure = _classify(tmp_path, [line])
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("env_mismatch", "unknown")
