@@ -38,6 +38,8 @@ class Candidate:
     traceback: list[str] = field(default_factory=list)
     rule: str = ""  # the rule that named the category ("" for a bare error line)
     hint_from: str = ""  # what gave ``hint``
+    #: ``(stage, evidence)`` from what the log showed happening right before the error
+    activity: tuple[str, str] | None = None
 
 
 @dataclass
@@ -56,6 +58,7 @@ class Block:
     last_seen: int = 0
     #: readings of a generic exception message joined with the lines it was wrapped onto
     wrapped: list[str] = field(default_factory=list)
+    activity: tuple[str, str] | None = None  # see Candidate.activity
 
 
 def wins(new: Candidate, cur: Candidate | None) -> bool:

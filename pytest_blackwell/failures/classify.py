@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from pytest_blackwell.failures.activity import activity_stage
 from pytest_blackwell.failures.candidates import (
     CHAIN,
     DIED,
@@ -283,6 +284,7 @@ class StreamClassifier:
         text = line.text
         if is_header(text):
             block = Block(line.tag, lineno, self._error_stage(), True, [text], last_seen=lineno)
+            block.activity = self._activity(lineno)
             if not text.startswith(HEADERS):  # "Exception in worker ...: <error>, Traceback ...:"
                 block.best = self._candidate(lineno, line, lineno, block.stage)
                 if block.best is not None:
@@ -294,6 +296,7 @@ class StreamClassifier:
             self._note_marker(text)
             return
         cand.stage = self._error_stage()
+        cand.activity = self._activity(lineno)
         if cand.rank in (WRAPPER, UNKNOWN, WEAK) and (self._best is None or self._best.rank < WEAK):
             self._recover_quiet_causes(cand.hint, cand.hint_from)
         frames = lookback(self._ring, line.tag) if cand.rank >= WRAPPER else []
@@ -303,6 +306,7 @@ class StreamClassifier:
         if cand.rank in (WRAPPER, UNKNOWN, WEAK) or cand.rule in GENERIC_RULES:
             # Not a known cause yet: the next lines of this process may name it.
             block = Block(line.tag, cand.start, cand.stage, False, cand.traceback, cand)
+            block.activity = cand.activity
             block.deadline = lineno + FOLLOW_LINES
             block.last_seen = lineno
             self._note_hints(block, line)
@@ -398,6 +402,9 @@ class StreamClassifier:
             self._stage_sources[stage] = f"marker {marker_fragment(text)!r}"
             self._refresh_keywords()
 
+    def _activity(self, lineno: int) -> tuple[str, str] | None:  # see :mod:`.activity`
+        return activity_stage(raw for n, raw in self._ring if n > lineno - RING_LINES)
+
     def _keep(self, block: Block, text: str) -> None:
         if len(block.lines) < MAX_TRACEBACK:
             block.lines.append(text)
@@ -472,6 +479,7 @@ class StreamClassifier:
             list(block.lines),
             rule=cand.rule,
             hint_from=hint_from,
+            activity=block.activity or cand.activity,
         )
 
     def _close(self, block: Block) -> None:

@@ -47,10 +47,11 @@ ERRORISH = re.compile(
     r"|\b(?:[Ff]ailed|FAILED|[Aa]bort(?:ed|ing)?|ABORT(?:ED)?|[Pp]anic(?:ked)?)\b"
     r"|(?i:segmentation fault|core dumped)"
 )
-#: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count.
+#: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count
+#: (``0 failed``, but not ``replica 0 failed``: a number after a noun names a thing).
 BENIGN = re.compile(
     r"(?i)\bretry(?:ing)?\b|\bwill retry\b|\bwaiting\b|\bfall(?:ing)?\s?back\b|\bskipp(?:ed|ing)\b"
-    r"|\bignor(?:ed|ing)\b|\b0 (?:failed|errors?)\b|\b(?:failed|errors?)[=:] ?0\b"
+    r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )\b0 (?:failed|errors?)\b|\b(?:failed|errors?)[=:] ?0\b"
 )
 
 

@@ -19,11 +19,13 @@ from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.stages import later_stage
 
 #: The weakest stage evidence, used only when markers, rules, frames and phrases say nothing:
-#: the kind of error itself. A process that cannot import its modules or load its libraries,
-#: or finds a driver too old, fails while it starts.
+#: the kind of error itself. A process that cannot import its modules or load its libraries
+#: fails while it starts. A driver too old is not a prior: CUDA samples, glog checks and
+#: llama.cpp report it from wherever CUDA is first called, so only the excerpt's own evidence
+#: (a ``set_device`` frame, ``CUDA initialization``) names its stage.
 _STARTUP_SHAPE = re.compile(
     r"\b(?:ImportError|ModuleNotFoundError)\b|No module named|undefined symbol"
-    r"|cannot open shared object file|CUDA driver version is insufficient"
+    r"|cannot open shared object file"
 )
 
 
@@ -71,7 +73,7 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
         # tells ("... so CUDA graph capture cannot proceed" names a consequence, not the stage).
         told = frame_stage(cand.traceback)
         if told is None and later_stage(stage for stage, _ in options) == "unknown":
-            told = phrase_stage(cand.traceback)
+            told = phrase_stage(cand.traceback) or cand.activity
         if told is not None:
             options.append(told)
     stage = later_stage(stage for stage, _ in options)

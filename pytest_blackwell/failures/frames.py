@@ -75,6 +75,7 @@ DECISIVE: dict[str, str] = {
     "create_weights": "loading",
     "make_layers": "loading",
     "init_inference": "loading",
+    "process_weights_after_loading": "loading",
     "from_dir": "loading",
     "build_engine": "compile",
     "build_serialized_network": "compile",
@@ -153,6 +154,10 @@ CONTEXTUAL: dict[str, str] = {
     "process_inputs": "execute",
     "add_request": "execute",
     "_validate_model_input": "execute",
+    "get_model_worker_batch": "execute",  # SGLang's scheduler building a batch of requests
+    "_lazy_init": "startup",  # torch initialising CUDA on first use
+    "set_device": "startup",
+    "_init_backend": "startup",  # JAX initialising a platform backend
     # SGLang's (older) model RPC and batch preparation, TGI's token generation and RPC methods
     "exposed_step": "execute",
     "forward_thread_func": "execute",  # SGLang's overlap scheduler thread that runs batches
@@ -194,13 +199,15 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph", "graph_capture"),
     (
         r"(?i)\bfailed to load (?:model|'|\")|\bloading failed\b|error loading model"
-        r"|llama runner to start|\bllama_model_load\b|\bUNAVAILABLE: |modelInstanceState",
+        r"|llama runner to start|start a llama runner|\bllama_model_load\b|\bUNAVAILABLE: "
+        r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)",
         "loading",
     ),
     (
         r"(?i)\bbuild(?:ing)? (?:the |an? )?(?:tensorrt )?engine\b|\bbuild_engine\b"
         r"|engine build(?:ing)?\b|BackendCompilerFailed|InductorError|CppCompileError"
-        r"|\bbuild_and_load\b|No working C\+\+ compiler|failed to compile|InvalidCxxCompiler",
+        r"|\bbuild_and_load\b|No working C\+\+ compiler|failed to compile|InvalidCxxCompiler"
+        r"|\b(?:PTX|NVRTC)[- ]?JIT\b|\bJIT compil",
         "compile",
     ),
     (
@@ -226,6 +233,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|ncclCommInit\w*|inspecting model architecture"
         r"|\bimport(?:ing)? \w+|ImportError"
         r"|(?i:unable to initialize backend|failed to create stream executor)"
+        # the CUDA stack or a library's CUDA set-up, initialised while the process starts
+        r"|(?i:cuda initiali[sz]ation|backend failed to initiali[sz]e|cuda setup)"
+        r"|\bcuInit\b"
         # an argument check: the message names a command-line flag it refuses
         r"|\bnot (?:supported|compatible|allowed) (?:with|when using) --[a-z]"
         r"|(?<![\w-])--[a-z][\w-]+ (?:is not supported|is not allowed|must be|cannot be used)",

@@ -32,8 +32,9 @@ _GUTTER = re.compile(r"^\s*(?:\[[\w.\-]{1,40}\]|[\w.\-]{1,40})?\s*\|\s?")
 _PROC_TAG = re.compile(
     r"^\s*\((?P<tag>[A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+)(?:, ip=[\w.:\-]+)?\)\s?"
 )
-# Pasting leftovers: pytest's "E   " prefix, markdown quotes and list bullets, diff markers.
-_PASTE = re.compile(r"^(?:E {2,}|>+ ?|\+> ?|[-*] (?=\[|\(|\w+ \|))")
+# Pasting leftovers: pytest's "E   " prefix, markdown quotes and list bullets, diff markers,
+# a counter of numbered output before a timestamped record ("[1] 2019-06-13 01:17:08: E ...").
+_PASTE = re.compile(r"^(?:E {2,}|>+ ?|\+> ?|[-*] (?=\[|\(|\w+ \|)|\[\d{1,4}\] (?=\d{4}-\d\d-\d\d))")
 # Other timestamp styles: syslog "Feb 15 17:37:45 host kernel:", dmesg "[ 1843.308145]",
 # "[Fri Aug 30 11:11:22 2024]", "[05/08/2024-20:47:56]", "2024-05-11 14:10:52.224", "12:00:01.123".
 _OTHER_STAMP = re.compile(

@@ -150,7 +150,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|Cuda Runtime \(out of memory\)|cudaMalloc\w* failed: out of memory"
        r"|Error Code \d+: OutOfMemory|would exceed allowed memory|\(out of memory\)"
        r"|CUDA out of(?: m\w*)?\s*$"
-       r"|RESOURCE_EXHAUSTED: (?:Out of memory|Failed to allocate)"),
+       # XLA / TensorFlow status text, also cut at the end of a wrapped line
+       r"|(?i:resource[ _]?exhausted)(?:Error)?: ?(?:(?i:out of memory|failed to allocate)"
+       r"|OOM when allocating|Out(?: of(?: m\w*)?)?\s*$)"),
     rule("ggml_pool_full", "device_oom",
        r"not enough space in the context's memory pool(?: \(needed (?P<needed_bytes>\d+), "
        r"available (?P<available_bytes>\d+)\))?", keywords=("not enough space",)),
@@ -205,6 +207,11 @@ CAUSES: tuple[Rule, ...] = (
     rule("kernel_config_invalid", "dispatch_failure",
        r"Invalid configuration\s?: \w+=\d+|Invalid [\w\-]+(?: [\w\-]+)? tactic"
        r"|(?i:no valid (?:kernel )?(?:tactic|kernel config\w*))"),
+    # TensorRT-LLM's fused MHA runner finds no kernel for these parameters on this GPU (logged
+    # at WARNING level, before the build fails or falls back)
+    rule("fmha_kernel_missing", "dispatch_failure",
+       r"FMHA [Kk]ernels? (?:are|is) not found|FMHA [Kk]ernels? (?:doesn't|does not|do not) exist",
+       keywords=("FMHA",)),
     rule("no_attention_backend", "dispatch_failure", r"No valid attention backend found"),
     rule("no_kernel_to_launch", "dispatch_failure", r"\bno kernel found to launch",
        keywords=("no kernel found",)),
@@ -260,6 +267,11 @@ CAUSES: tuple[Rule, ...] = (
     rule("backend_init_failed", "env_mismatch",
        r"Unable to initialize backend '(?:cuda|gpu|rocm)'|no supported devices found for platform",
        stage_hint="startup", ignore_at=QUIET),
+    # JAX's CUDA plugin and XLA's stream executor: the CUDA stack itself cannot start (JAX then
+    # falls back to the CPU, logging this at WARNING level)
+    rule("cuda_init_failed", "env_mismatch",
+       r"(?i:cuda|gpu) backend failed to initiali[sz]e|failed call to cuInit",
+       stage_hint="startup", keywords=("backend failed to initiali", "cuInit")),
     # TensorRT: a serialized engine (plan) built by another TensorRT version
     rule("trt_plan_version", "env_mismatch",
        r"Version tag does not match|Serialization assertion \w+ == \w+ failed"
@@ -275,7 +287,8 @@ CAUSES: tuple[Rule, ...] = (
        ignore_at=QUIET),
     rule("jit_build_failed", "env_mismatch",
        r"Error building extension '|ninja: build stopped: subcommand failed|Ninja build failed"
-       r"|^:?/\S*/nvcc\s+-|^FAILED: \S+\.(?:cuda\.)?o\b",
+       r"|^:?/\S*/nvcc\s+-|^FAILED: \S+\.(?:cuda\.)?o\b"
+       r"|CalledProcessError: Command '\[['\"]ninja['\"]",
        weak=True, stage_hint="compile"),
     rule("backend_not_installed", "env_mismatch",
        r"(?i)is not available or (?:is )?outdated"

@@ -105,8 +105,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"with CUDA capability (?P<arch>sm_\d+a?) is not compatible with the current PyTorch",
        keywords=("is not compatible with the current PyTorch",), wrapper=True),
     rule("extension_import_failed", "env_mismatch",
-       r"Failed to import from [\w.]+ with ImportError\(.{0,300}?undefined symbol: "
-       r"(?P<symbol>[^\s')]+)", wrapper=True),
+       r"Failed to import from [\w.]+ with ImportError\(.{0,300}?"
+       r"(?:undefined symbol|Symbol not found): (?P<symbol>[^\s')]+)", wrapper=True),
     rule("engine_build_failed", "unknown",
        r"(?i)engine build(?:ing)? failed"
        r"|failed to build (?:the |a |serialized )?(?:tensorrt )?engine",

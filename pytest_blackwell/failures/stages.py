@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from pytest_blackwell.failures.normalize import unflatten
 from pytest_blackwell.failures.vocabulary import LIFECYCLE_STAGES
 
 #: ``(fragment, stage)``, checked in order; the first fragment found in a message decides.
@@ -183,10 +184,13 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
     the last of them says the wait is still within what is expected (a counted retry below its
     limit, a message trailing off in ``...``): that is progress reporting of a log cut short.
     """
-    zero: list[tuple[int, str]] = []
-    waiting: dict[str, list[tuple[int, str]]] = {}
+    # Reports flattened onto one physical line are read one by one, in order (``at`` counts
+    # them): a later report with tokens moving is progress even on the line of a zero one.
+    pieces = [(n, piece) for n, raw in tail for piece in unflatten(raw)]
+    zero: list[tuple[int, int, str]] = []
+    waiting: dict[str, list[tuple[int, int, str]]] = {}
     last_other = full_stall = 0
-    for lineno, text in tail:
+    for at, (lineno, text) in enumerate(pieces, 1):
         if _STUCK.search(text):
             reason = (
                 "no shared-memory broadcast progress" if "block found" in text else "watchdog dump"
@@ -198,23 +202,25 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
             prefill = _PROMPT_RATE.search(text)
             if prefill is not None and float(prefill.group(1)) > 0:
                 busy = False  # prompts are being processed: that is progress
-                last_other = lineno
+                last_other = at
             if busy:
-                zero.append((lineno, text))
+                zero.append((at, lineno, text))
                 if prefill is not None:
-                    full_stall = lineno  # neither prompts nor tokens move
+                    full_stall = at  # neither prompts nor tokens move
             continue
         if _WAITING.search(text):
-            waiting.setdefault(_DIGITS.sub("#", text), []).append((lineno, text))
+            waiting.setdefault(_DIGITS.sub("#", text), []).append((at, lineno, text))
             continue
         if text.strip():
-            last_other = lineno
-    if len(zero) >= 2 or (zero and full_stall == zero[-1][0] > last_other):
-        lineno, text = zero[-1]
+            last_other = at
+    if (len(zero) >= 2 and zero[-1][0] > last_other) or (
+        zero and full_stall == zero[-1][0] > last_other
+    ):
+        _, lineno, text = zero[-1]
         return lineno, text, "0.0 tokens/s with requests pending"
     for repeats in waiting.values():
-        expected = _still_expected(repeats[-1][1])
+        expected = _still_expected(repeats[-1][2])
         if len(repeats) >= 2 and repeats[-1][0] > last_other and not expected:
-            lineno, text = repeats[-1]
+            _, lineno, text = repeats[-1]
             return lineno, text, "repeated waiting without progress"
     return None

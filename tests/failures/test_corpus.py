@@ -21,7 +21,7 @@ ENTRIES = load_corpus(CORPUS)
 DEV_TARGETS = (0.97, 0.90)
 #: Shards tuned on for fewer rounds than it takes to reach the targets: each has a floor at what
 #: it reached (a regression guard), and is measured apart so it cannot hide behind the others.
-IN_TUNING = {"fresh2": (0.92, 0.70)}
+IN_TUNING = {"fresh2": (0.92, 0.74), "fresh3": (0.89, 0.87)}
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses) and listed in docs/failures.md.
 KNOWN_UNREACHABLE = {
@@ -29,6 +29,9 @@ KNOWN_UNREACHABLE = {
     "vllm/vllm-7514.log (vllm._C failed to load a CUDA library), with nothing after it",
     "fresh2/llamacpp-3969.log": "a hang shown only by one normal line repeating; a rule for "
     "repetition alone would call healthy loops hangs",
+    "fresh3/vllm-5804.log": "the same WARNING as fresh2/vllm-glm4-510.log (vllm._C cannot open "
+    "libcudart.so.12) followed only by the normal banner; the healthy vllm/vllm-7514.log shows "
+    "that shape (a missing CUDA library at that WARNING) on a host that runs fine",
 }
 
 

@@ -1,0 +1,56 @@
+"""What a log shows happening right before its first error: activity evidence for the stage.
+
+Pasted excerpts often keep, above the error, a few lines of what the program was doing: a
+server answering requests, checkpoint shards being read, an engine being built, a library
+setting itself up while it is imported. When neither markers, rule hints, frames nor the error
+message itself tell the stage, the nearest such line among the ``RING_LINES`` lines before the
+error does (``evidence["stage"]`` is ``activity '<words>'``).
+
+The table is general: each pattern is an activity, in the libraries' documented wording, not
+the wording of one log. Precedence (see ``evidence.decide``): events and markers, rule hints
+and frames (the latest of them) > the error's own words (phrases) > activity before the error
+> priors.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_ACTIVITY: tuple[tuple[str, str], ...] = (
+    # serving: HTTP access logs, requests accepted, a scheduler with running requests, tokens
+    # being generated, a runtime stepping its batch
+    (
+        r"\"(?:POST|GET) /\S* HTTP/\d|\bReceived request\b|\bnum_running_reqs=[1-9]"
+        r"|\bRunning: [1-9]\d* reqs?\b|generation throughput: (?:[1-9]|0\.\d*[1-9])"
+        r"|\b(?:Decode|Prefill) batch\b|\bStep function failed\b|\bDumping scheduler\b",
+        "execute",
+    ),
+    # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds
+    (
+        r"(?i)\b(?:start(?:ing)? )?building (?:the |an? )?(?:trt-llm |tensorrt )?engine\b"
+        r"|(?:^|[\s/])(?:nvcc|ptxas)\s+-|\bninja -v\b|\bEmitting ninja build file\b",
+        "compile",
+    ),
+    # weights: checkpoint shards, state dicts, weight files being read
+    (
+        r"(?i)\bloading (?:\w+ )?checkpoint shards\b|\bload(?:ing)?_state_dict\b"
+        r"|\bfrom_pretrained\b|\bloading (?:model )?weights\b|\bUsing model weights format\b",
+        "loading",
+    ),
+    # start-up: the parsed command line, a library's set-up report printed at import
+    (r"\bargs: Namespace\(|\bCUDA SETUP: ", "startup"),
+)
+ACTIVITY: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), stage) for pattern, stage in _ACTIVITY
+)
+
+
+def activity_stage(before: Iterable[str]) -> tuple[str, str] | None:
+    """``(stage, evidence)`` from the nearest activity line among ``before`` (oldest first)."""
+    for text in reversed(list(before)):
+        for pattern, stage in ACTIVITY:
+            m = pattern.search(text)
+            if m is not None:
+                return stage, f"activity {m.group(0).strip()!r}"
+    return None
