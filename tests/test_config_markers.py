@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from pytest_blackwell.config_markers import (
+from pytest_blackwell.engine.config import EngineConfig
+from pytest_blackwell.markers import MarkInput
+from pytest_blackwell.markers.config import (
     ConfigMarkerError,
     expand,
     parse_expect_failure,
 )
-from pytest_blackwell.engine.config import EngineConfig
-from pytest_blackwell.markers import MarkInput
 
 
 def mark(name: str, *args: Any, **kwargs: Any) -> MarkInput:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pytest_blackwell.gpu_assign import visible_for_worker, worker_index
-from pytest_blackwell.results import merge_records
+from pytest_blackwell.engine.gpu_assign import visible_for_worker, worker_index
+from pytest_blackwell.report.results import merge_records
 
 
 def test_worker_index() -> None:

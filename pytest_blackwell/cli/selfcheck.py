@@ -135,7 +135,7 @@ def child_runner(timeout: float) -> Any:
     from pytest_blackwell.selfcheck import ChildRun
 
     def run(step: str) -> ChildRun:
-        command = [sys.executable, "-m", "pytest_blackwell.selfcheck_kernels", step]
+        command = [sys.executable, "-m", "pytest_blackwell.selfcheck.kernels", step]
         try:
             done = subprocess.run(
                 command,

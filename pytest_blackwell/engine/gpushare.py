@@ -61,7 +61,7 @@ def engines_per_gpu(*, max_engines: int, workers: int, gpu_count: int, per_worke
 
     ``max_engines`` engines per process; ``workers`` xdist workers (1 without xdist) handed out
     in groups of ``per_worker`` GPUs, wrapping around when there are more workers than groups
-    (see :mod:`pytest_blackwell.gpu_assign`).
+    (see :mod:`pytest_blackwell.engine.gpu_assign`).
     """
     if gpu_count <= 0:
         return max(1, max_engines)

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_blackwell.config_markers import (
+from pytest_blackwell.markers import MarkInput
+from pytest_blackwell.markers.config import (
     CONFIG_MARKERS,
     Expectation,
     Variant,
     parse_expect_failure,
 )
-from pytest_blackwell.markers import MarkInput
 from pytest_blackwell.plugin.runtime import (
     RECORD_EXTRAS_KEY,
     RESULTS_KEY,
@@ -186,7 +186,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Any:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Close the engines; the controller (or a run without xdist) writes results.json."""
-    from pytest_blackwell.results import merge_records, write_results
+    from pytest_blackwell.report.results import merge_records, write_results
 
     config = session.config
     pool = existing_pool(config)

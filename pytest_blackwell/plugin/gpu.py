@@ -1,8 +1,8 @@
 """GPUs of xdist workers: each worker's visible devices, and a header line when they share.
 
-The decisions are :mod:`pytest_blackwell.gpu_assign` and :mod:`pytest_blackwell.engine.gpushare`;
-the pool's compile cache and pre-launch GPU check are built in
-:mod:`pytest_blackwell.plugin.runtime`.
+The decisions are :mod:`pytest_blackwell.engine.gpu_assign` and
+:mod:`pytest_blackwell.engine.gpushare`; the pool's compile cache and pre-launch GPU check are
+built in :mod:`pytest_blackwell.plugin.runtime`.
 """
 
 from __future__ import annotations

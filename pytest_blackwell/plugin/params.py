@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_blackwell.config_markers import (
+from pytest_blackwell.engine.config import EngineConfig
+from pytest_blackwell.markers import MarkInput
+from pytest_blackwell.markers.config import (
     ConfigMarkerError,
     Expectation,
     Variant,
@@ -20,8 +22,6 @@ from pytest_blackwell.config_markers import (
     parse_expect_failure,
     variant_id,
 )
-from pytest_blackwell.engine.config import EngineConfig
-from pytest_blackwell.markers import MarkInput
 from pytest_blackwell.plugin.runtime import (
     ENGINE_FIXTURES,
     VARIANT_FIXTURE,

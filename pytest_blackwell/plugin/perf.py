@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_blackwell.config_markers import ConfigMarkerError, Variant
 from pytest_blackwell.markers import MarkInput
-from pytest_blackwell.perf_markers import PERF_MARKER, PerfSpec, parse_perf_compare
+from pytest_blackwell.markers.config import ConfigMarkerError, Variant
+from pytest_blackwell.markers.perf import PERF_MARKER, PerfSpec, parse_perf_compare
 from pytest_blackwell.plugin.runtime import (
     RECORD_EXTRAS_KEY,
     adjusted,

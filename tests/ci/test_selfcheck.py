@@ -205,7 +205,7 @@ def test_the_command_on_this_host() -> None:
 
 def test_the_kernels_child_rejects_unknown_steps() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "pytest_blackwell.selfcheck_kernels", "nonsense"],
+        [sys.executable, "-m", "pytest_blackwell.selfcheck.kernels", "nonsense"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_blackwell.config_markers import ConfigMarkerError
 from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.markers import MarkInput
-from pytest_blackwell.perf_markers import parse_perf_compare
+from pytest_blackwell.markers.config import ConfigMarkerError
+from pytest_blackwell.markers.perf import parse_perf_compare
 
 
 def mark(**kwargs: object) -> MarkInput:

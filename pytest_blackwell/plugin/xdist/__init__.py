@@ -7,7 +7,7 @@ their order (pytest-randomly included). The units come from the workers: each wr
 ``node id -> group`` map (engine configuration, and the ``xdist_group`` marks of ``loadgroup``)
 to a directory the controller names in ``workerinput``, before it reports its collection. (xdist's
 own ``loadgroup`` renames node ids, which pytest 9.2 no longer allows.) Other ``--dist`` modes
-are respected; GPU pinning per worker is unchanged (:mod:`pytest_blackwell.gpu_assign`).
+are respected; GPU pinning per worker is unchanged (:mod:`pytest_blackwell.engine.gpu_assign`).
 """
 
 from __future__ import annotations

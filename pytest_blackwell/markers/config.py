@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from pytest_blackwell.engine.config import EngineConfig
-from pytest_blackwell.markers import MarkInput
+from pytest_blackwell.markers.base import MarkInput
 from pytest_blackwell.units import parse_size
 
 CONFIG_MARKERS: dict[str, str] = {

@@ -6,7 +6,7 @@ min_round_s=0.5, extra_rounds=12)``: exactly
 one keyword names a configuration variable (an EngineConfig field such as ``kv_cache_dtype`` or
 ``max_num_seqs``, the alias ``kv_dtype``, or any other vLLM engine argument) with a list of two
 values; the others describe the measurement. This module knows nothing of pytest; errors are
-:class:`~pytest_blackwell.config_markers.ConfigMarkerError` naming the marker.
+:class:`~pytest_blackwell.markers.config.ConfigMarkerError` naming the marker.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_blackwell.config_markers import ConfigMarkerError, apply_engine_args
 from pytest_blackwell.engine.benchmark import Workload, WorkloadError
 from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.engine.perfstats import METRICS
-from pytest_blackwell.markers import MarkInput
+from pytest_blackwell.markers.base import MarkInput
+from pytest_blackwell.markers.config import ConfigMarkerError, apply_engine_args
 
 PERF_MARKER = (
     "perf_compare(VARIABLE=[A, B], metric='output_tokens_per_s', max_slowdown=0.10, prompts=8, "

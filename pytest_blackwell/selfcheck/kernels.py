@@ -1,6 +1,6 @@
 """Child process of ``selfcheck``: produce one real GPU failure and let it surface.
 
-``python -m pytest_blackwell.selfcheck_kernels smem|fault``. The error is left uncaught, so its
+``python -m pytest_blackwell.selfcheck.kernels smem|fault``. The error is left uncaught, so its
 traceback reaches stderr exactly as in an engine log; the parent classifies that output. A
 step that cannot run here prints ``SKIP_MARKER`` and a reason; a kernel that should have failed
 and did not prints ``NO_ERROR_MARKER``. A faulting kernel kills the CUDA context, which is why
@@ -90,7 +90,7 @@ STEPS = {"smem": smem, "fault": fault}
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1 or argv[0] not in STEPS:
-        print(f"usage: python -m pytest_blackwell.selfcheck_kernels {'|'.join(STEPS)}")
+        print(f"usage: python -m pytest_blackwell.selfcheck.kernels {'|'.join(STEPS)}")
         return 2
     STEPS[argv[0]]()
     print(NO_ERROR_MARKER, flush=True)
