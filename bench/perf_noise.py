@@ -11,31 +11,40 @@ paired 95% interval, 10% tolerance) runs ``--repetitions`` times between them.
    least ``--reliable`` of the repetitions (default 95%) is printed, with the detection rate per
    step. The noise is this machine's, measured in this run; only the slowdown is synthetic.
 
-3. Side by side, in the same run and on the same two engines, the same figures for the v0.1
-   measurement (rounds as short as one pass of the prompts, no extra rounds), alternating with
-   the default one repetition by repetition, and the ratio of their median interval widths.
+3. Side by side, in the same run, the same figures for v0.1: its measurement (rounds as short
+   as one pass of the prompts, no extra rounds) on a second pair of engines left as vLLM sets
+   them up (``BLACKWELL_ENGINE_CPU_SETUP=off``: spinning OpenMP threads), alternating with the
+   default one repetition by repetition, and the ratio of their median interval widths.
+
+``--load N`` keeps N busy processes running during the measurement, the way other jobs of a
+shared runner do (default 0: the machine as it is).
 
 The synthetic slowdowns are replayed on all measured rounds of a repetition (the extra rounds
 a real comparison would have stopped at are not re-decided).
 
     python bench/perf_noise.py [--repetitions 20] [--rounds 6] [--warmup 1] [--prompts 8]
-                               [--max-tokens 16] [--max-slowdown 0.10] [--no-legacy] [--json OUT]
+                               [--max-tokens 16] [--max-slowdown 0.10] [--no-legacy] [--load N]
+                               [--json OUT]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pytest_blackwell.engine import EngineConfig, EnginePool
 from pytest_blackwell.engine.benchmark import Workload
+from pytest_blackwell.engine.cpuaffinity import SWITCH_ENV
 from pytest_blackwell.engine.perfcompare import MeasureRound, run_comparison
 from pytest_blackwell.engine.perfstats import compare
 
@@ -57,6 +66,9 @@ def _args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--no-legacy", action="store_true", help="skip the side-by-side v0.1 measurement"
     )
+    parser.add_argument(
+        "--load", type=int, default=0, help="busy processes kept running while measuring"
+    )
     args = parser.parse_args(argv)
     if args.repetitions < 1:
         parser.error("--repetitions must be at least 1")
@@ -71,23 +83,30 @@ def main(argv: list[str]) -> int:
     settings = {"default": workload}
     if not args.no_legacy:
         settings["v0.1"] = replace(workload, min_round_s=0.0, extra_rounds=0)
-    configs = {"a": BASE.merged(seed=0), "b": BASE.merged(seed=1)}
+    engines = {"default": {"a": BASE.merged(seed=0), "b": BASE.merged(seed=1)}}
+    if not args.no_legacy:
+        off = {"env": {SWITCH_ENV: "off"}}
+        engines["v0.1"] = {"a": BASE.merged(seed=0, **off), "b": BASE.merged(seed=1, **off)}
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     repetitions: dict[str, list[dict[str, Any]]] = {name: [] for name in settings}
     started = time.monotonic()
     with (
         tempfile.TemporaryDirectory(prefix="pbw-noise-") as tmp,
-        EnginePool(tmp, max_alive=2, base_env=env) as pool,
+        EnginePool(tmp, max_alive=2 * len(engines), base_env=env) as pool,
+        _busy(args.load),
     ):
-        for label, config in configs.items():
-            handle = pool.get(config)
-            if not handle.result.ok:
-                print(f"engine {label} ({config.id}) failed: {handle.result.summary}")
-                return 1
+        for name, pair in engines.items():
+            for label, config in pair.items():
+                handle = pool.get(config)
+                if not handle.result.ok:
+                    print(f"engine {name} {label} ({config.id}) failed: {handle.result.summary}")
+                    return 1
 
-        def measurer(setting: Workload) -> MeasureRound:
+        def measurer(name: str) -> MeasureRound:
+            setting, pair = settings[name], engines[name]
+
             def measure(label: str, round_no: int) -> dict[str, Any]:
-                return pool.get(configs[label]).benchmark_round(setting.to_dict(), round_no)
+                return pool.get(pair[label]).benchmark_round(setting.to_dict(), round_no)
 
             return measure
 
@@ -95,10 +114,10 @@ def main(argv: list[str]) -> int:
             names = list(settings) if n % 2 == 0 else list(reversed(settings))
             for name in names:
                 result = run_comparison(
-                    measurer(settings[name]),
+                    measurer(name),
                     variable="seed",
                     values=("0", "1"),
-                    config_ids=(configs["a"].id, configs["b"].id),
+                    config_ids=(engines[name]["a"].id, engines[name]["b"].id),
                     workload=settings[name],
                     metric=METRIC,
                     max_slowdown=args.max_slowdown,
@@ -116,7 +135,8 @@ def main(argv: list[str]) -> int:
         f"workload: {workload.prompts} prompts x {workload.input_tokens} in / "
         f"{workload.max_tokens} out tokens, {workload.warmup} warm-up + {workload.rounds} rounds "
         f"per value (default: rounds of >= {workload.min_round_s:g} s, up to "
-        f"{workload.extra_rounds} extra pairs); tolerance {args.max_slowdown:.0%}; {elapsed:.0f} s"
+        f"{workload.extra_rounds} extra pairs); tolerance {args.max_slowdown:.0%}; "
+        f"{args.load} busy process(es); {elapsed:.0f} s"
     )
     all_figures = {}
     for name, reps in repetitions.items():
@@ -157,6 +177,20 @@ def main(argv: list[str]) -> int:
     if args.json is not None:
         args.json.write_text(json.dumps(all_figures, indent=2))
     return 0
+
+
+@contextlib.contextmanager
+def _busy(count: int) -> Iterator[None]:
+    """``count`` processes spinning on the CPU for as long as the block runs."""
+    procs = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(max(count, 0))
+    ]
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
 
 
 #: Two-sided 95% quantiles of Student's t for 1..10 degrees of freedom (v0.1's interval).

