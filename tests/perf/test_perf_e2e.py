@@ -30,10 +30,10 @@ def test_benchmark_fixture(vllm_benchmark):
     assert summary["ttft_p90_s"]["median"] >= summary["ttft_p50_s"]["median"] > 0
     assert summary["tpot_p50_s"]["median"] > 0
 
-# Two values that cannot matter (sampling is greedy), read through the fixture. Whether such a
-# pair reads "same" on a shared 2-core CPU is noise, measured by bench/perf_noise.py: here the
-# tolerance is wide so that only the fixture's contents are checked.
-@pytest.mark.perf_compare(seed=[0, 1], prompts=8, max_tokens=16, max_slowdown=0.95)
+# Two values that cannot matter (sampling is greedy), read through the fixture: they must not
+# be called slower. The false-alarm rate at the default 10% tolerance is measured by
+# bench/perf_noise.py, not here; a shared 2-core CI runner gets a 50% tolerance.
+@pytest.mark.perf_compare(seed=[0, 1], prompts=8, max_tokens=16, max_slowdown=0.5)
 def test_seed_through_the_fixture(vllm_perf_comparison):
     assert vllm_perf_comparison.values == ("0", "1")
     pairs = vllm_perf_comparison.comparison.rounds
