@@ -187,8 +187,8 @@ def _option(config: pytest.Config, name: str) -> tuple[str | None, str]:
     cli = config.getoption(dest)
     if cli is not None:
         return str(cli), f"--blackwell-{name}"
-    value = config.getini(dest)
-    return (str(value) if value not in (None, "") else None), f"ini option {dest}"
+    value = str(config.getini(dest) or "").strip()
+    return (value or None), f"ini option {dest}"
 
 
 def _positive(text: str | None, origin: str, kind: type[float] | type[int]) -> float:
@@ -333,11 +333,7 @@ def _compile_cache(config: pytest.Config) -> tuple[Path | None, bool, str]:
 
 def _isolate(config: pytest.Config) -> tuple[tuple[str, ...] | None, str]:
     """The variables ``--blackwell-isolate`` (or the ini option) asks for; None when off."""
-    text = config.getoption("blackwell_isolate")
-    origin = "--blackwell-isolate"
-    if text is None:
-        text = str(config.getini("blackwell_isolate") or "").strip() or None
-        origin = "ini option blackwell_isolate"
+    text, origin = _option(config, "isolate")
     if text is None:
         return None, origin
     if text == "all":
@@ -379,11 +375,7 @@ def _memory_limit(config: pytest.Config) -> tuple[int | None, str]:
     """``(bytes or None, where it came from)`` of the memory-budget search's user limit."""
     from pytest_blackwell.units import parse_size
 
-    text = config.getoption("blackwell_isolate_memory_limit")
-    origin = "--blackwell-isolate-memory-limit"
-    if text is None:
-        text = str(config.getini("blackwell_isolate_memory_limit") or "").strip() or None
-        origin = "ini option blackwell_isolate_memory_limit"
+    text, origin = _option(config, "isolate-memory-limit")
     if text is None:
         return None, origin
     try:
