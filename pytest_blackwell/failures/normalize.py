@@ -35,6 +35,12 @@ _PROC_TAG = re.compile(
 # Pasting leftovers: pytest's "E   " prefix, markdown quotes and list bullets, diff markers,
 # a counter of numbered output before a timestamped record ("[1] 2019-06-13 01:17:08: E ...").
 _PASTE = re.compile(r"^(?:E {2,}|>+ ?|\+> ?|[-*] (?=\[|\(|\w+ \|)|\[\d{1,4}\] (?=\d{4}-\d\d-\d\d))")
+# Line numbers of a log viewer or an editor ("  39 [rank0]:W0103 ...", "1234  ERROR 03-10 ..."):
+# only in front of a record header, so a message that starts with a number keeps it.
+_LINENO = re.compile(
+    r"^\s*\d{1,6}\s+(?=\[rank\d+\]:|\[?[EWIF]\d{4} \d\d:\d\d:\d\d"
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d |\([A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+\))"
+)
 # Other timestamp styles: syslog "Feb 15 17:37:45 host kernel:", dmesg "[ 1843.308145]",
 # "[Fri Aug 30 11:11:22 2024]", "[05/08/2024-20:47:56]", "2024-05-11 14:10:52.224", "12:00:01.123".
 _OTHER_STAMP = re.compile(
@@ -131,6 +137,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
         for rx in (
             _TIMESTAMP,
             _PASTE,
+            _LINENO,
             _OTHER_STAMP,
             _GUTTER,
             _LABEL,

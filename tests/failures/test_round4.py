@@ -1,0 +1,64 @@
+"""Mechanisms of the fourth round of generalisation (level handling, pasting damage, stages).
+
+Every line here is written from the text the library itself prints (Triton's resource check as
+Inductor's autotuner logs it, glog-style records of PyTorch), with names and numbers of our own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_blackwell.failures import classify_log
+from pytest_blackwell.failures.normalize import logical_lines
+
+
+def _classify(tmp_path: Path, lines: list[str]):  # type: ignore[no-untyped-def]
+    log = tmp_path / "x.log"
+    log.write_text("\n".join(lines) + "\n")
+    failure = classify_log(log)
+    assert failure == classify_log(lines)
+    return failure
+
+
+_SMEM = (
+    "out of resource: shared memory, Required: 98304, Hardware limit: 65536. "
+    "Reducing block sizes or `num_stages` may help."
+)
+
+
+def test_an_autotuner_dropping_a_config_at_warning_is_not_a_failure(tmp_path: Path) -> None:
+    lines = [
+        "AUTOTUNE mm(64x512, 512x512)",
+        "  triton_mm_3 0.0100 ms 100.0% BLOCK_K=32, BLOCK_M=64, BLOCK_N=64, num_stages=3",
+        f"W0607 01:02:03.456000 4242 torch/_inductor/select_algorithm.py:1200] [0/0] {_SMEM}",
+        f"[rank1]:W0607 01:02:04.456000 4242 torch/_inductor/select_algorithm.py:1200] {_SMEM}",
+        "SingleProcess AUTOTUNE benchmarking takes 1.0000 seconds and 0.0000 seconds precompiling",
+    ]
+    assert _classify(tmp_path, lines) is None
+
+
+def test_the_same_resource_check_at_error_level_is_smem_limit(tmp_path: Path) -> None:
+    lines = [f"E0607 01:02:03.456000 4242 torch/_inductor/select_algorithm.py:1200] {_SMEM}"]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert failure.category == "smem_limit"
+    assert failure.detail["required_bytes"] == 98304
+
+
+@pytest.mark.parametrize(
+    ("raw", "level", "text"),
+    [
+        ("  12 [rank0]:W0607 01:02:03.456000 42 torch/x.py:1] hello", "WARNING", "hello"),
+        ("1234  ERROR 06-07 01:02:03 [core.py:1] boom", "ERROR", "boom"),
+        ("7 (Worker pid=12) INFO 06-07 01:02:03 [w.py:1] fine", "INFO", "fine"),
+        # a message that merely starts with a number keeps it
+        ("12 requests finished", "", "12 requests finished"),
+    ],
+)
+def test_a_viewers_line_numbers_before_a_record_are_dropped(
+    raw: str, level: str, text: str
+) -> None:
+    (line,) = logical_lines(raw)
+    assert (line.level, line.text) == (level, text)
