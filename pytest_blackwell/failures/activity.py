@@ -29,13 +29,18 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds
     (
         r"(?i)\b(?:start(?:ing)? )?building (?:the |an? )?(?:trt-llm |tensorrt )?engine\b"
-        r"|(?:^|[\s/])(?:nvcc|ptxas)\s+-|\bninja -v\b|\bEmitting ninja build file\b",
+        r"|(?:^|[\s/])(?:nvcc|ptxas)\s+-|\bninja -v\b|\bEmitting ninja build file\b"
+        # Inductor's max-autotune benchmarking its kernel choices (a table per op, then a total)
+        r"|\bAUTOTUNE (?:[a-z_]\w*\(|benchmarking takes)",
         "compile",
     ),
     # weights: checkpoint shards, state dicts, weight files being read
     (
         r"(?i)\bloading (?:\w+ )?checkpoint shards\b|\bload(?:ing)?_state_dict\b"
-        r"|\bfrom_pretrained\b|\bloading (?:model )?weights\b|\bUsing model weights format\b",
+        r"|\bfrom_pretrained\b|\bloading (?:model )?weights\b|\bUsing model weights format\b"
+        # the model's tokenizer files being read; TGI's launcher starting a shard (which loads
+        # the model: "Starting shard", "Waiting for shard to be ready")
+        r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b",
         "loading",
     ),
     # start-up: the parsed command line, a library's set-up report printed at import

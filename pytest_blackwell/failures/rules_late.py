@@ -76,7 +76,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )"
        r"(?P<signal__6>segmentation fault|killed|bus error"
        r"|abort(?:ed)?)\b)|(?P<signal__7>Segfault) encountered"
-       r"|received (?P<signal__8>SIGSEGV|SIGBUS|SIGILL|SIGABRT|SIGFPE)\b",
+       r"|received (?P<signal__8>SIGSEGV|SIGBUS|SIGILL|SIGABRT|SIGFPE)\b"
+       # TGI's launcher: "Shard process was signaled to shutdown with signal 4"
+       r"|signaled to shut ?down with signal (?P<signal__9>\d+)",
        weak=True, keywords=("egmentation", "egfault", "received SIG")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     rule("value_error", "unsupported_config",

@@ -62,3 +62,92 @@ def test_a_viewers_line_numbers_before_a_record_are_dropped(
 ) -> None:
     (line,) = logical_lines(raw)
     assert (line.level, line.text) == (level, text)
+
+
+_TB = "Traceback (most recent call last):"
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # Inductor's autotuner reports at ERROR that no config of a kernel fits: compile
+        (
+            [
+                "AUTOTUNE addmm(32x1024, 32x4096, 4096x1024)",
+                "SingleProcess AUTOTUNE benchmarking takes 0.5000 seconds",
+                f"E0101 00:00:00.000000 7 torch/_inductor/select_algorithm.py:99] {_SMEM}",
+            ],
+            "smem_limit",
+            "compile",
+        ),
+        # the reason cut from the line, the autotuner's own words still say compile
+        (
+            ["E0101 00:00:00.000000 7 torch/_inductor/x.py:9] Exception No valid triton configs."],
+            "unknown",
+            "compile",
+        ),
+        # a request rejected while serving (vLLM's request validation)
+        (
+            [
+                "ERROR 01-01 00:00:00 [serving_chat.py:1] ValueError: This model's maximum "
+                "context length is 4096 tokens. However, your request has 5000 input tokens.",
+            ],
+            "unsupported_config",
+            "execute",
+        ),
+        (
+            ["ERROR 01-01 00:00:00 [serving_chat.py:1] Error in chat completion stream generator."],
+            "unknown",
+            "execute",
+        ),
+        # an engine's own weight-building function, whatever the engine calls it
+        (
+            [
+                _TB,
+                '  File "/opt/eng/runner.py", line 10, in _create_weight',
+                "    model.make_all_weights(rank)",
+                '  File "/opt/eng/runner.py", line 20, in create_shared_weights',
+                "    alloc(n)",
+                "RuntimeError: something nobody knows",
+            ],
+            "unknown",
+            "loading",
+        ),
+        # TGI's process-group set-up is start-up, inside get_model or not
+        (
+            [
+                _TB,
+                '  File "/srv/server.py", line 5, in get_model',
+                "    return Sharded(model_id)",
+                '  File "/srv/dist.py", line 9, in initialize_torch_distributed',
+                '    assert world_size <= n, "not enough devices"',
+                "AssertionError: not enough devices",
+            ],
+            "unknown",
+            "startup",
+        ),
+        # TGI's launcher: the shard dies by a signal right after it was started
+        (
+            [
+                "2030-01-01T00:00:00.000000Z  INFO shard-manager: text_generation_launcher: "
+                "Starting shard rank=0",
+                "2030-01-01T00:00:09.000000Z ERROR shard-manager: text_generation_launcher: "
+                "Shard process was signaled to shutdown with signal 11 rank=0",
+            ],
+            "engine_died",
+            "loading",
+        ),
+        # a tool reading the model's tokenizer files right before it errors
+        (
+            ["load tokenizer: /models/m/tokenizer.json", "ERROR: cannot parse the file"],
+            "unknown",
+            "loading",
+        ),
+    ],
+)
+def test_stage_from_the_words_of_tuners_servers_and_loaders(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == (category, stage), failure.evidence
