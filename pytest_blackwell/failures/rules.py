@@ -242,7 +242,10 @@ CAUSES: tuple[Rule, ...] = (
        r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|NVIDIA driver on your "
        r"system is too old|Found no NVIDIA driver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
        r"|PTX was compiled with an unsupported toolchain|unsupported display driver"
-       r"|cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
+       r"|cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
+       # cudaErrorCallRequiresNewerDriver, as cudaGetErrorString words it
+       r"|API call is not supported in the installed CUDA driver|cudaErrorCallRequiresNewerDriver"
+       r"|CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"),
     # versions that do not fit together, in the wordings of drivers, container runtimes, ptxas,
     # loaders and packages that say what they were built for
     rule("version_mismatch", "env_mismatch",

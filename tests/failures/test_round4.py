@@ -151,3 +151,43 @@ def test_stage_from_the_words_of_tuners_servers_and_loaders(
     failure = _classify(tmp_path, lines)
     assert failure is not None
     assert (failure.category, failure.stage) == (category, stage), failure.evidence
+
+
+def test_a_runtime_that_needs_a_newer_driver_is_env_mismatch(tmp_path: Path) -> None:
+    lines = [
+        "RuntimeError: CUDA runtime error: API call is not supported in the installed CUDA driver"
+    ]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert failure.category == "env_mismatch"
+
+
+def test_the_async_output_loop_raising_means_the_engine_core_died(tmp_path: Path) -> None:
+    lines = [
+        _TB,
+        '  File "/x/vllm/v1/engine/async_llm.py", line 3, in output_handler',
+        "    outputs = await engine_core.get_output_async()",
+        '  File "/x/vllm/v1/engine/core_client.py", line 9, in get_output_async',
+        "    raise self._format_exception(outputs) from None",
+    ]  # the paste ends before the exception line
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("engine_died", "execute"), failure.evidence
+
+
+def test_a_logged_message_keeps_its_traceback_when_the_paste_cuts_it(tmp_path: Path) -> None:
+    """``logger.exception`` prints the message, then the traceback; the paste ends mid-way."""
+    head = "ERROR 01-01 00:00:00 [x.py:1] "
+    lines = [
+        f"{head}Something went wrong here.",
+        f"{head}Traceback (most recent call last):",
+        f'{head}  File "/srv/eng/worker.py", line 5, in load_model',
+        f"{head}    self.model = build(cfg)",
+        f'{head}  File "/srv/eng/build.py", line 8, in build',
+        f"{head}    return Model(cfg)",
+    ]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert failure.first_error == "Something went wrong here."
+    assert (failure.category, failure.stage) == ("unknown", "loading"), failure.evidence
+    assert any("load_model" in t for t in failure.traceback)
