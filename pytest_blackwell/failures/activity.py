@@ -23,7 +23,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     (
         r"\"(?:POST|GET) /\S* HTTP/\d|\bReceived request\b|\bnum_running_reqs=[1-9]"
         r"|\bRunning: [1-9]\d* reqs?\b|generation throughput: (?:[1-9]|0\.\d*[1-9])"
-        r"|\b(?:Decode|Prefill) batch\b|\bStep function failed\b|\bDumping scheduler\b",
+        r"|\b(?:Decode|Prefill) batch\b|\bStep function failed\b|\bDumping scheduler\b"
+        # an interactive chat waiting for or answering the user's input (LMDeploy's chat CLI)
+        r"|\bdouble enter to end input\b",
         "execute",
     ),
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds
@@ -43,6 +45,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b",
         "loading",
     ),
+    # CUDA graphs being captured: SGLang's "Capture cuda graph bs [...]", "Capture piecewise
+    # CUDA graph begin", vLLM's "Capturing CUDA graphs"
+    (r"(?i)\bcaptur(?:e|ing) (?:piecewise )?cuda ?graphs?\b", "graph_capture"),
     # start-up: the parsed command line, a library's set-up report printed at import
     (r"\bargs: Namespace\(|\bCUDA SETUP: ", "startup"),
 )

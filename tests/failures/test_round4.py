@@ -191,3 +191,23 @@ def test_a_logged_message_keeps_its_traceback_when_the_paste_cuts_it(tmp_path: P
     assert failure.first_error == "Something went wrong here."
     assert (failure.category, failure.stage) == ("unknown", "loading"), failure.evidence
     assert any("load_model" in t for t in failure.traceback)
+
+
+@pytest.mark.parametrize(
+    ("before", "stage"),
+    [
+        (
+            ["Capture cuda graph bs [1, 2, 4, 8]", "Capture piecewise CUDA graph begin"],
+            "graph_capture",
+        ),
+        (["Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): 10%"], "graph_capture"),
+        (["double enter to end input >>> hello", ""], "execute"),
+    ],
+)
+def test_activity_of_graph_capture_and_of_a_chat_answering(
+    tmp_path: Path, before: list[str], stage: str
+) -> None:
+    lines = [*before, "RuntimeError: CUDA error: an illegal memory access was encountered"]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("illegal_memory_access", stage), failure.evidence
