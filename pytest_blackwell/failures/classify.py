@@ -356,7 +356,13 @@ class StreamClassifier:
         cand = self._candidate(lineno, line, block.start, block.stage)
         if cand is None and not block.is_traceback:
             self._note_marker(text)  # the log goes on after a relay or a warning
-        if cand is not None and (block.best is None or cand.rank > block.best.rank):
+        if (
+            cand is not None
+            and (block.best is None or cand.rank > block.best.rank)
+            and not (
+                cand.category == DIED and block.best is not None and block.best.rank == UNKNOWN
+            )
+        ):  # a death right after an error of its own is that error's doing
             cand.traceback = block.lines
             block.best = cand
         if block.best is not None and block.best.rank == STRONG:

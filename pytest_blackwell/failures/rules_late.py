@@ -121,5 +121,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"^(?:[A-Za-z_][\w]*\.)*(?P<exception>[A-Z]\w*(?:Error|Exception|Failed|Interrupt"
        r"|OutOfResources|InvalidCxxCompiler|Unsupported))(?::|$)", ignore_at=QUIET),
     rule("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
+    # The message of the C++ exception that ``terminate called after throwing an instance of``
+    # announces: the error itself, as an exception line is (a known cause in it matched above).
+    rule("cpp_exception_what", "unknown", r"^\s*what\(\):\s+\S", keywords=("what():",)),
 )
 # fmt: on

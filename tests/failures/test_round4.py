@@ -211,3 +211,31 @@ def test_activity_of_graph_capture_and_of_a_chat_answering(
     failure = _classify(tmp_path, lines)
     assert failure is not None
     assert (failure.category, failure.stage) == ("illegal_memory_access", stage), failure.evidence
+
+
+_TERMINATE = "terminate called after throwing an instance of 'std::runtime_error'"
+
+
+@pytest.mark.parametrize(
+    ("what", "category"),
+    [
+        ("  what():  the frobnicator refused the widget", "unknown"),
+        (
+            "  what():  CUDA error: an illegal memory access was encountered",
+            "illegal_memory_access",
+        ),
+    ],
+)
+def test_the_message_of_an_uncaught_cpp_exception_is_the_error(
+    tmp_path: Path, what: str, category: str
+) -> None:
+    failure = _classify(tmp_path, [_TERMINATE, what, "Aborted (core dumped)"])
+    assert failure is not None
+    assert failure.category == category, failure.evidence
+    assert failure.first_error.strip() == what.strip()
+
+
+def test_the_abort_alone_is_a_death(tmp_path: Path) -> None:
+    failure = _classify(tmp_path, [_TERMINATE, "Aborted (core dumped)"])
+    assert failure is not None
+    assert failure.category == "engine_died"
