@@ -239,3 +239,15 @@ def test_the_abort_alone_is_a_death(tmp_path: Path) -> None:
     failure = _classify(tmp_path, [_TERMINATE, "Aborted (core dumped)"])
     assert failure is not None
     assert failure.category == "engine_died"
+
+
+def test_torch_warning_at_cuda_set_up_that_the_card_is_too_new_is_startup(tmp_path: Path) -> None:
+    lines = [
+        "/x/torch/cuda/__init__.py:200: UserWarning: ",
+        "NVIDIA GeForce RTX 9999 with CUDA capability sm_130 is not compatible with the current "
+        "PyTorch installation.",
+    ]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("env_mismatch", "startup"), failure.evidence
+    assert failure.evidence["stage"].startswith("prior:")
