@@ -192,6 +192,8 @@ CATEGORY_FRAMES: dict[str, str] = {
     "raise_if_cache_size_invalid": "kv_cache_oom",
     "_init_handles": "smem_limit",  # Triton: the launch-time shared-memory check
     "_check_if_gpu_supports_dtype": "dispatch_failure",
+    # torch.cuda.graphs: ending a capture fails only when the capture was invalidated
+    "capture_end": "stream_capture",
     # vLLM V1's AsyncLLM output loop raises what its engine-core client queued: the error that
     # ended the engine core's output socket, i.e. the engine core is gone (EngineDeadError)
     "get_output_async": "engine_died",

@@ -103,6 +103,22 @@ _HEADER_ONLY = re.compile(
 )
 
 
+# Rich's traceback box ("╭─ Traceback (most recent call last) ─╮", "│ /x/y.py:79 in f │", its
+# source lines, "╰───╯"): rewritten into Python's own traceback lines.
+_RICH_FRAME = re.compile(r"^(?P<path>[^\s\"]+\.py):(?P<line>\d+) in (?P<func>[\w<>.]+)$")
+
+
+def _from_rich(text: str) -> str:
+    if text[0] == "╭":
+        return "Traceback (most recent call last):" if "Traceback" in text else "    " + text
+    inner = text.strip("│ ").rstrip("│╮╯ ") if text[0] == "│" else text
+    m = _RICH_FRAME.match(inner)
+    if m is not None:
+        path, line, func = m.group("path", "line", "func")
+        return f'  File "{path}", line {line}, in {func}'
+    return "    " + (inner or "│")  # a source line, a blank line or the bottom of the box
+
+
 class LogicalLine(NamedTuple):
     """A clean line: its message, the process tag and log level it carried (``""`` if none)."""
 
@@ -151,6 +167,8 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
                 text = text[m.end() :]
         if text == before:
             break
+    if text[:1] in ("│", "╭", "╰"):
+        text = _from_rich(text)
     level = ""
     for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL):
         m = rx.match(text)

@@ -251,3 +251,28 @@ def test_torch_warning_at_cuda_set_up_that_the_card_is_too_new_is_startup(tmp_pa
     assert failure is not None
     assert (failure.category, failure.stage) == ("env_mismatch", "startup"), failure.evidence
     assert failure.evidence["stage"].startswith("prior:")
+
+
+def test_a_rich_traceback_box_is_read_like_pythons_own(tmp_path: Path) -> None:
+    lines = [
+        "╭───────────────── Traceback (most recent call last) ─────────────────╮",
+        "│ /opt/app/run.py:12 in main                                           │",
+        "│                                                                      │",
+        "│   11 │   graph = build()                                             │",
+        "│ ❱ 12 │   graph.finish()                                              │",
+        "│                                                                      │",
+        "│ /opt/venv/torch/cuda/graphs.py:88 in capture_end                     │",
+        "│                                                                      │",
+        "│ ❱ 88 │   │   super().capture_end()                                   │",
+        "╰──────────────────────────────────────────────────────────────────────╯",
+        "RuntimeError: CUDA error: operation failed due to a previous error dur",
+    ]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("stream_capture", "graph_capture")
+    assert failure.evidence["category"] == "frame capture_end"
+
+
+def test_a_box_drawn_line_that_is_no_frame_stays_text() -> None:
+    (line,) = logical_lines("│ ❱ 12 │   graph.finish() │")
+    assert line.text.strip().startswith("❱ 12")
