@@ -34,8 +34,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
        r"|Watchdog caught collective operation timeout"
        r"|(?:^|: )(?:Test )?NCCL failure \S+:\d+"
-       r"|watchdog got stuck for \d+ seconds without making progress",
-       weak=True, keywords=("NCCL failure", "watchdog got stuck")),
+       r"|watchdog got stuck for \d+ seconds without making progress"
+       # Gloo's transport (the CPU collectives of torch.distributed) names its source file
+       r"|\bgloo/transport/\w+/\w+\.cc:\d+\]",
+       weak=True, keywords=("NCCL failure", "watchdog got stuck", "gloo/transport/")),
     rule("custom_all_reduce", "nccl_error", r"custom_all_reduce\w*\.cuh?:\d+|CustomAllreduce\w*"),
     rule("nccl_warn", "nccl_error", r"NCCL WARN", weak=True, keywords=("NCCL WARN",)),
     rule("watchdog_timeout", "timeout",

@@ -276,3 +276,13 @@ def test_a_rich_traceback_box_is_read_like_pythons_own(tmp_path: Path) -> None:
 def test_a_box_drawn_line_that_is_no_frame_stays_text() -> None:
     (line,) = logical_lines("│ ❱ 12 │   graph.finish() │")
     assert line.text.strip().startswith("❱ 12")
+
+
+def test_gloos_transport_failing_is_a_collective_failure(tmp_path: Path) -> None:
+    lines = [
+        "RuntimeError: [/src/third_party/gloo/gloo/transport/tcp/pair.cc:100] Connection closed "
+        "by peer [10.0.0.2]:1234",
+    ]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert failure.category == "nccl_error"
