@@ -23,21 +23,31 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     (
         r"\"(?:POST|GET) /\S* HTTP/\d|\bReceived request\b|\bnum_running_reqs=[1-9]"
         r"|\bRunning: [1-9]\d* reqs?\b|generation throughput: (?:[1-9]|0\.\d*[1-9])"
-        r"|\b(?:Decode|Prefill) batch\b|\bStep function failed\b|\bDumping scheduler\b",
+        r"|\b(?:Decode|Prefill) batch\b|\bStep function failed\b|\bDumping scheduler\b"
+        # an interactive chat waiting for or answering the user's input (LMDeploy's chat CLI)
+        r"|\bdouble enter to end input\b",
         "execute",
     ),
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds
     (
         r"(?i)\b(?:start(?:ing)? )?building (?:the |an? )?(?:trt-llm |tensorrt )?engine\b"
-        r"|(?:^|[\s/])(?:nvcc|ptxas)\s+-|\bninja -v\b|\bEmitting ninja build file\b",
+        r"|(?:^|[\s/])(?:nvcc|ptxas)\s+-|\bninja -v\b|\bEmitting ninja build file\b"
+        # Inductor's max-autotune benchmarking its kernel choices (a table per op, then a total)
+        r"|\bAUTOTUNE (?:[a-z_]\w*\(|benchmarking takes)",
         "compile",
     ),
     # weights: checkpoint shards, state dicts, weight files being read
     (
         r"(?i)\bloading (?:\w+ )?checkpoint shards\b|\bload(?:ing)?_state_dict\b"
-        r"|\bfrom_pretrained\b|\bloading (?:model )?weights\b|\bUsing model weights format\b",
+        r"|\bfrom_pretrained\b|\bloading (?:model )?weights\b|\bUsing model weights format\b"
+        # the model's tokenizer files being read; TGI's launcher starting a shard (which loads
+        # the model: "Starting shard", "Waiting for shard to be ready")
+        r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b",
         "loading",
     ),
+    # CUDA graphs being captured: SGLang's "Capture cuda graph bs [...]", "Capture piecewise
+    # CUDA graph begin", vLLM's "Capturing CUDA graphs"
+    (r"(?i)\bcaptur(?:e|ing) (?:piecewise )?cuda ?graphs?\b", "graph_capture"),
     # start-up: the parsed command line, a library's set-up report printed at import
     (r"\bargs: Namespace\(|\bCUDA SETUP: ", "startup"),
 )

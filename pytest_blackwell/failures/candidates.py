@@ -73,6 +73,8 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
             and 0 <= new.start - cur.line <= SOFT_WINDOW
         ):
             return True  # a death says less than the relay right after it that explains it
+        if new.start == cur.start and new.line == cur.line:  # the same error, seen with its frames
+            return len(new.traceback) > len(cur.traceback)
         return new.start < cur.start
     if new.rank < cur.rank:
         return False
@@ -133,3 +135,24 @@ def is_frame(text: str) -> bool:
         or text.lstrip().startswith(("^", "~"))
         or text.strip() in ELISIONS
     )
+
+
+def cut_traceback(block: Block) -> Candidate:
+    """A traceback cut off before its exception line: an unknown error, though one that says
+    less than a wrapper naming what failed."""
+    last = next((t for t in reversed(block.lines) if t.strip()), block.lines[0])
+    detail: dict[str, Any] = {"truncated": True}
+    return Candidate(
+        LEVEL_ONLY, "unknown", last.strip(), block.last_seen, block.start, block.stage, detail, None
+    )
+
+
+def with_its_traceback(said: Candidate | None, start: int, lines: list[str]) -> Candidate | None:
+    """``said`` with the frames of a traceback cut before its exception line, if they are its own.
+
+    ``logger.exception("Error in ...")`` prints its message, then the traceback; a paste cut
+    before the exception line leaves the frames to the message on the line right above them.
+    """
+    if said is None or said.rank != LEVEL_ONLY or said.line != start - 1:
+        return None
+    return replace(said, traceback=[*said.traceback, *lines])

@@ -40,10 +40,12 @@ from pytest_blackwell.failures.candidates import (
     WRAPPER,
     Block,
     Candidate,
+    cut_traceback,
     is_frame,
     is_header,
     merged,
     process_name,
+    with_its_traceback,
 )
 from pytest_blackwell.failures.continuation import (
     MAX_WRAPPED,
@@ -354,7 +356,13 @@ class StreamClassifier:
         cand = self._candidate(lineno, line, block.start, block.stage)
         if cand is None and not block.is_traceback:
             self._note_marker(text)  # the log goes on after a relay or a warning
-        if cand is not None and (block.best is None or cand.rank > block.best.rank):
+        if (
+            cand is not None
+            and (block.best is None or cand.rank > block.best.rank)
+            and not (
+                cand.category == DIED and block.best is not None and block.best.rank == UNKNOWN
+            )
+        ):  # a death right after an error of its own is that error's doing
             cand.traceback = block.lines
             block.best = cand
         if block.best is not None and block.best.rank == STRONG:
@@ -440,19 +448,10 @@ class StreamClassifier:
     def _block_result(self, block: Block) -> Candidate | None:
         cand = block.best
         if cand is None and block.is_traceback:
-            # A traceback cut off before its exception line: an unknown error, though one that says
-            # less than a wrapper naming what failed.
-            last = next((t for t in reversed(block.lines) if t.strip()), block.lines[0])
-            cand = Candidate(
-                LEVEL_ONLY,
-                "unknown",
-                last.strip(),
-                block.last_seen,
-                block.start,
-                block.stage,
-                {"truncated": True},
-                None,
-            )
+            own = with_its_traceback(self._best, block.start, block.lines)
+            if own is not None:
+                return own  # a logged message's own traceback, cut before its exception line
+            cand = cut_traceback(block)
         if cand is None:
             return None
         hint: str | None = later_stage((cand.hint, *(stage for stage, _ in block.hints)))

@@ -26,6 +26,8 @@ from pytest_blackwell.failures.stages import later_stage
 _STARTUP_SHAPE = re.compile(
     r"\b(?:ImportError|ModuleNotFoundError)\b|No module named|undefined symbol"
     r"|cannot open shared object file"
+    # torch.cuda's capability check, which warns when CUDA is initialised in the process
+    r"|is not compatible with the current PyTorch installation"
 )
 
 
@@ -37,7 +39,7 @@ def stage_prior(category: str, lines: Sequence[str]) -> tuple[str, str] | None:
     """
     del category
     if any(_STARTUP_SHAPE.search(text) for text in lines):
-        return "startup", "prior: an import or library load fails at startup"
+        return "startup", "prior: an import, library load or CUDA set-up fails at startup"
     return None
 
 

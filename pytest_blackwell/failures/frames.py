@@ -43,6 +43,7 @@ DECISIVE: dict[str, str] = {
     "ensure_model_parallel_initialized": "startup",
     "initialize_model_parallel": "startup",
     "init_torch_distributed": "startup",
+    "initialize_torch_distributed": "startup",  # TGI's process-group set-up
     "_verify_args": "startup",
     "_verify_quantization": "startup",
     "_verify_cuda_graph": "startup",
@@ -191,6 +192,11 @@ CATEGORY_FRAMES: dict[str, str] = {
     "raise_if_cache_size_invalid": "kv_cache_oom",
     "_init_handles": "smem_limit",  # Triton: the launch-time shared-memory check
     "_check_if_gpu_supports_dtype": "dispatch_failure",
+    # torch.cuda.graphs: ending a capture fails only when the capture was invalidated
+    "capture_end": "stream_capture",
+    # vLLM V1's AsyncLLM output loop raises what its engine-core client queued: the error that
+    # ended the engine core's output socket, i.e. the engine core is gone (EngineDeadError)
+    "get_output_async": "engine_died",
 }
 
 
@@ -207,7 +213,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"(?i)\bbuild(?:ing)? (?:the |an? )?(?:tensorrt )?engine\b|\bbuild_engine\b"
         r"|engine build(?:ing)?\b|BackendCompilerFailed|InductorError|CppCompileError"
         r"|\bbuild_and_load\b|No working C\+\+ compiler|failed to compile|InvalidCxxCompiler"
-        r"|\b(?:PTX|NVRTC)[- ]?JIT\b|\bJIT compil",
+        r"|\b(?:PTX|NVRTC)[- ]?JIT\b|\bJIT compil"
+        # Inductor's and Triton's autotuners (the kernel choices are compiled and benchmarked)
+        r"|\bduring autotuning\b|\bNo valid triton configs\b",
         "compile",
     ),
     (
@@ -217,6 +225,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bdump_input\b"
         r"|inputs? of failed execution|_raise_exception_on_finish"
         r"|(?i:error was encountered while running the model)"  # Ollama's runner
+        # a request being served: validation of one request (vLLM's "your request has N input
+        # tokens", "However, you requested N tokens"), the API server's response generators
+        r"|\byour request\b|\bHowever, you requested\b|\bcompletion stream generator\b"
         r"|(?:^|:)(?:prefill|decode|generate)\{",  # TGI's tracing spans of a request
         "execute",
     ),
@@ -287,9 +298,16 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
 MODEL_PATHS = ("model_executor/models/", "srt/models/", "_torch/models/", "custom_modeling/")
 
 
+#: Engine functions named for building or reading the weights ("_create_weight",
+#: "create_shared_weights", "load_lora_weights"): whatever the engine, they run while loading.
+_WEIGHTS_FUNC = re.compile(r"^_?(?:load|create|init|read|prepare|alloc\w*)_(?:\w+_)?weights?$")
+
+
 def _named(frame: Frame) -> str | None:
     """The stage an engine function tells by its name (a model constructor: loading)."""
     stage = DECISIVE.get(frame.func)
+    if stage is None and _WEIGHTS_FUNC.search(frame.func):
+        stage = "loading"
     if stage is None and frame.func == "__init__" and any(p in frame.path for p in MODEL_PATHS):
         stage = "loading"
     return stage

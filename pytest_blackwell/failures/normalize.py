@@ -35,6 +35,12 @@ _PROC_TAG = re.compile(
 # Pasting leftovers: pytest's "E   " prefix, markdown quotes and list bullets, diff markers,
 # a counter of numbered output before a timestamped record ("[1] 2019-06-13 01:17:08: E ...").
 _PASTE = re.compile(r"^(?:E {2,}|>+ ?|\+> ?|[-*] (?=\[|\(|\w+ \|)|\[\d{1,4}\] (?=\d{4}-\d\d-\d\d))")
+# Line numbers of a log viewer or an editor ("  39 [rank0]:W0103 ...", "1234  ERROR 03-10 ..."):
+# only in front of a record header, so a message that starts with a number keeps it.
+_LINENO = re.compile(
+    r"^\s*\d{1,6}\s+(?=\[rank\d+\]:|\[?[EWIF]\d{4} \d\d:\d\d:\d\d"
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d |\([A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+\))"
+)
 # Other timestamp styles: syslog "Feb 15 17:37:45 host kernel:", dmesg "[ 1843.308145]",
 # "[Fri Aug 30 11:11:22 2024]", "[05/08/2024-20:47:56]", "2024-05-11 14:10:52.224", "12:00:01.123".
 _OTHER_STAMP = re.compile(
@@ -97,6 +103,22 @@ _HEADER_ONLY = re.compile(
 )
 
 
+# Rich's traceback box ("╭─ Traceback (most recent call last) ─╮", "│ /x/y.py:79 in f │", its
+# source lines, "╰───╯"): rewritten into Python's own traceback lines.
+_RICH_FRAME = re.compile(r"^(?P<path>[^\s\"]+\.py):(?P<line>\d+) in (?P<func>[\w<>.]+)$")
+
+
+def _from_rich(text: str) -> str:
+    if text[0] == "╭":
+        return "Traceback (most recent call last):" if "Traceback" in text else "    " + text
+    inner = text.strip("│ ").rstrip("│╮╯ ") if text[0] == "│" else text
+    m = _RICH_FRAME.match(inner)
+    if m is not None:
+        path, line, func = m.group("path", "line", "func")
+        return f'  File "{path}", line {line}, in {func}'
+    return "    " + (inner or "│")  # a source line, a blank line or the bottom of the box
+
+
 class LogicalLine(NamedTuple):
     """A clean line: its message, the process tag and log level it carried (``""`` if none)."""
 
@@ -131,6 +153,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
         for rx in (
             _TIMESTAMP,
             _PASTE,
+            _LINENO,
             _OTHER_STAMP,
             _GUTTER,
             _LABEL,
@@ -144,6 +167,8 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
                 text = text[m.end() :]
         if text == before:
             break
+    if text[:1] in ("│", "╭", "╰"):
+        text = _from_rich(text)
     level = ""
     for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL):
         m = rx.match(text)

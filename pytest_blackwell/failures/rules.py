@@ -16,6 +16,10 @@ from pytest_blackwell.failures.rules_late import LATE_RULES
 __all__ = ["DEFAULT_RULES", "Rule"]
 
 SIZE = r"\d+(?:\.\d+)?\s?[KMGT]?i?B"
+#: Triton's resource check also runs inside autotuners (Inductor's max-autotune, triton.autotune):
+#: a config that does not fit is logged at WARNING and dropped, and tuning goes on with the others.
+#: Only the same text at ERROR level (or as a raised exception) is a failure.
+AUTOTUNE_QUIET = ("DEBUG", "INFO", "WARNING")
 
 # The table is kept in its compact hand layout: one rule per short block reads like data.
 # fmt: off
@@ -24,11 +28,11 @@ CAUSES: tuple[Rule, ...] = (
     # --- shared memory ------------------------------------------------------------------------
     rule("triton_smem", "smem_limit",
        r"out of resource: shared memory, Required: (?P<required_bytes>\d+), "
-       r"Hardware limit: (?P<limit_bytes>\d+)"),
+       r"Hardware limit: (?P<limit_bytes>\d+)", ignore_at=AUTOTUNE_QUIET),
     rule("too_many_resources", "smem_limit", r"too many resources requested for launch"),
     rule("triton_out_of_resources", "smem_limit",
        r"^(?:[\w.]+\.)?OutOfResources\b|out of resource: shared memory",
-       keywords=("OutOfResources",)),
+       keywords=("OutOfResources",), ignore_at=AUTOTUNE_QUIET),
     rule("dynamic_smem_set_failed", "smem_limit",
        r"(?i)(?:failed to set|cannot set|unable to set)\b.{0,60}?dynamic shared"
        r"|(?:requested|required) (?:dynamic )?shared memory.{0,80}?"
@@ -238,7 +242,10 @@ CAUSES: tuple[Rule, ...] = (
        r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|NVIDIA driver on your "
        r"system is too old|Found no NVIDIA driver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
        r"|PTX was compiled with an unsupported toolchain|unsupported display driver"
-       r"|cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"),
+       r"|cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
+       # cudaErrorCallRequiresNewerDriver, as cudaGetErrorString words it
+       r"|API call is not supported in the installed CUDA driver|cudaErrorCallRequiresNewerDriver"
+       r"|CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"),
     # versions that do not fit together, in the wordings of drivers, container runtimes, ptxas,
     # loaders and packages that say what they were built for
     rule("version_mismatch", "env_mismatch",

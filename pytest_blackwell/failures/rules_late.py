@@ -34,8 +34,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
        r"|Watchdog caught collective operation timeout"
        r"|(?:^|: )(?:Test )?NCCL failure \S+:\d+"
-       r"|watchdog got stuck for \d+ seconds without making progress",
-       weak=True, keywords=("NCCL failure", "watchdog got stuck")),
+       r"|watchdog got stuck for \d+ seconds without making progress"
+       # Gloo's transport (the CPU collectives of torch.distributed) names its source file
+       r"|\bgloo/transport/\w+/\w+\.cc:\d+\]",
+       weak=True, keywords=("NCCL failure", "watchdog got stuck", "gloo/transport/")),
     rule("custom_all_reduce", "nccl_error", r"custom_all_reduce\w*\.cuh?:\d+|CustomAllreduce\w*"),
     rule("nccl_warn", "nccl_error", r"NCCL WARN", weak=True, keywords=("NCCL WARN",)),
     rule("watchdog_timeout", "timeout",
@@ -76,7 +78,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )"
        r"(?P<signal__6>segmentation fault|killed|bus error"
        r"|abort(?:ed)?)\b)|(?P<signal__7>Segfault) encountered"
-       r"|received (?P<signal__8>SIGSEGV|SIGBUS|SIGILL|SIGABRT|SIGFPE)\b",
+       r"|received (?P<signal__8>SIGSEGV|SIGBUS|SIGILL|SIGABRT|SIGFPE)\b"
+       # TGI's launcher: "Shard process was signaled to shutdown with signal 4"
+       r"|signaled to shut ?down with signal (?P<signal__9>\d+)",
        weak=True, keywords=("egmentation", "egfault", "received SIG")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     rule("value_error", "unsupported_config",
@@ -119,5 +123,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"^(?:[A-Za-z_][\w]*\.)*(?P<exception>[A-Z]\w*(?:Error|Exception|Failed|Interrupt"
        r"|OutOfResources|InvalidCxxCompiler|Unsupported))(?::|$)", ignore_at=QUIET),
     rule("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
+    # The message of the C++ exception that ``terminate called after throwing an instance of``
+    # announces: the error itself, as an exception line is (a known cause in it matched above).
+    rule("cpp_exception_what", "unknown", r"^\s*what\(\):\s+\S", keywords=("what():",)),
 )
 # fmt: on

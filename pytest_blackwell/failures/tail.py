@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from pytest_blackwell.failures.activity import activity_stage
 from pytest_blackwell.failures.candidates import (
     LEVEL_ONLY,
+    RING_LINES,
     WRAPPER,
     Candidate,
     is_frame,
@@ -39,6 +41,7 @@ def tail_candidates(
     open_traceback: list[str] = []  # a traceback the log ends in, cut before its exception
     frames: list[str] = []  # the traceback right before the current line
     start = last = 0
+    before: list[str] = []  # the raw lines so far: what the program was doing (activity)
     for lineno, raw in tail:
         known = any(k in raw for k in seen)
         for line in logical_lines(raw):
@@ -57,13 +60,17 @@ def tail_candidates(
                 if cand is not None and cand.rank >= WRAPPER:
                     cand.traceback = [*frames, line.text]
                     cand.start = start if frames else lineno
+                    cand.activity = activity_stage(before[-RING_LINES:])
                     found.append(cand)
                 frames = []
+        before.append(raw)
     frame_count = sum(t.lstrip().startswith('File "') for t in open_traceback)
     if frame_count >= 2 or (frame_count and is_header(open_traceback[0])):
         text = next(t for t in reversed(open_traceback) if t.strip()).strip()
         detail: dict[str, Any] = {"truncated": True}
-        found.append(
-            Candidate(LEVEL_ONLY, "unknown", text, last, start, stage, detail, None, open_traceback)
+        cut = Candidate(
+            LEVEL_ONLY, "unknown", text, last, start, stage, detail, None, open_traceback
         )
+        cut.activity = activity_stage(before[-RING_LINES:])
+        found.append(cut)
     return found
