@@ -72,7 +72,7 @@ def pin_from_env(environ: MutableMapping[str, str]) -> list[int] | None:
     return sorted(cores)
 
 
-def is_cpu_build() -> bool:
+def cpu_wheels_installed() -> bool:
     """Whether the installed torch or vLLM is a CPU build, read from package metadata (torch
     itself must not be imported before the OpenMP settings below are in the environment)."""
     from importlib import metadata
@@ -110,7 +110,7 @@ __all__ = [
     "SWITCH_ENV",
     "cores_for_worker",
     "cpu_engine_threads_env",
-    "is_cpu_build",
+    "cpu_wheels_installed",
     "pin_from_env",
     "setup_off",
     "worker_cores_env",

@@ -56,6 +56,11 @@ class PerfResult:
         }
 
 
+def pair_order(pair_no: int) -> tuple[str, str]:
+    """Which value runs first in measured pair ``pair_no``: A B, B A, A B, ..."""
+    return ("a", "b") if pair_no % 2 == 0 else ("b", "a")
+
+
 def round_order(rounds: int, warmup: int) -> list[tuple[str, int, bool]]:
     """``(label, round_no, measured)`` in run order: warm-ups of both, then pairs whose order
     alternates (A B, B A, A B ...) so neither value always runs right after the other."""
@@ -63,8 +68,7 @@ def round_order(rounds: int, warmup: int) -> list[tuple[str, int, bool]]:
     for n in range(warmup):
         order += [("a", n, False), ("b", n, False)]
     for n in range(rounds):
-        pair = ("a", "b") if n % 2 == 0 else ("b", "a")
-        order += [(label, warmup + n, True) for label in pair]
+        order += [(label, warmup + n, True) for label in pair_order(n)]
     return order
 
 
@@ -109,8 +113,7 @@ def run_comparison(
     for extra in range(workload.extra_rounds):
         if comparison.resolved:
             break
-        pair_no = workload.rounds + extra
-        for label in ("a", "b") if pair_no % 2 == 0 else ("b", "a"):
+        for label in pair_order(workload.rounds + extra):
             run(label, planned + extra, True)
         comparison = current()
     return PerfResult(

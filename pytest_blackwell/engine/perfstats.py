@@ -80,6 +80,11 @@ def summarize(rounds: Sequence[Mapping[str, float]]) -> dict[str, dict[str, floa
     return out
 
 
+def ci_label(confidence: float = CONFIDENCE) -> str:
+    """``95% CI`` (or the lower coverage that too few pairs give, e.g. ``88% CI``)."""
+    return f"{min(confidence, CONFIDENCE) * 100:.0f}% CI"
+
+
 def median_interval(n: int, confidence: float = CONFIDENCE) -> tuple[int, float]:
     """The rank ``k`` (1-based) whose order statistics ``x(k)..x(n+1-k)`` bound the median of
     ``n`` values with at least ``confidence``, and that interval's exact coverage.
@@ -146,8 +151,7 @@ class Comparison:
 
     @property
     def ci_label(self) -> str:
-        """``95% CI`` (or the lower coverage that too few pairs give, e.g. ``88% CI``)."""
-        return f"{min(self.confidence, CONFIDENCE) * 100:.0f}% CI"
+        return ci_label(self.confidence)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -246,6 +250,7 @@ __all__ = [
     "METRICS",
     "VERDICTS",
     "Comparison",
+    "ci_label",
     "compare",
     "fell_beyond_noise",
     "median_interval",

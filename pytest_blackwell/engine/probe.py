@@ -29,7 +29,7 @@ from typing import Any
 from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.engine.cpuaffinity import (
     cpu_engine_threads_env,
-    is_cpu_build,
+    cpu_wheels_installed,
     pin_from_env,
     setup_off,
 )
@@ -174,7 +174,7 @@ def main(argv: list[str]) -> int:
     cores = pin_from_env(os.environ)
     if cores is not None:
         print(f"pytest-blackwell: engine process pinned to CPU cores {cores}", file=sys.stderr)
-    if is_cpu_build() and not setup_off(os.environ):
+    if cpu_wheels_installed() and not setup_off(os.environ):
         for key, value in cpu_engine_threads_env(cores).items():
             os.environ.setdefault(key, value)
     config = EngineConfig.from_json(Path(argv[0]).read_text(), source=argv[0])

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_blackwell.engine.perfstats import CONFIDENCE, ci_label
 from pytest_blackwell.markers import MarkInput
 from pytest_blackwell.markers.config import ConfigMarkerError, Variant
 from pytest_blackwell.markers.perf import PERF_MARKER, PerfSpec, parse_perf_compare
@@ -302,19 +303,14 @@ class PerfTerminal:
             terminalreporter.write_line(line)
 
 
-def _ci_label(facts: dict[str, str]) -> str:
-    """``95% CI``, or the lower coverage of a comparison of too few pairs."""
-    confidence = min(float(facts.get("perf.confidence") or 0.95), 0.95)
-    return f"{confidence * 100:.0f}% CI"
-
-
 def perf_line(nodeid: str, facts: dict[str, str]) -> str:
     """One terminal line per measured test, from its report facts."""
     if "perf.ratio" in facts:
+        label = ci_label(float(facts.get("perf.confidence") or CONFIDENCE))
         return (
             f"{facts.get('perf.verdict', '?'):<7} {nodeid}: {facts.get('perf.metric')} "
             f"{facts.get('perf.variable')}={facts.get('perf.b')} vs {facts.get('perf.a')}: "
-            f"ratio {facts['perf.ratio']} ({_ci_label(facts)} {facts.get('perf.ci_low')}-"
+            f"ratio {facts['perf.ratio']} ({label} {facts.get('perf.ci_low')}-"
             f"{facts.get('perf.ci_high')})"
             + (
                 " too noisy to resolve the tolerance"

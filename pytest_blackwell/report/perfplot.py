@@ -12,6 +12,8 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_blackwell.engine.perfstats import CONFIDENCE, ci_label
+
 _WIDTH = 320
 _ROW = 22
 _LEFT = 90
@@ -96,12 +98,13 @@ def perf_section(entry: Mapping[str, Any]) -> list[str]:
             "both engines up, rounds interleaved" if perf.get("coexist") else "launches alternated"
         )
         ratio, low, high = (float(comparison.get(k, 0.0)) for k in ("ratio", "ci_low", "ci_high"))
+        label = ci_label(float(comparison.get("confidence", CONFIDENCE)))
         lines += [
             "## Performance comparison",
             "",
             f"- test: `{perf.get('test', '?')}`",
             f"- compared: `{variable}={b}` (B) against `{variable}={a}` (A), {how}",
-            f"- {metric} ratio B/A: **{ratio:.3f}** ({_ci_label(comparison)} {low:.3f}-{high:.3f}, "
+            f"- {metric} ratio B/A: **{ratio:.3f}** ({label} {low:.3f}-{high:.3f}, "
             f"{comparison.get('rounds', '?')} paired rounds): **{comparison.get('verdict')}** "
             f"(tolerance {float(comparison.get('max_slowdown', 0.0)):.0%})",
             f"- workload: `{_workload_text(perf.get('workload') or {})}`",
@@ -143,12 +146,6 @@ def slower(entry: Mapping[str, Any]) -> bool:
     return any(
         (p.get("comparison") or {}).get("verdict") == "slower" for p in entry.get("perf") or []
     )
-
-
-def _ci_label(comparison: Mapping[str, Any]) -> str:
-    """``95% CI``, or the lower coverage recorded for a comparison of too few pairs."""
-    confidence = min(float(comparison.get("confidence", 0.95)), 0.95)
-    return f"{confidence * 100:.0f}% CI"
 
 
 __all__ = ["parse_rounds", "perf_section", "rounds_svg", "slower"]

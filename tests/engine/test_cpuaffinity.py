@@ -85,8 +85,8 @@ def test_cpu_engines_wait_passively_and_size_threads_to_their_cores() -> None:
 def test_the_build_is_read_from_package_metadata_without_importing_torch() -> None:
     code = (
         "import sys\n"
-        "from pytest_blackwell.engine.cpuaffinity import is_cpu_build\n"
-        "print(is_cpu_build(), 'torch' in sys.modules)\n"
+        "from pytest_blackwell.engine.cpuaffinity import cpu_wheels_installed\n"
+        "print(cpu_wheels_installed(), 'torch' in sys.modules)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

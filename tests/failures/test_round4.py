@@ -9,18 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from classify_helpers import classify_both as _classify
 
-from pytest_blackwell.failures import classify_log
 from pytest_blackwell.failures.normalize import logical_lines
-
-
-def _classify(tmp_path: Path, lines: list[str]):  # type: ignore[no-untyped-def]
-    log = tmp_path / "x.log"
-    log.write_text("\n".join(lines) + "\n")
-    failure = classify_log(log)
-    assert failure == classify_log(lines)
-    return failure
-
 
 _SMEM = (
     "out of resource: shared memory, Required: 98304, Hardware limit: 65536. "

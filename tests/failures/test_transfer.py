@@ -10,16 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from pytest_blackwell.failures import classify_log
-
-
-def _classify(tmp_path: Path, lines: list[str]):  # type: ignore[no-untyped-def]
-    log = tmp_path / "x.log"
-    log.write_text("\n".join(lines) + "\n")
-    failure = classify_log(log)
-    assert failure == classify_log(lines)
-    return failure
+from classify_helpers import classify_both as _classify
 
 
 @pytest.mark.parametrize(

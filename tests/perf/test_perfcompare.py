@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from pytest_blackwell.engine.benchmark import Workload, WorkloadError, make_prompts
 from pytest_blackwell.engine.config import EngineConfig
 from pytest_blackwell.engine.perfcompare import (
+    PerfResult,
     benchmark_rounds,
     can_coexist,
     round_order,
@@ -109,7 +112,22 @@ def test_workload_validation_and_prompts() -> None:
     assert Workload(prompts=8, concurrency=2).in_flight == 2
 
 
-def _noisy_then_steady(noisy_pairs: int) -> tuple[list[tuple[str, int]], object]:
+def _compare(measure: Callable[[str, int], dict[str, object]], workload: Workload) -> PerfResult:
+    """Value ``b`` against ``a`` of a variable ``v`` on output tokens/s, 10% tolerance."""
+    return run_comparison(
+        measure,
+        variable="v",
+        values=("a", "b"),
+        config_ids=("x", "y"),
+        workload=workload,
+        metric="output_tokens_per_s",
+        max_slowdown=0.1,
+    )
+
+
+def _noisy_then_steady(
+    noisy_pairs: int,
+) -> tuple[list[tuple[str, int]], Callable[[str, int], dict[str, object]]]:
     """B is 30% slower throughout; the first ``noisy_pairs`` pairs swing wildly around that."""
     calls: list[tuple[str, int]] = []
 
@@ -125,15 +143,7 @@ def _noisy_then_steady(noisy_pairs: int) -> tuple[list[tuple[str, int]], object]
 
 def test_an_undecided_comparison_adds_pairs_until_it_can_decide() -> None:
     calls, measure = _noisy_then_steady(noisy_pairs=4)
-    result = run_comparison(
-        measure,  # type: ignore[arg-type]
-        variable="v",
-        values=("a", "b"),
-        config_ids=("x", "y"),
-        workload=Workload(rounds=4, warmup=0, extra_rounds=40),
-        metric="output_tokens_per_s",
-        max_slowdown=0.1,
-    )
+    result = _compare(measure, Workload(rounds=4, warmup=0, extra_rounds=40))
     comparison = result.comparison
     assert comparison.resolved
     assert comparison.verdict == "slower"
@@ -147,15 +157,7 @@ def test_an_undecided_comparison_adds_pairs_until_it_can_decide() -> None:
 
 def test_extra_rounds_zero_keeps_the_planned_rounds_and_says_too_noisy() -> None:
     calls, measure = _noisy_then_steady(noisy_pairs=4)
-    result = run_comparison(
-        measure,  # type: ignore[arg-type]
-        variable="v",
-        values=("a", "b"),
-        config_ids=("x", "y"),
-        workload=Workload(rounds=4, warmup=0, extra_rounds=0),
-        metric="output_tokens_per_s",
-        max_slowdown=0.1,
-    )
+    result = _compare(measure, Workload(rounds=4, warmup=0, extra_rounds=0))
     assert len(calls) == 8
     assert not result.comparison.resolved
 
@@ -167,15 +169,7 @@ def test_a_decided_comparison_adds_nothing() -> None:
         calls.append(label)
         return fake_round(100.0 + round_no)
 
-    result = run_comparison(
-        measure,
-        variable="v",
-        values=("a", "b"),
-        config_ids=("x", "y"),
-        workload=Workload(rounds=6, warmup=1),
-        metric="output_tokens_per_s",
-        max_slowdown=0.1,
-    )
+    result = _compare(measure, Workload(rounds=6, warmup=1))
     assert result.comparison.verdict == "same"
     assert result.comparison.resolved
     assert len(calls) == 14
