@@ -25,9 +25,12 @@ from typing import NamedTuple
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:,? in (?P<func>[\w<>.]+))?')
 # Wrappers that name the method a worker was running: "while processing method init_device".
 # TGI's launcher: "Method Warmup encountered an error" (the gRPC method, capitalised).
+# asyncio's "Task exception was never retrieved" names the coroutine that raised:
+# "future: <Task finished name='Task-5' coro=<RouterManager.loop_for_fwd() done, ...>".
 _METHOD = re.compile(
     r"(?:processing|executing|calling|call to) (?:method )?'?(?P<func>[A-Za-z_]\w+)'? ?"
     r"|\bMethod (?P<rpc>[A-Z]\w+) encountered an error"
+    r"|\bcoro=<(?:\w+\.)*(?P<coro>\w+)\(\)"
 )
 
 #: Function names that tell the stage wherever they appear on the stack.
@@ -55,6 +58,7 @@ DECISIVE: dict[str, str] = {
     "_check_if_gpu_supports_dtype": "startup",
     "_init_executor": "startup",
     "_init_workers_ray": "startup",
+    "_start_executor_workers": "startup",  # TensorRT-LLM's executor proxy starting its workers
     "_try_inspect_model_cls": "startup",
     "inspect_model_cls": "startup",
     "wait_for_ready": "startup",
@@ -164,6 +168,12 @@ CONTEXTUAL: dict[str, str] = {
     "forward_thread_func": "execute",  # SGLang's overlap scheduler thread that runs batches
     "forward_step": "execute",
     "forward_fill_batch": "execute",
+    # SGLang's and LightLLM's serving loops and the batch steps they run
+    "loop_for_forward": "execute",
+    "loop_for_fwd": "execute",
+    "forward_prefill_batch": "execute",
+    "forward_extend": "execute",
+    "get_new_batch_prefill": "execute",
     "forward_decode_batch": "execute",
     "prepare_for_extend": "execute",
     "prepare_for_decode": "execute",
@@ -197,6 +207,10 @@ CATEGORY_FRAMES: dict[str, str] = {
     # vLLM V1's AsyncLLM output loop raises what its engine-core client queued: the error that
     # ended the engine core's output socket, i.e. the engine core is gone (EngineDeadError)
     "get_output_async": "engine_died",
+    # SGLang's KV token pool: these raise only when the pool has no free slots for a batch
+    "alloc_token_slots": "kv_cache_oom",
+    "alloc_paged_token_slots_extend": "kv_cache_oom",
+    "alloc_paged_token_slots_decode": "kv_cache_oom",
 }
 
 
@@ -270,7 +284,7 @@ def parse_frame(text: str) -> Frame | None:
         m = _METHOD.search(text)
         if m is None:
             return None
-        return Frame("", m.group("func") or m.group("rpc").lower())
+        return Frame("", m.group("func") or m.group("coro") or m.group("rpc").lower())
     func = (m.group("func") or "").rsplit(".", 1)[-1]
     return Frame(m.group("path").replace("\\", "/"), func)
 
