@@ -132,6 +132,7 @@ DECISIVE: dict[str, str] = {
 CONTEXTUAL: dict[str, str] = {
     "_initialize_kv_caches": "kv_alloc",
     "_apply": "loading",  # torch's Module.to()/cuda(): parameters moved onto the device
+    "get_tensor": "loading",  # safetensors' safe_open(...).get_tensor: a checkpoint tensor read
     "_dummy_sampler_run": "warmup",
     "execute_model": "execute",
     "execute_model_with_error_logging": "execute",
@@ -237,6 +238,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|^Watchdog timeout\b|probability tensor contains|SamplingFromProbs"
         r"|prompt \(length \d+\) is longer than|Dumping (?:input data|scheduler output)"
         r"|\bdump_input\b"
+        # TensorRT-LLM's executor loop: "Encountered an error in forward function: ..."
+        r"|\b(?:error|failure|exception) in (?:the )?forward (?:function|pass|step)\b"
         r"|inputs? of failed execution|_raise_exception_on_finish"
         r"|(?i:error was encountered while running the model)"  # Ollama's runner
         # a request being served: validation of one request (vLLM's "your request has N input
@@ -366,6 +369,39 @@ def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
             stage = CONTEXTUAL.get(frame.func)
             if stage is not None:
                 return stage, f"frame {frame.func}"
+    return None
+
+
+#: faulthandler's stack of one thread, printed on request (``faulthandler.dump_traceback``, a
+#: watchdog's ``dump_traceback_later``, a signal handler) or after a fatal error.
+THREAD_DUMP = re.compile(r"^(?:Current )?[Tt]hread 0x[0-9a-fA-F]+ \(most recent call first\):")
+#: Innermost frames of a thread blocked waiting (threading, queues, sockets, sleeps).
+_WAITS = frozenset(
+    [
+        "wait",
+        "acquire",
+        "_wait_for_tstate_lock",
+        "join",
+        "sleep",
+        "select",
+        "poll",
+        "get",
+        "recv",
+        "recv_into",
+        "recv_pyobj",
+        "recv_multipart",
+    ]
+)
+
+
+def waiting_dump(lines: Sequence[str]) -> tuple[str, str] | None:
+    """``("timeout", why)`` for a faulthandler thread dump, with no fatal error, whose first
+    thread is blocked waiting: a process dumped while stuck (a hang), else ``None``."""
+    if not any(THREAD_DUMP.match(t) for t in lines) or any("Fatal Python" in t for t in lines):
+        return None
+    segments = _segments(lines)
+    if segments and segments[0][-1].func in _WAITS:
+        return "timeout", f"hang: a thread dump of a waiting thread ({segments[0][-1].func})"
     return None
 
 
