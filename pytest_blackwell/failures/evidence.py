@@ -86,7 +86,7 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
         # tells ("... so CUDA graph capture cannot proceed" names a consequence, not the stage).
         told = frame_stage(cand.traceback)
         if told is None and later_stage(stage for stage, _ in options) == "unknown":
-            told = cand.after or phrase_stage(cand.traceback) or cand.activity
+            told = phrase_stage(cand.traceback) or cand.after or cand.activity
         if told is not None:
             options.append(told)
     stage = later_stage(stage for stage, _ in options)
