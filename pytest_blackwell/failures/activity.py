@@ -45,6 +45,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b",
         "loading",
     ),
+    # the weights are in: what runs next is the first forward pass, the memory-profiling run
+    # (as vLLM's "Model loading took" marker): TensorRT-LLM's "Model init total -- 387.22s",
+    # tinygrad's "loaded weights in 4041.00 ms"
+    (r"\bModel init total\b|\bloaded weights in \d", "profile"),
     # CUDA graphs being captured: SGLang's "Capture cuda graph bs [...]", "Capture piecewise
     # CUDA graph begin", vLLM's "Capturing CUDA graphs"
     (r"(?i)\bcaptur(?:e|ing) (?:piecewise )?cuda ?graphs?\b", "graph_capture"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pytest_blackwell.failures.frames import frame_stage
 from pytest_blackwell.failures.stages import later_stage
 
 # Ranks of candidate errors, best last.
@@ -16,6 +17,9 @@ LEVEL_ONLY, WRAPPER, UNKNOWN, WEAK, STRONG = range(5)
 
 RING_LINES = 40  # recent lines kept to recover the frames of a headless traceback
 SOFT_WINDOW = 30  # lines after a relay within which a new known cause replaces it
+#: A traceback starting this few lines after an error line is that error's own (a process
+#: banner such as ``Process EngineCore:`` or ``Exception in ControllerSingle:`` may sit between).
+FOLLOW_GAP = 3
 HEADERS = ("Traceback (most recent call last)", "Exception Group Traceback")
 #: A process death: its later reports (a faulthandler stack) may still tell its stage.
 DIED = "engine_died"
@@ -40,6 +44,10 @@ class Candidate:
     hint_from: str = ""  # what gave ``hint``
     #: ``(stage, evidence)`` from what the log showed happening right before the error
     activity: tuple[str, str] | None = None
+    #: ``(stage, evidence)`` from the frames of the traceback printed right after the error line
+    #: (``logger.exception`` prints its message, then the traceback; an engine's API server logs
+    #: ``EngineDeadError``, then the engine core's traceback): the same failure's frames
+    after: tuple[str, str] | None = None
 
 
 @dataclass
@@ -93,6 +101,12 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
         if best.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN) and best.hint and cand.rank >= WEAK:
             return merged(cand, best)  # a wrapper that closed first still names the stage
         return cand
+    if best.after is None and cand.rank < WEAK and 0 < cand.start - best.line <= FOLLOW_GAP:
+        # The traceback printed right after the error line belongs to it: its frames tell the
+        # stage when nothing before the error does (see ``evidence.decide``).
+        told = frame_stage(cand.traceback)
+        if told is not None:
+            best = replace(best, after=(told[0], f"{told[1]} (traceback after the error)"))
     if (
         (
             cand.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN)

@@ -30,6 +30,7 @@ from pytest_blackwell.failures.activity import activity_stage
 from pytest_blackwell.failures.candidates import (
     CHAIN,
     DIED,
+    FOLLOW_GAP,
     HEADERS,
     LEVEL_ONLY,
     RING_LINES,
@@ -47,13 +48,7 @@ from pytest_blackwell.failures.candidates import (
     process_name,
     with_its_traceback,
 )
-from pytest_blackwell.failures.continuation import (
-    MAX_WRAPPED,
-    is_wrapped,
-    joins,
-    lookback,
-    rejoin,
-)
+from pytest_blackwell.failures.continuation import MAX_WRAPPED, is_wrapped, joins, lookback, rejoin
 from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS, says_error
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage, phrase_stage
@@ -108,6 +103,7 @@ class StreamClassifier:
         self._best: Candidate | None = None
         self._frozen = False
         self._recovered_upto = 0
+        self._follow_until = 0  # lines up to here are read in full: a traceback may follow
         self.keywords: tuple[str, ...] = ()
         self._refresh_keywords()
 
@@ -125,7 +121,7 @@ class StreamClassifier:
     @property
     def collecting(self) -> bool:
         """True while an error block is open: every line matters, none may be skipped."""
-        return bool(self._blocks)
+        return bool(self._blocks) or self._lineno < self._follow_until
 
     def skip(self, count: int) -> None:
         """Count ``count`` keyword-free lines as read (fast scans; never while collecting)."""
@@ -177,7 +173,7 @@ class StreamClassifier:
         self._tail.append((lineno, line))
         if self._blocks:
             self._expire(lineno)
-        if self._blocks or any(k in line for k in self.keywords):
+        if self._blocks or lineno <= self._follow_until or any(k in line for k in self.keywords):
             for logical in logical_lines(line):
                 self._process(lineno, logical)
         self._ring.append((lineno, line))
@@ -479,6 +475,7 @@ class StreamClassifier:
             rule=cand.rule,
             hint_from=hint_from,
             activity=block.activity or cand.activity,
+            after=cand.after,
         )
 
     def _close(self, block: Block) -> None:
@@ -489,6 +486,7 @@ class StreamClassifier:
 
     def _offer(self, cand: Candidate) -> None:
         self._best = merged(self._best, cand)
+        self._follow_until = max(self._follow_until, cand.line + FOLLOW_GAP)
 
     def _expire(self, lineno: int) -> None:
         for block in list(self._blocks.values()):

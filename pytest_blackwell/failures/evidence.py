@@ -14,7 +14,12 @@ import re
 from collections.abc import Mapping, Sequence
 
 from pytest_blackwell.failures.candidates import WRAPPER, Candidate
-from pytest_blackwell.failures.frames import frame_category, frame_stage, phrase_stage
+from pytest_blackwell.failures.frames import (
+    frame_category,
+    frame_stage,
+    phrase_stage,
+    waiting_dump,
+)
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.stages import later_stage
 
@@ -35,9 +40,13 @@ def stage_prior(category: str, lines: Sequence[str]) -> tuple[str, str] | None:
     """``(stage, why)`` from the shape of the error alone, else ``None``.
 
     ``category`` is not used as a prior by itself: excerpts of one category come from every
-    stage (an ``env_mismatch`` can be a JIT build's), so only the error's own shape counts.
+    stage (an ``env_mismatch`` can be a JIT build's), so only the error's own shape counts; a
+    precursor warning in the block of another category's cause is not that cause's shape.
     """
-    del category
+    if category != "env_mismatch":
+        # PyTorch's capability warning only leads to the cause that follows it (no kernel image
+        # when the first kernel runs, wherever that is): it tells nothing of that cause's stage.
+        lines = [t for t in lines if "is not compatible with the current PyTorch" not in t]
     if any(_STARTUP_SHAPE.search(text) for text in lines):
         return "startup", "prior: an import, library load or CUDA set-up fails at startup"
     return None
@@ -65,6 +74,8 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
     category, category_from = cand.category, category_evidence(cand)
     if (category == "unknown" or cand.rule in GENERIC_RULES) and cand.rank != WRAPPER:
         found = frame_category(cand.traceback)
+        if found is None and cand.detail.get("truncated"):
+            found = waiting_dump(cand.traceback)  # a stuck process's thread dump
         if found is not None:
             category, category_from = found
     options = [(cand.stage, sources.get(cand.stage, "none"))]
@@ -75,7 +86,7 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
         # tells ("... so CUDA graph capture cannot proceed" names a consequence, not the stage).
         told = frame_stage(cand.traceback)
         if told is None and later_stage(stage for stage, _ in options) == "unknown":
-            told = phrase_stage(cand.traceback) or cand.activity
+            told = phrase_stage(cand.traceback) or cand.after or cand.activity
         if told is not None:
             options.append(told)
     stage = later_stage(stage for stage, _ in options)

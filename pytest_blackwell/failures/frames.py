@@ -25,9 +25,12 @@ from typing import NamedTuple
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:,? in (?P<func>[\w<>.]+))?')
 # Wrappers that name the method a worker was running: "while processing method init_device".
 # TGI's launcher: "Method Warmup encountered an error" (the gRPC method, capitalised).
+# asyncio's "Task exception was never retrieved" names the coroutine that raised:
+# "future: <Task finished name='Task-5' coro=<RouterManager.loop_for_fwd() done, ...>".
 _METHOD = re.compile(
     r"(?:processing|executing|calling|call to) (?:method )?'?(?P<func>[A-Za-z_]\w+)'? ?"
     r"|\bMethod (?P<rpc>[A-Z]\w+) encountered an error"
+    r"|\bcoro=<(?:\w+\.)*(?P<coro>\w+)\(\)"
 )
 
 #: Function names that tell the stage wherever they appear on the stack.
@@ -55,6 +58,7 @@ DECISIVE: dict[str, str] = {
     "_check_if_gpu_supports_dtype": "startup",
     "_init_executor": "startup",
     "_init_workers_ray": "startup",
+    "_start_executor_workers": "startup",  # TensorRT-LLM's executor proxy starting its workers
     "_try_inspect_model_cls": "startup",
     "inspect_model_cls": "startup",
     "wait_for_ready": "startup",
@@ -128,6 +132,7 @@ DECISIVE: dict[str, str] = {
 CONTEXTUAL: dict[str, str] = {
     "_initialize_kv_caches": "kv_alloc",
     "_apply": "loading",  # torch's Module.to()/cuda(): parameters moved onto the device
+    "get_tensor": "loading",  # safetensors' safe_open(...).get_tensor: a checkpoint tensor read
     "_dummy_sampler_run": "warmup",
     "execute_model": "execute",
     "execute_model_with_error_logging": "execute",
@@ -164,6 +169,12 @@ CONTEXTUAL: dict[str, str] = {
     "forward_thread_func": "execute",  # SGLang's overlap scheduler thread that runs batches
     "forward_step": "execute",
     "forward_fill_batch": "execute",
+    # SGLang's and LightLLM's serving loops and the batch steps they run
+    "loop_for_forward": "execute",
+    "loop_for_fwd": "execute",
+    "forward_prefill_batch": "execute",
+    "forward_extend": "execute",
+    "get_new_batch_prefill": "execute",
     "forward_decode_batch": "execute",
     "prepare_for_extend": "execute",
     "prepare_for_decode": "execute",
@@ -197,6 +208,10 @@ CATEGORY_FRAMES: dict[str, str] = {
     # vLLM V1's AsyncLLM output loop raises what its engine-core client queued: the error that
     # ended the engine core's output socket, i.e. the engine core is gone (EngineDeadError)
     "get_output_async": "engine_died",
+    # SGLang's KV token pool: these raise only when the pool has no free slots for a batch
+    "alloc_token_slots": "kv_cache_oom",
+    "alloc_paged_token_slots_extend": "kv_cache_oom",
+    "alloc_paged_token_slots_decode": "kv_cache_oom",
 }
 
 
@@ -223,6 +238,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|^Watchdog timeout\b|probability tensor contains|SamplingFromProbs"
         r"|prompt \(length \d+\) is longer than|Dumping (?:input data|scheduler output)"
         r"|\bdump_input\b"
+        # TensorRT-LLM's executor loop: "Encountered an error in forward function: ..."
+        r"|\b(?:error|failure|exception) in (?:the )?forward (?:function|pass|step)\b"
         r"|inputs? of failed execution|_raise_exception_on_finish"
         r"|(?i:error was encountered while running the model)"  # Ollama's runner
         # a request being served: validation of one request (vLLM's "your request has N input
@@ -270,7 +287,7 @@ def parse_frame(text: str) -> Frame | None:
         m = _METHOD.search(text)
         if m is None:
             return None
-        return Frame("", m.group("func") or m.group("rpc").lower())
+        return Frame("", m.group("func") or m.group("coro") or m.group("rpc").lower())
     func = (m.group("func") or "").rsplit(".", 1)[-1]
     return Frame(m.group("path").replace("\\", "/"), func)
 
@@ -352,6 +369,39 @@ def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
             stage = CONTEXTUAL.get(frame.func)
             if stage is not None:
                 return stage, f"frame {frame.func}"
+    return None
+
+
+#: faulthandler's stack of one thread, printed on request (``faulthandler.dump_traceback``, a
+#: watchdog's ``dump_traceback_later``, a signal handler) or after a fatal error.
+THREAD_DUMP = re.compile(r"^(?:Current )?[Tt]hread 0x[0-9a-fA-F]+ \(most recent call first\):")
+#: Innermost frames of a thread blocked waiting (threading, queues, sockets, sleeps).
+_WAITS = frozenset(
+    [
+        "wait",
+        "acquire",
+        "_wait_for_tstate_lock",
+        "join",
+        "sleep",
+        "select",
+        "poll",
+        "get",
+        "recv",
+        "recv_into",
+        "recv_pyobj",
+        "recv_multipart",
+    ]
+)
+
+
+def waiting_dump(lines: Sequence[str]) -> tuple[str, str] | None:
+    """``("timeout", why)`` for a faulthandler thread dump, with no fatal error, whose first
+    thread is blocked waiting: a process dumped while stuck (a hang), else ``None``."""
+    if not any(THREAD_DUMP.match(t) for t in lines) or any("Fatal Python" in t for t in lines):
+        return None
+    segments = _segments(lines)
+    if segments and segments[0][-1].func in _WAITS:
+        return "timeout", f"hang: a thread dump of a waiting thread ({segments[0][-1].func})"
     return None
 
 

@@ -59,7 +59,7 @@ CAUSES: tuple[Rule, ...] = (
        r"unspecified launch failure|CUDA_ERROR_LAUNCH_FAILED|cudaErrorLaunchFailure"),
     rule("illegal_instruction_cuda", "illegal_memory_access",
        r"an illegal instruction was encountered|CUDA_ERROR_ILLEGAL_INSTRUCTION"
-       r"|cudaErrorIllegalInstruction|CUBLAS_STATUS_EXECUTION_FAILED"),
+       r"|cudaErrorIllegalInstruction"),
     rule("device_assert", "illegal_memory_access", r"device-side assert(?:ion)? triggered"),
     # The kernel's own assert message (CUDA prints it per failing thread before the fault).
     rule("kernel_assert", "illegal_memory_access",
@@ -118,7 +118,10 @@ CAUSES: tuple[Rule, ...] = (
        stage_hint="execute", keywords=("free space in the KV cache", "KV cache slot")),
     rule("kv_pool_exhausted", "kv_cache_oom",
        r"alloc_req_slots runs out of memory|(?:req_to_token|token_to_kv)_pool\w*.{0,60}?"
-       r"(?:out of memory|is full|exhausted)", stage_hint="execute"),
+       r"(?:out of memory|is full|exhausted)"
+       # SGLang's token pool allocator: "Prefill out of memory. Try to lower your batch size."
+       r"|(?:^|\b(?:Prefill|Decode) )[Oo]ut of memory\. Try to lower your batch size",
+       stage_hint="execute"),
     rule("kv_cache_too_small", "kv_cache_oom",
        r"maxTokensInPagedKvCache must be large enough"
        r"|(?i:(?:paged )?kv ?cache\b.{0,60}?must be (?:large|big) enough)", stage_hint="kv_alloc"),
@@ -167,11 +170,16 @@ CAUSES: tuple[Rule, ...] = (
     rule("no_kernel_image", "dispatch_failure",
        r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
        r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function|CUBLAS_STATUS_NOT_SUPPORTED"
+       r"|CUBLAS_STATUS_ARCH_MISMATCH"
        r"|CUDNN_STATUS_NOT_SUPPORTED|CUDNN_STATUS_ARCH_MISMATCH"
        # a kernel built without code for this architecture, in the words of ggml and others
        r"|(?i:no (?:device )?code compatible with (?:CUDA |the )?(?:arch|architecture|device|GPU))"
        r"|(?i:no (?:kernel|binary|code) (?:image )?(?:is )?(?:available |compatible )?for "
        r"(?:this|the current|your) (?:arch\w*|device|GPU))"),
+    # cuBLAS status codes printed as numbers (DeepSpeed's "kernel execution error. (m: .., n: ..,
+    # k: .., error: 8)"): 8 is CUBLAS_STATUS_ARCH_MISMATCH, 15 CUBLAS_STATUS_NOT_SUPPORTED
+    rule("cublas_status_code", "dispatch_failure",
+       r"kernel execution error\.? \([^)]*\berror: (?P<cublas_status>8|15)\)"),
     rule("cutlass_scaled_mm", "dispatch_failure",
        r"No compiled (?:cutlass_)?\w+ for (?:a )?(?:compute capability less than )?(?:CUDA )?"
        r"device capability:? "
@@ -317,6 +325,10 @@ CAUSES: tuple[Rule, ...] = (
        r"|does not recognize this architecture|SafetensorError|Error while deserializing header"
        r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict|JSONDecodeError"
        r"|config file at .{0,300}? is not a valid JSON file"
+       # nlohmann::json reading a config (TensorRT-LLM's engine config): a key missing, a value
+       # of the wrong type, a file that does not parse; a wrapped table cell may cut "out_"
+       r"|(?:\bout_|\b)of_range\.403\] key '(?P<key>[^']+)' not found"
+       r"|\[json\.exception\.(?:parse_error|type_error)\.\d+\]"
        r"|no file named [\w.\-]+ found in directory"
        r"|\bopen \S*(?:config|tokenizer|adapter|model)\w*\.(?:json|safetensors|gguf|bin): "
        r"no such file"),

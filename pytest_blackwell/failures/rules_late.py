@@ -99,7 +99,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"EngineDeadError|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
        r"|Background loop has errored|Server exited unexpectedly|Backend worker is gone"
        r"|output_handler failed"
-       r"|Received sigquit from a child process|MQLLMEngine is already dead",
+       r"|Received sigquit from a child process|MQLLMEngine is already dead"
+       # TensorRT-LLM's LLM API: a worker of its executor failed to start
+       r"|Executor worker returned error",
        wrapper=True),
     rule("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)",
        wrapper=True, fixed_detail=(("signal", "SIGABRT"),)),
@@ -115,6 +117,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"(?i)engine build(?:ing)? failed"
        r"|failed to build (?:the |a |serialized )?(?:tensorrt )?engine",
        wrapper=True, stage_hint="compile", keywords=("building failed", "ailed to build")),
+    # Triton server's model table: a model whose status is "UNAVAILABLE: <reason>" failed to
+    # load (an explicitly unloaded model reads "UNAVAILABLE: unloaded" and is no failure)
+    rule("model_unavailable", "unknown", r"^UNAVAILABLE: (?!unloaded\b)\S",
+       keywords=("UNAVAILABLE: ",)),
     rule("worker_wrapper", "unknown",
        r"Worker failed with error|Exception in worker \S+ while processing method"
        r"|Error executing method|Exception in thread ", wrapper=True),

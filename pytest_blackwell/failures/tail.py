@@ -20,6 +20,7 @@ from pytest_blackwell.failures.candidates import (
     is_frame,
     is_header,
 )
+from pytest_blackwell.failures.frames import THREAD_DUMP
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 
 #: ``(line number, logical line, block start, stage) -> candidate or None``
@@ -45,7 +46,7 @@ def tail_candidates(
     for lineno, raw in tail:
         known = any(k in raw for k in seen)
         for line in logical_lines(raw):
-            if is_header(line.text):
+            if is_header(line.text) or THREAD_DUMP.match(line.text):
                 open_traceback, start = [line.text], lineno
             elif open_traceback and (is_frame(line.text) or not line.text.strip()):
                 open_traceback.append(line.text)
@@ -65,7 +66,8 @@ def tail_candidates(
                 frames = []
         before.append(raw)
     frame_count = sum(t.lstrip().startswith('File "') for t in open_traceback)
-    if frame_count >= 2 or (frame_count and is_header(open_traceback[0])):
+    head = open_traceback[0] if open_traceback else ""
+    if frame_count >= 2 or (frame_count and (is_header(head) or THREAD_DUMP.match(head))):
         text = next(t for t in reversed(open_traceback) if t.strip()).strip()
         detail: dict[str, Any] = {"truncated": True}
         cut = Candidate(

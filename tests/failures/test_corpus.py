@@ -21,7 +21,12 @@ ENTRIES = load_corpus(CORPUS)
 DEV_TARGETS = (0.97, 0.90)
 #: Shards tuned on for fewer rounds than it takes to reach the targets: each has a floor at what
 #: it reached (a regression guard), and is measured apart so it cannot hide behind the others.
-IN_TUNING = {"fresh2": (0.92, 0.75), "fresh3": (0.91, 0.89), "fresh4": (0.91, 0.91)}
+IN_TUNING = {
+    "fresh2": (0.92, 0.76),
+    "fresh3": (0.92, 0.89),
+    "fresh4": (0.93, 0.91),
+    "fresh5": (1.00, 0.91),
+}
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses) and listed in docs/failures.md.
 KNOWN_UNREACHABLE = {
