@@ -31,9 +31,12 @@ from pytest_blackwell.failures.stages import later_stage
 _STARTUP_SHAPE = re.compile(
     r"\b(?:ImportError|ModuleNotFoundError)\b|No module named|undefined symbol"
     r"|cannot open shared object file"
-    # torch.cuda's capability check, which warns when CUDA is initialised in the process
-    r"|is not compatible with the current PyTorch installation"
 )
+#: torch.cuda's capability check, which warns when CUDA is initialised in the process: the shape
+#: of a start-up failure when it is the error itself (``env_mismatch``), but only a precursor of
+#: another cause (no kernel image when the first kernel runs, wherever that is), whose stage it
+#: does not tell.
+_CAPABILITY_WARNING = "is not compatible with the current PyTorch"
 
 
 def stage_prior(category: str, lines: Sequence[str]) -> tuple[str, str] | None:
@@ -43,12 +46,13 @@ def stage_prior(category: str, lines: Sequence[str]) -> tuple[str, str] | None:
     stage (an ``env_mismatch`` can be a JIT build's), so only the error's own shape counts; a
     precursor warning in the block of another category's cause is not that cause's shape.
     """
-    if category != "env_mismatch":
-        # PyTorch's capability warning only leads to the cause that follows it (no kernel image
-        # when the first kernel runs, wherever that is): it tells nothing of that cause's stage.
-        lines = [t for t in lines if "is not compatible with the current PyTorch" not in t]
-    if any(_STARTUP_SHAPE.search(text) for text in lines):
-        return "startup", "prior: an import, library load or CUDA set-up fails at startup"
+    for text in lines:
+        if _CAPABILITY_WARNING in text:
+            startup = category == "env_mismatch"
+        else:
+            startup = _STARTUP_SHAPE.search(text) is not None
+        if startup:
+            return "startup", "prior: an import, library load or CUDA set-up fails at startup"
     return None
 
 
