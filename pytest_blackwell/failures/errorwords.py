@@ -17,7 +17,8 @@ TRIGGERS: tuple[str, ...] = ("rror", "ERROR")
 #: rules' own keywords out; :func:`classify_stream` then reads the log again in full when the
 #: quick pass found no known cause, so none of these lines can be missed.
 #: ``[E`` and ``[F`` find glog-style records (``[E0429 13:55:49 f.cc:1]``, c10's ``[E429 ...``).
-#: ``ailed``, ``bort`` and ``egmentation`` find the last line of defence's plain-worded errors.
+#: ``ailed``, ``bort`` and ``egmentation`` find the last line of defence's plain-worded errors;
+#: ``atal`` a compiler driver's ``nvcc fatal   : ...``.
 MORE_TRIGGERS: tuple[str, ...] = (
     "FATAL",
     "CRITICAL",
@@ -29,6 +30,7 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "ailed",
     "bort",
     "egmentation",
+    "atal",
 )
 ERROR_LEVELS = ("ERROR", "CRITICAL")
 #: A line logged at one of these levels is not an error by its wording alone ("Failed to create
@@ -39,10 +41,12 @@ LOUD = re.compile(r"\b(?:FATAL|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]")
 #: A line that says it is an error although no rule knows it: never "no failure".
 ERRORISH = re.compile(
     r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]"
-    r"|^(?:[\w.:]+: )?(?:error|Error|fatal)(?:\[\w+\])?:|panicked at|\bExceptions?: \S"
+    r"|^(?:[\w.:]+:? )?(?:error|Error|fatal)(?:\[\w+\])?\s*:|panicked at|\bExceptions?: \S"
     r"|^(?:[\d:.]+ )?[EF] \w+|\bERR\b|^[\w .\-]{0,40}\berror\s*:|^\w+: (?:error|failed to)\b"
     # the last line of defence: the shapes of an error in any tool's words
-    r"|(?:^|[\s;,(])(?:[\w\-]+ )?(?:error|Error)\s*:\s*\S|\b\d+ errors? detected\b"
+    r"|(?:^|[\s;,(\[])(?:[\w\-]+ )?(?:error|Error)\s*:\s*\S|\b\d+ errors? detected\b"
+    # an error code: "CUDA error = 999 at main.cu:196", "cuda error 700"
+    r"|\b(?:CUDA|cuda|HIP|hip)\w* (?:error|Error)\s*=?\s*[1-9]\d*"
     r"|^[\w.\-]+: (?:Error|error) \w"
     r"|\b(?:[Ff]ailed|FAILED|[Aa]bort(?:ed|ing)?|ABORT(?:ED)?|[Pp]anic(?:ked)?)\b"
     r"|(?i:segmentation fault|core dumped)"
@@ -51,7 +55,7 @@ ERRORISH = re.compile(
 #: (``0 failed``, but not ``replica 0 failed``: a number after a noun names a thing).
 BENIGN = re.compile(
     r"(?i)\bretry(?:ing)?\b|\bwill retry\b|\bwaiting\b|\bfall(?:ing)?\s?back\b|\bskipp(?:ed|ing)\b"
-    r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )\b0 (?:failed|errors?)\b|\b(?:failed|errors?)[=:] ?0\b"
+    r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )\b0 (?:failed|errors?)\b|\b(?:failed|errors?) ?[=:] ?0\b"
 )
 
 

@@ -49,7 +49,10 @@ CAUSES: tuple[Rule, ...] = (
     rule("illegal_address", "illegal_memory_access",
        r"an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS"
        r"|CUDA Exception: Warp (?:Out-of-range|Illegal|Misaligned) Address"
-       r"|cudaErrorIllegalAddress|hipErrorIllegalAddress"),
+       r"|cudaErrorIllegalAddress|hipErrorIllegalAddress"
+       # ROCm: the HSA runtime aborting a queue after a kernel touched memory it may not
+       r"|HSA_STATUS_ERROR_MEMORY_(?:APERTURE|FAULT)|Memory access fault by GPU node",
+       keywords=("Memory access fault",)),
     rule("sanitizer_access", "illegal_memory_access",
        r"Invalid __(?:global|shared|local)__ (?:read|write|atomic)|is out of bounds.{0,40}?"
        r"(?:allocation|address)", keywords=("Invalid __",)),
@@ -75,6 +78,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|capture was not (?:initiated|ended) in (?:this|the same) stream"
        r"|event last recorded in a capturing stream|thread-local capture sequence from another"
        r"|outside graph capture encountered unexpectedly"
+       # a library refusing to be captured ("NCCL cannot be captured in a graph if ...")
+       r"|cannot be captured (?:in|into|by) (?:a |the )?(?:cuda ?)?graph"
        r"|(?i:(?:cannot|can't|not (?:allowed|permitted|supported)|unsupported)\b[^.]{0,80}?"
        r"\b(?:during|while|when) (?:the )?(?:cuda ?)?(?:graph|stream) (?:is )?captur)",
        stage_hint="graph_capture"),
@@ -114,8 +119,9 @@ CAUSES: tuple[Rule, ...] = (
        r"(?i)(?:remaining|available|free) \d+ kv ?cache tokens?,? but"
        r"|kv ?cache (?:is )?(?:exhausted|full)\b"
        r"|not enough (?:free )?kv ?cache (?:blocks|tokens|space)"
-       r"|failed to find (?:free space in the KV cache|(?:a )?KV cache slot)",
-       stage_hint="execute", keywords=("free space in the KV cache", "KV cache slot")),
+       r"|(?:failed to|could not|couldn't|unable to) find (?:free space in the KV cache"
+       r"|(?:a )?(?:free )?KV(?: cache)? slot)",
+       stage_hint="execute", keywords=("free space in the KV cache", "KV cache slot", "KV slot")),
     rule("kv_pool_exhausted", "kv_cache_oom",
        r"alloc_req_slots runs out of memory|(?:req_to_token|token_to_kv)_pool\w*.{0,60}?"
        r"(?:out of memory|is full|exhausted)"
@@ -156,6 +162,7 @@ CAUSES: tuple[Rule, ...] = (
        r"|(?i:\bcuda\w*(?: runtime)? (?:error|failure)\b.{0,240}?\bout of memory)"
        r"|Cuda Runtime \(out of memory\)|cudaMalloc\w* failed: out of memory"
        r"|Error Code \d+: OutOfMemory|would exceed allowed memory|\(out of memory\)"
+       r"|(?i:\b(?:insufficient|not enough) (?:free |available )?(?:gpu|device|cuda|vram) memory)"
        r"|CUDA out of(?: m\w*)?\s*$"
        # XLA / TensorFlow status text, also cut at the end of a wrapped line
        r"|(?i:resource[ _]?exhausted)(?:Error)?: ?(?:(?i:out of memory|failed to allocate)"
@@ -185,6 +192,12 @@ CAUSES: tuple[Rule, ...] = (
        r"device capability:? "
        r"(?P<compute_capability>\d+)|dispatch_scaled_mm\w*.{0,80}?(?:capability:? "
        r"(?P<compute_capability__2>\d+)|not (?:supported|implemented))"),
+    # nvcc / NVRTC asked for an architecture this toolkit does not know: no code for the GPU
+    rule("toolchain_arch", "dispatch_failure",
+       r"(?i:nvcc|nvrtc)\b.{0,20}?(?:fatal|error)\s*:\s*(?:Value '(?:sm|compute)_"
+       r"(?P<compute_capability>\d+)a?' is not defined|Unsupported gpu architecture '(?:sm|compute)_"
+       r"(?P<compute_capability__2>\d+)a?'|invalid value for --gpu-architecture)",
+       stage_hint="compile", keywords=("nvcc", "nvrtc", "NVRTC")),
     rule("ptxas_arch", "dispatch_failure",
        r"ptxas\b.{0,40}?(?:fatal|error)\s*:.*?'sm_(?P<compute_capability>\d+)a?'.*?not defined"
        r"|(?:PTXAS|ptxas) (?:fatal|error)|CalledProcessError: Command '\[[^\]]{0,300}?ptxas",
@@ -210,7 +223,12 @@ CAUSES: tuple[Rule, ...] = (
     rule("arch_unsupported", "dispatch_failure",
        r"(?i:unsupported (?:gpu |cuda |sm )?arch(?:itecture)?\b)|cannot be enabled except on "
        r"|not supported in this architecture|No supported CUDA architectures found"
-       r"|Failed to initialize cutlass|not supported for .{0,10}the current GPU"),
+       r"|Failed to initialize cutlass|not supported for .{0,10}the current GPU"
+       # TensorRT's builder asserts ("Unsupported SM.", "SM version not supported in this NVRTC")
+       r"|\bUnsupported SM\b|\bSM version not supported"
+       # no kernel variant for this SM: "No variants in groups [...] support SM103"
+       r"|\b(?:[Nn]o \w+[^.:]{0,60}?|does not |doesn't |not )supports? (?:SM|sm_?)"
+       r"(?P<compute_capability>\d+)"),
     rule("head_dim_unsupported", "dispatch_failure",
        r"Unsupported head_?(?:dim|size)\b(?:[^:=\d]*[:=] ?(?P<head_dim>\d+))?"
        r"|Head size (?P<head_dim__2>\d+) is not supported"
@@ -314,6 +332,10 @@ CAUSES: tuple[Rule, ...] = (
        r"'_OpNamespace' '_C\w*' object has no attribute '(?P<op>\w+)'"),
     rule("module_missing", "env_mismatch", r"No module named '(?P<module>[\w.]+)'",
        ignore_at=QUIET),
+    # any other import that fails: a package, or a compiled part of one, is missing or broken
+    # (not CPython's import refused while the interpreter shuts down)
+    rule("import_failed", "env_mismatch",
+       r"^(?:[\w.]+\.)?ImportError: (?!sys\.meta_path is None)\S", ignore_at=QUIET),
     # --- configuration or model files rejected ----------------------------------------------------
     rule("config_validation", "unsupported_config",
        r"ValidationError: \d+ validation errors? for (?P<config>\w+)", stage_hint="startup"),
@@ -332,6 +354,12 @@ CAUSES: tuple[Rule, ...] = (
        r"|no file named [\w.\-]+ found in directory"
        r"|\bopen \S*(?:config|tokenizer|adapter|model)\w*\.(?:json|safetensors|gguf|bin): "
        r"no such file"),
+    # llama.cpp's loader rejecting the model file: an old GGML file, tensors it does not expect
+    rule("model_file_rejected", "unsupported_config",
+       r"unknown \(magic, version\) combination|is this really a GG(?:ML|UF) file"
+       r"|\bcreate_tensor: tensor '[^']+' (?:not found|has wrong shape)"
+       r"|\bwrong number of tensors(?:; expected \d+, got \d+)?|invalid (?:GGUF|GGML) (?:magic|file)"
+       r"|\bnot a (?:valid )?GG(?:UF|ML) file", stage_hint="loading"),
     rule("unknown_model_architecture", "unsupported_config",
        r"unknown model architecture: '?(?P<architecture>[\w.\-]+)|error loading model architecture"
        r"|unknown (?:pre-tokenizer|tokenizer) type", stage_hint="loading"),

@@ -69,6 +69,11 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|engine core exited unexpectedly"
        r"|(?:[Ss]cheduler|[Dd]etokenizer|[Ww]orker|[Ee]ngine\w*)(?: process)? is dead\b",
        weak=True),
+    # a router or client that cannot reach the engine process it serves through (TGI's router
+    # and its shards over a Unix socket, gRPC clients): that process is gone
+    rule("backend_unreachable", "engine_died",
+       r"(?i:(?:server|backend|shard|worker|engine|transport) error: (?:error trying to connect"
+       r"|connection refused|broken pipe|connection reset))", weak=True),
     rule("fatal_signal", "engine_died",
        r"Fatal Python error: (?P<signal>" + _DEATH_WORDS + r")|^(?:.*: )?(?P<signal__2>"
        + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"
@@ -101,7 +106,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|output_handler failed"
        r"|Received sigquit from a child process|MQLLMEngine is already dead"
        # TensorRT-LLM's LLM API: a worker of its executor failed to start
-       r"|Executor worker returned error",
+       r"|Executor worker returned error"
+       # vLLM's multiprocess executor: a worker died ("see stack trace above for root cause")
+       r"|got fatal signal from worker processes",
        wrapper=True),
     rule("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)",
        wrapper=True, fixed_detail=(("signal", "SIGABRT"),)),
