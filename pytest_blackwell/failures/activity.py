@@ -25,7 +25,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bRunning: [1-9]\d* reqs?\b|generation throughput: (?:[1-9]|0\.\d*[1-9])"
         r"|\b(?:Decode|Prefill) batch\b|\bStep function failed\b|\bDumping scheduler\b"
         # an interactive chat waiting for or answering the user's input (LMDeploy's chat CLI)
-        r"|\bdouble enter to end input\b",
+        r"|\bdouble enter to end input\b"
+        # nccl-tests' result rows: size, count, type, redop, root, time, algbw, busbw, #wrong
+        r"|^\s*\d+\s+\d+\s+(?:float|half|bfloat16|double|u?int(?:8|32|64))\s+(?:sum|prod|max|min|avg"
+        r"|none)\s+-?\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+",
         "execute",
     ),
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds
@@ -33,7 +36,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"(?i)\b(?:start(?:ing)? )?building (?:the |an? )?(?:trt-llm |tensorrt )?engine\b"
         r"|(?:^|[\s/])(?:nvcc|ptxas)\s+-|\bninja -v\b|\bEmitting ninja build file\b"
         # Inductor's max-autotune benchmarking its kernel choices (a table per op, then a total)
-        r"|\bAUTOTUNE (?:[a-z_]\w*\(|benchmarking takes)",
+        r"|\bAUTOTUNE (?:[a-z_]\w*\(|benchmarking takes)"
+        # TensorRT's builder choosing kernels: tactics are timed and picked only while it builds
+        r"|\[TRT\].{0,120}?\b[Tt]actics?\b",
         "compile",
     ),
     # weights: checkpoint shards, state dicts, weight files being read

@@ -245,7 +245,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a request being served: validation of one request (vLLM's "your request has N input
         # tokens", "However, you requested N tokens"), the API server's response generators
         r"|\byour request\b|\bHowever, you requested\b|\bcompletion stream generator\b"
-        r"|(?:^|:)(?:prefill|decode|generate)\{",  # TGI's tracing spans of a request
+        r"|(?:^|:)(?:prefill|decode|generate)\{"  # TGI's tracing spans of a request
+        r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b",
         "execute",
     ),
     (r"Exception ignored in.{0,80}__del__|likely shutting down|interpreter shutdown", "shutdown"),
@@ -264,6 +265,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # the CUDA stack or a library's CUDA set-up, initialised while the process starts
         r"|(?i:cuda initiali[sz]ation|backend failed to initiali[sz]e|cuda setup)"
         r"|\bcuInit\b"
+        # devices counted or selected: what a process does first with CUDA
+        r"|\bcu(?:da)?(?:GetDeviceCount|SetDevice|DeviceGetCount)\b|\bNumCudaDevices\b"
         # an argument check: the message names a command-line flag it refuses
         r"|\bnot (?:supported|compatible|allowed) (?:with|when using) --[a-z]"
         r"|(?<![\w-])--[a-z][\w-]+ (?:is not supported|is not allowed|must be|cannot be used)",

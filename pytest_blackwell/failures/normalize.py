@@ -79,7 +79,9 @@ _GLOG_LEVEL = re.compile(
     # "2021-02-27 01:33:51.779607: W file.cc:235] " (its date stripped before, the colon left)
     r"|^(?::\s)?(?P<bare>[EWIF])(?:\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+)? [\w./\-]+\.\w+:\d+\]\s"
 )
-_GLOG_NAMES = {"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL"}
+# TensorRT's logger (trtexec, the builder): "[V] [TRT] ...", "[E] Engine creation failed"
+_TRT_LEVEL = re.compile(r"^\[(?P<trt>[VIWEF])\]\s")
+_GLOG_NAMES = {"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL", "V": "DEBUG"}
 
 # Places where a flattened paste had line breaks.
 _FLAT_SPLIT = re.compile(
@@ -170,10 +172,10 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
     if text[:1] in ("│", "╭", "╰"):
         text = _from_rich(text)
     level = ""
-    for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL):
+    for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL, _TRT_LEVEL):
         m = rx.match(text)
         if m:
-            level = m.group("level") or m.group("bare")
+            level = m.groupdict().get("level") or m.groupdict().get("bare") or m.group("trt")
             level = {"WARN": "WARNING", "ERR": "ERROR"}.get(level, _GLOG_NAMES.get(level, level))
             text = text[m.end() :]
             break

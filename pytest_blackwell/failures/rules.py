@@ -236,7 +236,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|Expect\w* \(?[^)]{0,40}head_?[Dd]im"),
     rule("kernel_config_invalid", "dispatch_failure",
        r"Invalid configuration\s?: \w+=\d+|Invalid [\w\-]+(?: [\w\-]+)? tactic"
-       r"|(?i:no valid (?:kernel )?(?:tactic|kernel config\w*))"),
+       r"|(?i:no valid (?:kernel )?(?:tactic|kernel config\w*))",
+       # TensorRT's builder reports tactics it skips at VERBOSE/INFO level while it goes on
+       ignore_at=("DEBUG", "INFO")),
     # TensorRT-LLM's fused MHA runner finds no kernel for these parameters on this GPU (logged
     # at WARNING level, before the build fails or falls back)
     rule("fmha_kernel_missing", "dispatch_failure",

@@ -122,7 +122,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"(?:undefined symbol|Symbol not found): (?P<symbol>[^\s')]+)", wrapper=True),
     rule("engine_build_failed", "unknown",
        r"(?i)engine build(?:ing)? failed"
-       r"|failed to build (?:the |a |serialized )?(?:tensorrt )?engine",
+       r"|failed to build (?:the |a |serialized )?(?:tensorrt )?engine"
+       r"|^Engine creation failed",  # trtexec, after the builder failed
        wrapper=True, stage_hint="compile", keywords=("building failed", "ailed to build")),
     # Triton server's model table: a model whose status is "UNAVAILABLE: <reason>" failed to
     # load (an explicitly unloaded model reads "UNAVAILABLE: unloaded" and is no failure)
