@@ -100,6 +100,10 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
     if wins(cand, best):
         if best.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN) and best.hint and cand.rank >= WEAK:
             return merged(cand, best)  # a wrapper that closed first still names the stage
+        if best.rank == LEVEL_ONLY and 0 < cand.start - best.line <= FOLLOW_GAP:
+            # ``logger.exception("Error in inspecting model architecture")``: the message is
+            # printed right above its own traceback, and says what was being done.
+            return replace(cand, traceback=[best.text, *cand.traceback])
         return cand
     if best.after is None and cand.rank < WEAK and 0 < cand.start - best.line <= FOLLOW_GAP:
         # The traceback printed right after the error line belongs to it: its frames tell the

@@ -95,6 +95,10 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
             options.append(told)
     stage = later_stage(stage for stage, _ in options)
     stage_from = next((why for st, why in options if st == stage), "none")
+    if category == "device_oom" and stage == "kv_alloc" and stage_from.startswith("frame "):
+        # A plain allocation failing inside the code that builds the KV cache: the cache does
+        # not fit the memory left (ExLlamaV2's cache constructor, vLLM's cache engine).
+        category, category_from = "kv_cache_oom", f"{category_from} under {stage_from}"
     if stage == "unknown" and frames:
         prior = stage_prior(category, cand.traceback)
         if prior is not None:

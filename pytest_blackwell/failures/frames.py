@@ -323,11 +323,19 @@ MODEL_PATHS = ("model_executor/models/", "srt/models/", "_torch/models/", "custo
 _WEIGHTS_FUNC = re.compile(r"^_?(?:load|create|init|read|prepare|alloc\w*)_(?:\w+_)?weights?$")
 
 
+#: Modules of KV caches (vLLM's cache engine, SGLang's memory pool, ExLlamaV2's and
+#: transformers' cache classes): building one there is allocating the KV cache.
+_CACHE_MODULE = re.compile(r"(?:^|/)(?:\w*kv_?cache\w*|cache|cache_engine|cache_utils|memory_pool)\.py$")
+_BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|make|setup)_\w+)$")
+
+
 def _named(frame: Frame) -> str | None:
     """The stage an engine function tells by its name (a model constructor: loading)."""
     stage = DECISIVE.get(frame.func)
     if stage is None and _WEIGHTS_FUNC.search(frame.func):
         stage = "loading"
+    if stage is None and _BUILDS.match(frame.func) and _CACHE_MODULE.search(frame.path):
+        stage = "kv_alloc"
     if stage is None and frame.func == "__init__" and any(p in frame.path for p in MODEL_PATHS):
         stage = "loading"
     return stage
