@@ -325,7 +325,9 @@ _WEIGHTS_FUNC = re.compile(r"^_?(?:load|create|init|read|prepare|alloc\w*)_(?:\w
 
 #: Modules of KV caches (vLLM's cache engine, SGLang's memory pool, ExLlamaV2's and
 #: transformers' cache classes): building one there is allocating the KV cache.
-_CACHE_MODULE = re.compile(r"(?:^|/)(?:\w*kv_?cache\w*|cache|cache_engine|cache_utils|memory_pool)\.py$")
+_CACHE_MODULE = re.compile(
+    r"(?:^|/)(?:\w*kv_?cache\w*|cache|cache_engine|cache_utils|memory_pool)\.py$"
+)
 _BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|make|setup)_\w+)$")
 
 

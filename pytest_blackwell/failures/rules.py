@@ -121,7 +121,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|not enough (?:free )?kv ?cache (?:blocks|tokens|space)"
        r"|(?:failed to|could not|couldn't|unable to) find (?:free space in the KV cache"
        r"|(?:a )?(?:free )?KV(?: cache)? slot)",
-       stage_hint="execute", keywords=("free space in the KV cache", "KV cache slot", "KV slot")),
+       stage_hint="execute",
+       keywords=("free space in the KV cache", "KV cache slot", "KV slot")),
     rule("kv_pool_exhausted", "kv_cache_oom",
        r"alloc_req_slots runs out of memory|(?:req_to_token|token_to_kv)_pool\w*.{0,60}?"
        r"(?:out of memory|is full|exhausted)"
@@ -195,9 +196,10 @@ CAUSES: tuple[Rule, ...] = (
     # nvcc / NVRTC asked for an architecture this toolkit does not know: no code for the GPU
     rule("toolchain_arch", "dispatch_failure",
        r"(?i:nvcc|nvrtc)\b.{0,20}?(?:fatal|error)\s*:\s*(?:Value '(?:sm|compute)_"
-       r"(?P<compute_capability>\d+)a?' is not defined|Unsupported gpu architecture '(?:sm|compute)_"
-       r"(?P<compute_capability__2>\d+)a?'|invalid value for --gpu-architecture)",
-       stage_hint="compile", keywords=("nvcc", "nvrtc", "NVRTC")),
+       r"(?P<compute_capability>\d+)a?' is not defined"
+       r"|Unsupported gpu architecture '(?:sm|compute)_(?P<compute_capability__2>\d+)a?'"
+       r"|invalid value for --gpu-architecture)",
+       stage_hint="compile"),
     rule("ptxas_arch", "dispatch_failure",
        r"ptxas\b.{0,40}?(?:fatal|error)\s*:.*?'sm_(?P<compute_capability>\d+)a?'.*?not defined"
        r"|(?:PTXAS|ptxas) (?:fatal|error)|CalledProcessError: Command '\[[^\]]{0,300}?ptxas",
@@ -360,7 +362,8 @@ CAUSES: tuple[Rule, ...] = (
     rule("model_file_rejected", "unsupported_config",
        r"unknown \(magic, version\) combination|is this really a GG(?:ML|UF) file"
        r"|\bcreate_tensor: tensor '[^']+' (?:not found|has wrong shape)"
-       r"|\bwrong number of tensors(?:; expected \d+, got \d+)?|invalid (?:GGUF|GGML) (?:magic|file)"
+       r"|\bwrong number of tensors(?:; expected \d+, got \d+)?"
+       r"|invalid (?:GGUF|GGML) (?:magic|file)"
        r"|\bnot a (?:valid )?GG(?:UF|ML) file", stage_hint="loading"),
     rule("unknown_model_architecture", "unsupported_config",
        r"unknown model architecture: '?(?P<architecture>[\w.\-]+)|error loading model architecture"

@@ -222,9 +222,24 @@ def test_phrases_and_frames_of_initialisation_loading_and_serving(
 
 
 def test_a_driver_too_old_alone_has_no_stage(tmp_path: Path) -> None:
-    line = (
-        "cudaSetDevice returned 35 -> CUDA driver version is insufficient for CUDA runtime version"
-    )
+    line = "error 35 -> CUDA driver version is insufficient for CUDA runtime version"
     failure = _classify(tmp_path, [line])
     assert failure is not None
     assert (failure.category, failure.stage) == ("env_mismatch", "unknown")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "cudaSetDevice returned 35 -> CUDA driver version is insufficient for CUDA runtime version",
+        "RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 804: forward "
+        "compatibility was attempted on non supported HW",
+    ],
+)
+def test_a_driver_failing_while_devices_are_counted_or_chosen_is_startup(
+    line: str, tmp_path: Path
+) -> None:
+    failure = _classify(tmp_path, [line])
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("env_mismatch", "startup")
+    assert failure.evidence["stage"].startswith("phrase 'cu")
