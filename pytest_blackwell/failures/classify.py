@@ -407,7 +407,8 @@ class StreamClassifier:
             self._refresh_keywords()
 
     def _activity(self, lineno: int) -> tuple[str, str] | None:  # see :mod:`.activity`
-        return activity_stage(raw for n, raw in self._ring if n > lineno - RING_LINES)
+        recent = (raw for n, raw in self._ring if n > lineno - RING_LINES)
+        return activity_stage(line.text for raw in recent for line in logical_lines(raw))
 
     def _keep(self, block: Block, text: str) -> None:
         if len(block.lines) < MAX_TRACEBACK:

@@ -28,6 +28,11 @@ _STAMP = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
 _TIMESTAMP = re.compile(
     r"^\s*(?:\[" + _STAMP + r"(?: (?P<tag>[A-Za-z]+\d*(?: [A-Za-z]+\d*)*))?\]|" + _STAMP + r")\s?"
 )
+# kubectl's "--prefix" ("[pod/vllm-0/vllm] "), in front of any message
+_KUBE = re.compile(
+    r"^\s*\[(?:pod|deploy(?:ment)?|job|sts|statefulset|ds|daemonset|rs|replicaset)/[\w.\-]+"
+    r"(?:/[\w.\-]+)?\]\s?"
+)
 _GUTTER = re.compile(r"^\s*(?:\[[\w.\-]{1,40}\]|[\w.\-]{1,40})?\s*\|\s?")
 _PROC_TAG = re.compile(
     r"^\s*\((?P<tag>[A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+)(?:, ip=[\w.:\-]+)?\)\s?"
@@ -46,7 +51,7 @@ _LINENO = re.compile(
 _OTHER_STAMP = re.compile(
     r"^\s*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]+ [\w.\-/]+(?:\[\d+\])?: ?"
     r"|\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]"
-    r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,]?\d*Z?"
+    r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,]?\d*(?:Z|[+-]\d\d:?\d\d)?"
     r"|\d\d:\d\d:\d\d(?:[.,]\d+)?(?= ))\s?"
 )
 # A tqdm progress bar that an error was printed onto: "Processed prompts:  5%|▌ | 429/8535 [...] "
@@ -158,6 +163,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
             _LINENO,
             _OTHER_STAMP,
             _GUTTER,
+            _KUBE,
             _LABEL,
             _PROC_TAG,
             _RANK_TAG,

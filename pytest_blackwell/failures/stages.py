@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from pytest_blackwell.failures.normalize import unflatten
+from pytest_blackwell.failures.normalize import strip_ansi, unflatten
 from pytest_blackwell.failures.vocabulary import LIFECYCLE_STAGES
 
 #: ``(fragment, stage)``, checked in order; the first fragment found in a message decides.
@@ -175,6 +175,10 @@ def _still_expected(text: str) -> bool:
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
 
 
+#: What a paste wraps around a log (markdown fences, HTML tags): no activity of the program.
+_MARKUP_ONLY = re.compile(r"^\s*(?:```[\w-]*|~~~|</?(?:details|summary|pre|code|p|div)>)\s*$")
+
+
 def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | None:
     """``(line, text, reason)`` if the end of a log shows a hang, else ``None``.
 
@@ -186,7 +190,7 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
     """
     # Reports flattened onto one physical line are read one by one, in order (``at`` counts
     # them): a later report with tokens moving is progress even on the line of a zero one.
-    pieces = [(n, piece) for n, raw in tail for piece in unflatten(raw)]
+    pieces = [(n, piece) for n, raw in tail for piece in unflatten(strip_ansi(raw))]
     zero: list[tuple[int, int, str]] = []
     waiting: dict[str, list[tuple[int, int, str]]] = {}
     last_other = full_stall = 0
@@ -211,7 +215,7 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
         if _WAITING.search(text):
             waiting.setdefault(_DIGITS.sub("#", text), []).append((at, lineno, text))
             continue
-        if text.strip():
+        if text.strip() and not _MARKUP_ONLY.match(text):
             last_other = at
     if (len(zero) >= 2 and zero[-1][0] > last_other) or (
         zero and full_stall == zero[-1][0] > last_other
