@@ -51,7 +51,8 @@ _LINENO = re.compile(
 _OTHER_STAMP = re.compile(
     r"^\s*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]+ [\w.\-/]+(?:\[\d+\])?: ?"
     r"|\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]"
-    r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,]?\d*(?:Z|[+-]\d\d:?\d\d)?"
+    r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]"
+    r"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,]?\d*(?:Z|[+-]\d\d:?\d\d)?"
     r"|\d\d:\d\d:\d\d(?:[.,]\d+)?(?= ))\s?"
 )
 # A tqdm progress bar that an error was printed onto: "Processed prompts:  5%|▌ | 429/8535 [...] "
@@ -86,6 +87,12 @@ _GLOG_LEVEL = re.compile(
 )
 # TensorRT's logger (trtexec, the builder): "[V] [TRT] ...", "[E] Engine creation failed"
 _TRT_LEVEL = re.compile(r"^\[(?P<trt>[VIWEF])\]\s")
+# Python logging as "%(asctime)s %(name)s %(process)d %(levelname)-8s %(message)s" (Xinference
+# and others; the date was stripped before): "vllm.attention.selector 3980157 INFO     ..."
+_NAME_LEVEL = re.compile(
+    r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+ (?:\d+ )?"
+    r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) +"
+)
 _GLOG_NAMES = {"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL", "V": "DEBUG"}
 
 # Places where a flattened paste had line breaks.
@@ -178,7 +185,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
     if text[:1] in ("│", "╭", "╰"):
         text = _from_rich(text)
     level = ""
-    for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL, _TRT_LEVEL):
+    for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL, _TRT_LEVEL, _NAME_LEVEL):
         m = rx.match(text)
         if m:
             level = m.groupdict().get("level") or m.groupdict().get("bare") or m.group("trt")

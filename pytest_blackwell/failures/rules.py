@@ -45,6 +45,13 @@ CAUSES: tuple[Rule, ...] = (
        r"(?i)(?:shared memory|smem)\b[^.]{0,80}?\bexceed(?:s|ed)?\b"
        r"|\bexceeds? (?:the )?(?:max\w* )?"
        r"(?:available )?(?:shared memory|smem)", keywords=("xceed",)),
+    # --- the network between ranks: a cause of its own, which later faults do not replace -------
+    rule("nccl_network", "nccl_error",
+       r"NET/(?:IB|Socket|OFI|Plugin)\s?: .{0,120}?(?:[Ee]rror|[Ff]ailed|[Cc]losed|[Tt]imeout)"
+       r"|\bGot completion from peer .{0,80}?with (?:status|error)"
+       r"|socketProgress\w*: Connection (?:closed|reset) by (?:remote )?peer"
+       r"|\bSocket recv failed while polling|\bibv_\w+ failed\b",
+       keywords=("NET/", "socketProgress", "Socket recv failed", "ibv_")),
     # --- kernel faults (before NCCL, which may relay them) --------------------------------------
     rule("illegal_address", "illegal_memory_access",
        r"an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS"
@@ -221,7 +228,10 @@ CAUSES: tuple[Rule, ...] = (
        r"at least (?P<min_capability__2>[\d.]+)(?:.*?has compute capability "
        r"(?P<compute_capability__4>[\d.]+))?"
        r"|only supports? (?:Ampere|Hopper|Blackwell|Turing|sm_?\d+)[\w ]*(?:GPUs?)?(?: or newer)?"
-       r"|Cannot use FlashAttention(?:-2)? backend for|Min capability: (?P<min_capability__3>\d+)"),
+       r"|Min capability: (?P<min_capability__3>\d+)"),
+    # vLLM's attention selector falls back to another backend after saying so at INFO level
+    rule("flash_attention_refused", "dispatch_failure",
+       r"Cannot use FlashAttention(?:-2)? backend for", ignore_at=("DEBUG", "INFO")),
     rule("arch_unsupported", "dispatch_failure",
        r"(?i:unsupported (?:gpu |cuda |sm )?arch(?:itecture)?\b)|cannot be enabled except on "
        r"|not supported in this architecture|No supported CUDA architectures found"
@@ -246,7 +256,8 @@ CAUSES: tuple[Rule, ...] = (
     rule("fmha_kernel_missing", "dispatch_failure",
        r"FMHA [Kk]ernels? (?:are|is) not found|FMHA [Kk]ernels? (?:doesn't|does not|do not) exist",
        keywords=("FMHA",)),
-    rule("no_attention_backend", "dispatch_failure", r"No valid attention backend found"),
+    rule("no_attention_backend", "dispatch_failure",
+       r"No valid attention backend found|Only \w+ (?:attention )?backends? (?:is|are) supported"),
     rule("no_kernel_to_launch", "dispatch_failure", r"\bno kernel found to launch",
        keywords=("no kernel found",)),
     # A backend refusing this kv-cache dtype or compute capability: no kernel for this setup.
