@@ -26,6 +26,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\b(?:Decode|Prefill) batch\b|\bStep function failed\b|\bDumping scheduler\b"
         # an interactive chat waiting for or answering the user's input (LMDeploy's chat CLI)
         r"|\bdouble enter to end input\b"
+        # llama.cpp's server working on a request in one of its slots
+        r"|\bslot (?:update_slots|launch_slot_\w*|init_sampler|print_timing):"
         # nccl-tests' result rows: size, count, type, redop, root, time, algbw, busbw, #wrong
         r"|^\s*\d+\s+\d+\s+(?:float|half|bfloat16|double|u?int(?:8|32|64))\s+(?:sum|prod|max|min|avg"
         r"|none)\s+-?\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+",
@@ -38,7 +40,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # Inductor's max-autotune benchmarking its kernel choices (a table per op, then a total)
         r"|\bAUTOTUNE (?:[a-z_]\w*\(|benchmarking takes)"
         # TensorRT's builder choosing kernels: tactics are timed and picked only while it builds
-        r"|\[TRT\].{0,120}?\b[Tt]actics?\b",
+        r"|\[TRT\].{0,120}?\b(?:[Tt]actics?|builder pass)\b",
         "compile",
     ),
     # weights: checkpoint shards, state dicts, weight files being read
@@ -47,7 +49,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bfrom_pretrained\b|\bloading (?:model )?weights\b|\bUsing model weights format\b"
         # the model's tokenizer files being read; TGI's launcher starting a shard (which loads
         # the model: "Starting shard", "Waiting for shard to be ready")
-        r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b",
+        r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b"
+        # Ollama's scheduler waiting for its runner to load the model
+        r"|\bwaiting for server to become available\b",
         "loading",
     ),
     # the weights are in: what runs next is the first forward pass, the memory-profiling run

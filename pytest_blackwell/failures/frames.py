@@ -230,7 +230,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bbuild_and_load\b|No working C\+\+ compiler|failed to compile|InvalidCxxCompiler"
         r"|\b(?:PTX|NVRTC)[- ]?JIT\b|\bJIT compil"
         # Inductor's and Triton's autotuners (the kernel choices are compiled and benchmarked)
-        r"|\bduring autotuning\b|\bNo valid triton configs\b",
+        r"|\bduring autotuning\b|\bNo valid triton configs\b"
+        # TensorRT's builder: its tactics, its source files, trtexec's report of it
+        r"|\bSkipping tactic\b|\bbuilder\.cpp\b|\bBuilder creation failed\b",
         "compile",
     ),
     (

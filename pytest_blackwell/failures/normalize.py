@@ -86,7 +86,8 @@ _GLOG_LEVEL = re.compile(
     r"|^(?::\s)?(?P<bare>[EWIF])(?:\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+)? [\w./\-]+\.\w+:\d+\]\s"
 )
 # TensorRT's logger (trtexec, the builder): "[V] [TRT] ...", "[E] Engine creation failed"
-_TRT_LEVEL = re.compile(r"^\[(?P<trt>[VIWEF])\]\s")
+# and TensorRT-LLM's "[TRT] [E] ..." / "[TRT-LLM] [W] ..."
+_TRT_LEVEL = re.compile(r"^(?:\[TRT(?:-LLM)?\]\s)?\[(?P<trt>[VIWEF])\]\s")
 # Python logging as "%(asctime)s %(name)s %(process)d %(levelname)-8s %(message)s" (Xinference
 # and others; the date was stripped before): "vllm.attention.selector 3980157 INFO     ..."
 _NAME_LEVEL = re.compile(

@@ -46,12 +46,14 @@ CAUSES: tuple[Rule, ...] = (
        r"|\bexceeds? (?:the )?(?:max\w* )?"
        r"(?:available )?(?:shared memory|smem)", keywords=("xceed",)),
     # --- the network between ranks: a cause of its own, which later faults do not replace -------
-    rule("nccl_network", "nccl_error",
+    rule("nccl_transport", "nccl_error",
        r"NET/(?:IB|Socket|OFI|Plugin)\s?: .{0,120}?(?:[Ee]rror|[Ff]ailed|[Cc]losed|[Tt]imeout)"
+       # its shared-memory transport: a segment /dev/shm cannot hold (a container's small shm)
+       r"|(?:creating|create|map\w*|open\w*) shared memory segment /dev/shm/nccl-"
        r"|\bGot completion from peer .{0,80}?with (?:status|error)"
        r"|socketProgress\w*: Connection (?:closed|reset) by (?:remote )?peer"
        r"|\bSocket recv failed while polling|\bibv_\w+ failed\b",
-       keywords=("NET/", "socketProgress", "Socket recv failed", "ibv_")),
+       keywords=("NET/", "socketProgress", "Socket recv failed", "ibv_", "/dev/shm/nccl-")),
     # --- kernel faults (before NCCL, which may relay them) --------------------------------------
     rule("illegal_address", "illegal_memory_access",
        r"an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS"
@@ -200,13 +202,19 @@ CAUSES: tuple[Rule, ...] = (
        r"device capability:? "
        r"(?P<compute_capability>\d+)|dispatch_scaled_mm\w*.{0,80}?(?:capability:? "
        r"(?P<compute_capability__2>\d+)|not (?:supported|implemented))"),
-    # nvcc / NVRTC asked for an architecture this toolkit does not know: no code for the GPU
+    # nvcc / NVRTC / ptxas asked for an architecture this toolkit does not know: no code for the
+    # GPU (ptxas's own words also without its prefix)
     rule("toolchain_arch", "dispatch_failure",
-       r"(?i:nvcc|nvrtc)\b.{0,20}?(?:fatal|error)\s*:\s*(?:Value '(?:sm|compute)_"
+       r"^Value '(?:sm|compute)_(?P<compute_capability__3>\d+)a?' is not defined for option"
+       r"|(?i:nvcc|nvrtc)\b.{0,20}?(?:fatal|error)\s*:\s*(?:Value '(?:sm|compute)_"
        r"(?P<compute_capability>\d+)a?' is not defined"
        r"|Unsupported gpu architecture '(?:sm|compute)_(?P<compute_capability__2>\d+)a?'"
        r"|invalid value for --gpu-architecture)",
-       stage_hint="compile"),
+       stage_hint="compile", keywords=("is not defined for option",)),
+    # ggml's CUDA backend aborts with a bare "fatal error" where a switch over types, head sizes
+    # or kernel variants has no case for this input: no kernel for it
+    rule("ggml_cuda_no_case", "dispatch_failure", r"ggml-cuda[\\/]\S*\.cuh?:\d+: fatal error",
+       keywords=("ggml-cuda",)),
     rule("ptxas_arch", "dispatch_failure",
        r"ptxas\b.{0,40}?(?:fatal|error)\s*:.*?'sm_(?P<compute_capability>\d+)a?'.*?not defined"
        r"|(?:PTXAS|ptxas) (?:fatal|error)|CalledProcessError: Command '\[[^\]]{0,300}?ptxas",
@@ -232,6 +240,10 @@ CAUSES: tuple[Rule, ...] = (
     # vLLM's attention selector falls back to another backend after saying so at INFO level
     rule("flash_attention_refused", "dispatch_failure",
        r"Cannot use FlashAttention(?:-2)? backend for", ignore_at=("DEBUG", "INFO")),
+    # a MODEL architecture (a model class) a tool cannot load or convert, not a GPU's
+    rule("model_arch_unsupported", "unsupported_config",
+       r"(?i:unsupported (?:model )?architecture):? [\"'\[]*(?P<architecture>[A-Z]\w*(?:For[A-Z]\w*"
+       r"|Model|LM))\b"),
     rule("arch_unsupported", "dispatch_failure",
        r"(?i:unsupported (?:gpu |cuda |sm )?arch(?:itecture)?\b)|cannot be enabled except on "
        r"|not supported in this architecture|No supported CUDA architectures found"

@@ -45,7 +45,8 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("timed_out", "timeout",
        r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::|$)|[Tt]imed out waiting for"
        r"|RPC call to \w+ timed out|(?i:\b(?:operation|request|rpc|call|collective|handshake"
-       r"|connection|wait\w*) (?:has )?timed out\b)|(?i:\btimed out after \d+)"
+       r"|connection|iteration|step|heartbeat|barrier|wait\w*) (?:has )?timed out\b)"
+       r"|(?i:\btimed out after \d+)"
        r"|(?i:deadline exceeded)|DEADLINE_EXCEEDED|(?i:timeout of \d+(?:\.\d+)? ?(?:ms|s|seconds?) "
        r"(?:exceeded|reached))"
        r"|launch timed out and was terminated|cudaErrorLaunchTimeout|Gateway Time-?out"),
