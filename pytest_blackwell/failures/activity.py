@@ -17,6 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from pytest_blackwell.failures.candidates import RING_LINES
+from pytest_blackwell.failures.normalize import logical_lines
+
 _ACTIVITY: tuple[tuple[str, str], ...] = (
     # serving: HTTP access logs, requests accepted, a scheduler with running requests, tokens
     # being generated, a runtime stepping its batch
@@ -59,14 +62,34 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # tinygrad's "loaded weights in 4041.00 ms"
     (r"\bModel init total\b|\bloaded weights in \d", "profile"),
     # CUDA graphs being captured: SGLang's "Capture cuda graph bs [...]", "Capture piecewise
-    # CUDA graph begin", vLLM's "Capturing CUDA graphs"
-    (r"(?i)\bcaptur(?:e|ing) (?:piecewise )?cuda ?graphs?\b", "graph_capture"),
+    # CUDA graph begin", vLLM's "Capturing CUDA graphs", and SGLang's capture progress bars
+    # ("Capturing batches (bs=8 avail_mem=...)", "Capturing num tokens (num_tokens=64 ...)")
+    (
+        r"(?i)\bcaptur(?:e|ing) (?:piecewise )?cuda ?graphs?\b"
+        r"|\bCapturing (?:batches|num tokens) \((?:bs|num_tokens)=",
+        "graph_capture",
+    ),
     # start-up: the parsed command line, a library's set-up report printed at import
     (r"\bargs: Namespace\(|\bCUDA SETUP: ", "startup"),
 )
 ACTIVITY: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), stage) for pattern, stage in _ACTIVITY
 )
+
+
+def activity_before(
+    ring: Iterable[tuple[int, str]], lineno: int, raw: str, text: str
+) -> tuple[str, str] | None:
+    """The activity among the recent physical lines (``ring``) before an error at ``lineno``.
+
+    ``raw`` is the physical line the error ``text`` was read from, if known: what it showed
+    before the error was printed onto it (a progress bar) is the nearest activity.
+    """
+    recent = [ln.text for n, line in ring if n > lineno - RING_LINES for ln in logical_lines(line)]
+    at = raw.find(text) if raw and text else -1
+    if at > 0:
+        recent.append(raw[:at])
+    return activity_stage(recent)
 
 
 def activity_stage(before: Iterable[str]) -> tuple[str, str] | None:

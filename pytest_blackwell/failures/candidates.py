@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pytest_blackwell.failures.frames import frame_stage
+from pytest_blackwell.failures.errorwords import TRIGGERS
+from pytest_blackwell.failures.frames import frame_stage, phrase_stage
 from pytest_blackwell.failures.stages import later_stage
 
 # Ranks of candidate errors, best last.
@@ -111,6 +112,18 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
         told = frame_stage(cand.traceback)
         if told is not None:
             best = replace(best, after=(told[0], f"{told[1]} (traceback after the error)"))
+    if (
+        best.after is None
+        and cand.category == best.category != "unknown"
+        and 0 < cand.start - best.line <= RING_LINES
+        and any(word in cand.text for word in TRIGGERS)
+    ):
+        # The same error reported again, as an error, by the code that caught it, saying what
+        # it was doing (TensorRT-LLM's "Encountered an error in forward function: <the same
+        # CUDA error>"). Only lines with an error word: a quick scan reads those too.
+        told = phrase_stage([cand.text])
+        if told is not None:
+            best = replace(best, after=(told[0], f"{told[1]} (the same error reported again)"))
     if (
         (
             cand.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from pytest_blackwell.failures.activity import activity_stage
+from pytest_blackwell.failures.activity import activity_before
 from pytest_blackwell.failures.candidates import (
     CHAIN,
     DIED,
@@ -104,6 +104,7 @@ class StreamClassifier:
         self._frozen = False
         self._recovered_upto = 0
         self._follow_until = 0  # lines up to here are read in full: a traceback may follow
+        self._raw = ""  # the physical line being read
         self.keywords: tuple[str, ...] = ()
         self._refresh_keywords()
 
@@ -170,6 +171,7 @@ class StreamClassifier:
             half = MAX_LINE_CHARS // 2
             line = f"{line[:half]} ... {line[-half:]}"
         lineno = self._lineno
+        self._raw = line
         self._tail.append((lineno, line))
         if self._blocks:
             self._expire(lineno)
@@ -282,7 +284,7 @@ class StreamClassifier:
         text = line.text
         if is_header(text):
             block = Block(line.tag, lineno, self._error_stage(), True, [text], last_seen=lineno)
-            block.activity = self._activity(lineno)
+            block.activity = self._activity(lineno, text)
             if not text.startswith(HEADERS):  # "Exception in worker ...: <error>, Traceback ...:"
                 block.best = self._candidate(lineno, line, lineno, block.stage)
                 if block.best is not None:
@@ -294,7 +296,7 @@ class StreamClassifier:
             self._note_marker(text)
             return
         cand.stage = self._error_stage()
-        cand.activity = self._activity(lineno)
+        cand.activity = self._activity(lineno, text)
         if cand.rank in (WRAPPER, UNKNOWN, WEAK) and (self._best is None or self._best.rank < WEAK):
             self._recover_quiet_causes(cand.hint, cand.hint_from)
         frames = lookback(self._ring, line.tag) if cand.rank >= WRAPPER else []
@@ -406,9 +408,9 @@ class StreamClassifier:
             self._stage_sources[stage] = f"marker {marker_fragment(text)!r}"
             self._refresh_keywords()
 
-    def _activity(self, lineno: int) -> tuple[str, str] | None:  # see :mod:`.activity`
-        recent = (raw for n, raw in self._ring if n > lineno - RING_LINES)
-        return activity_stage(line.text for raw in recent for line in logical_lines(raw))
+    def _activity(self, lineno: int, text: str) -> tuple[str, str] | None:  # see :mod:`.activity`
+        head = self._raw if lineno == self._lineno else ""
+        return activity_before(self._ring, lineno, head, text)
 
     def _keep(self, block: Block, text: str) -> None:
         if len(block.lines) < MAX_TRACEBACK:

@@ -133,6 +133,7 @@ CONTEXTUAL: dict[str, str] = {
     "_initialize_kv_caches": "kv_alloc",
     "_apply": "loading",  # torch's Module.to()/cuda(): parameters moved onto the device
     "get_tensor": "loading",  # safetensors' safe_open(...).get_tensor: a checkpoint tensor read
+    "from_pretrained": "loading",  # Hugging Face: a model, tokenizer or config read from files
     "_dummy_sampler_run": "warmup",
     "execute_model": "execute",
     "execute_model_with_error_logging": "execute",
