@@ -368,7 +368,6 @@ CAUSES: tuple[Rule, ...] = (
        r"ValidationError: \d+ validation errors? for (?P<config>\w+)", stage_hint="startup"),
     rule("model_files", "unsupported_config",
        r"does not appear to have (?:a file|files) named (?P<missing_file>[\w\-]+(?:\.\w+)*)"
-       r"|Invalid repository ID or local directory specified: '(?P<model>[^']+)'"
        r"|Can't load (?:the )?(?:tokenizer|config|configuration) for"
        r"|RepositoryNotFoundError|GatedRepoError|HFValidationError|Unrecognized model in"
        r"|does not recognize this architecture|SafetensorError|Error while deserializing header"
@@ -388,6 +387,11 @@ CAUSES: tuple[Rule, ...] = (
        r"|\bwrong number of tensors(?:; expected \d+, got \d+)?"
        r"|invalid (?:GGUF|GGML) (?:magic|file)"
        r"|\bnot a (?:valid )?GG(?:UF|ML) file", stage_hint="loading"),
+    # vLLM checks the model path and the architecture while it builds its config (start-up);
+    # frames of a model loader (older versions check there) still say loading
+    rule("model_path_invalid", "unsupported_config",
+       r"Invalid repository ID or local directory specified: '(?P<model>[^']+)'",
+       stage_hint="startup"),
     rule("unknown_model_architecture", "unsupported_config",
        r"unknown model architecture: '?(?P<architecture>[\w.\-]+)|error loading model architecture"
        r"|unknown (?:pre-tokenizer|tokenizer) type", stage_hint="loading"),
@@ -398,7 +402,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|^'(?:\w+\.)*(?:layers?|blocks?|h)\.\d+\.[\w.]+'$", stage_hint="loading"),
     rule("architecture_unsupported", "unsupported_config",
        r"Model architectures? \[?'?(?P<architecture>\w+)'?\]? (?:are|is) not supported"
-       r"|Model architectures? \[?'?(?P<architecture__2>\w+)'?\]? failed to be inspected"),
+       r"|Model architectures? \[?'?(?P<architecture__2>\w+)'?\]? failed to be inspected",
+       stage_hint="startup"),
     rule("config_limit", "unsupported_config",
        r"\bis (?:greater|larger) than (?:the )?(?:configured )?max_[a-z_]+\b"),
     rule("argument_rejected", "unsupported_config",
