@@ -198,20 +198,18 @@ class StreamClassifier:
         if best is not None and best.rank >= WRAPPER:
             return self._failure(best)
         hang = hang_evidence(self._tail)
-        if hang is not None:
-            lineno, raw, reason = hang
-            text = next((ln.text for ln in reversed(logical_lines(raw)) if ln.text), raw.strip())
-            late = late_stage(raw for _, raw in self._tail)
-            stage = late or self._stage
-            stage_from = (
-                "marker 'Shutting down'" if late else self._stage_sources.get(stage, "none")
-            )
-            told = None if self._events or stage != "unknown" else phrase_stage([text])
-            if told is not None:
-                stage, stage_from = told
-            evidence = {"category": f"hang: {reason}", "stage": stage_from}
-            return Failure("timeout", stage, text, lineno, {"evidence": reason}, (text,), evidence)
-        return self._failure(best) if best is not None else None
+        if hang is None:
+            return self._failure(best) if best is not None else None
+        lineno, raw, reason = hang
+        text = next((ln.text for ln in reversed(logical_lines(raw)) if ln.text), raw.strip())
+        late = late_stage(raw for _, raw in self._tail)
+        stage = late or self._stage
+        stage_from = "marker 'Shutting down'" if late else self._stage_sources.get(stage, "none")
+        if not self._events and stage == "unknown":  # or a stack dumped after the sign tells
+            dump = [ln.text for n, raw in self._tail if n > lineno for ln in logical_lines(raw)]
+            stage, stage_from = phrase_stage([text]) or frame_stage(dump) or (stage, stage_from)
+        evidence = {"category": f"hang: {reason}", "stage": stage_from}
+        return Failure("timeout", stage, text, lineno, {"evidence": reason}, (text,), evidence)
 
     # --- internals ----------------------------------------------------------------------------
     def _tail_candidates(self) -> list[Candidate]:

@@ -23,6 +23,9 @@ from typing import NamedTuple
 # The function name may be cut off by a paste; the path alone can still tell.
 # Python's faulthandler writes ``File "x.py", line 3 in f`` (no comma).
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:,? in (?P<func>[\w<>.]+))?')
+# py-spy's dump: "    draft (eagle_worker.py:397)", innermost first under "Thread N (active): ..."
+_PYSPY_FRAME = re.compile(r"^\s+(?P<func>[\w<>.]+) \((?P<path>[^()\s]+\.py):\d+\)$")
+_PYSPY_THREAD = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:active|idle)[^)]*\)(?:: "|$)')
 # Wrappers that name the method a worker was running: "while processing method init_device".
 # TGI's launcher: "Method Warmup encountered an error" (the gRPC method, capitalised).
 # asyncio's "Task exception was never retrieved" names the coroutine that raised:
@@ -195,6 +198,7 @@ PATHS: tuple[tuple[str, str], ...] = (
     ("flashinfer/jit/", "compile"),
     ("torch/cuda/graphs.py", "graph_capture"),
     ("model_loader/", "loading"),
+    ("openai/resources/", "execute"),  # the OpenAI client sending a request to the server
 )
 
 #: Frames that raise for one reason only: they tell the category of an unrecognised message.
@@ -290,7 +294,7 @@ class Frame(NamedTuple):
 
 def parse_frame(text: str) -> Frame | None:
     """``File "x.py", line 3, in f`` -> ``Frame("x.py", "f")``; ``None`` for other lines."""
-    m = _FRAME.match(text)
+    m = _FRAME.match(text) or _PYSPY_FRAME.match(text)
     if m is None:
         m = _METHOD.search(text)
         if m is None:
@@ -305,10 +309,10 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
     segments: list[list[Frame]] = [[]]
     newest_first = False  # faulthandler prints "(most recent call first)": innermost on top
     for text in lines:
-        if "(most recent call " in text:
+        if "(most recent call " in text or _PYSPY_THREAD.match(text):
             if segments[-1]:
                 segments.append([])
-            newest_first = "most recent call first" in text
+            newest_first = "most recent call last" not in text
             continue
         frame = parse_frame(text)
         if frame is not None:
