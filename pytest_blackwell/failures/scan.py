@@ -26,12 +26,17 @@ from pytest_blackwell.failures.classify import STALE_LINES, StreamClassifier
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.rules import Rule
 from pytest_blackwell.failures.stages import HANG_TAIL_LINES
+from pytest_blackwell.failures.unwrap import unwrapped, wrap_width
 
 CHUNK_BYTES = 1 << 22
 WINDOW_BYTES = 1 << 17  # searched by all keywords in turn while it sits in the CPU cache
 MAX_LINE_BYTES = 1 << 24  # a "line" longer than this is cut (binary data or a runaway paste)
 #: Lines before the quick pass's error block that could still have opened a block reaching it.
 VERIFY_LINES = STALE_LINES + RING_LINES + SOFT_WINDOW
+#: The head of a file looked at for fixed-width wrapping; a wrapped paste no larger than
+#: ``MAX_WRAPPED_BYTES`` is read whole and put back together first (see :mod:`.unwrap`).
+WRAP_PEEK_BYTES = 1 << 18
+MAX_WRAPPED_BYTES = 1 << 26
 
 
 class LogReadError(ValueError):
@@ -52,13 +57,36 @@ def classify_log(
     if isinstance(source, (bytes, bytearray)):
         raise TypeError("classify_log() takes a path or an iterable of str lines, not bytes")
     classifier = StreamClassifier(rules)
+    if isinstance(source, Sequence):  # lines at hand: a paste may have been wrapped
+        for number, line in enumerate(source, 1):
+            _check_line(line, number)
+        plain = [line.rstrip("\r\n") for line in source]
+        width = wrap_width(plain)
+        if width is not None:
+            return _classify_unwrapped(classifier, plain, width)
     for line in source:
-        if not isinstance(line, str):
-            raise TypeError(
-                f"classify_log() expects lines of str, got {type(line).__name__} at line "
-                f"{classifier.line_count + 1}"
-            )
+        _check_line(line, classifier.line_count + 1)
         classifier.feed(line)
+        if classifier.done:
+            break
+    return classifier.result()
+
+
+def _check_line(line: object, number: int) -> None:
+    if not isinstance(line, str):
+        raise TypeError(
+            f"classify_log() expects lines of str, got {type(line).__name__} at line {number}"
+        )
+
+
+def _classify_unwrapped(
+    classifier: StreamClassifier, lines: Sequence[str], width: int
+) -> Failure | None:
+    """Feed the lines of a paste wrapped at ``width`` joined back together; line numbers stay
+    those of the paste (a joined line counts as the physical lines it took)."""
+    for line, pieces in unwrapped(lines, width):
+        classifier.feed(line)
+        classifier.skip(pieces - 1)
         if classifier.done:
             break
     return classifier.result()
@@ -76,6 +104,10 @@ def classify_stream(
     thorough = StreamClassifier(rules)
     if stream.seekable():
         start = stream.tell()
+        wrapped = _wrapped_paste(stream, name)
+        if wrapped is not None:
+            return _classify_unwrapped(thorough, *wrapped)
+        stream.seek(start)
         quick = StreamClassifier(rules, quick=True)
         chunks: list[tuple[int, int]] = []
         failure = _classify(quick, stream, name, chunks)
@@ -87,6 +119,26 @@ def classify_stream(
                 return failure
         stream.seek(start)
     return _classify(thorough, stream, name)
+
+
+def _wrapped_paste(stream: BinaryIO, name: str) -> tuple[list[str], int] | None:
+    """``(lines, width)`` of ``stream`` if it is a paste wrapped at a fixed width, else ``None``
+    (its head is looked at first; a file too large for a paste is read as it is)."""
+    head = stream.read(WRAP_PEEK_BYTES)
+    peek = head.decode("utf-8", errors="replace").split("\n")
+    if len(head) == WRAP_PEEK_BYTES:
+        peek.pop()  # the last line may go on
+    if wrap_width([line.rstrip("\r") for line in peek]) is None:
+        return None
+    body = head + stream.read(MAX_WRAPPED_BYTES - len(head) + 1)
+    if len(body) > MAX_WRAPPED_BYTES:
+        return None
+    _check_text(body, name, 0)
+    lines = [line.rstrip("\r") for line in body.decode("utf-8").split("\n")]
+    if lines and not lines[-1]:
+        lines.pop()
+    width = wrap_width(lines)
+    return None if width is None else (lines, width)
 
 
 def _mentions(

@@ -5,12 +5,12 @@ longer than the width ``W`` is cut into pieces of exactly ``W`` characters, the 
 (or padded with spaces up to ``W``). The cut lands anywhere, inside an error word or a function
 name, so the pieces are joined back, without a separator, before the log is classified.
 
-A log is taken as wrapped only with evidence: at least three different lines of the greatest
-length ``W`` (60 or more), no longer line, and most of them followed by a line that continues
-them rather than starts a new record. A piece is joined to the next line only when that line
-does not start a record (a bracket, a process tag, a level word, a date, a frame) and the piece
-does not end in padding. Lines drawn in boxes (Rich tracebacks, tables) have one width by
-design and are left alone.
+A log is taken as wrapped only with evidence: at least two different lines of the greatest
+length ``W`` (60 or more), no longer line, and most of them (two at least) followed by a line
+that continues them rather than starts a new record. A piece is joined to the next line only
+when that line does not start a record (a bracket, a process tag, a level word, a date, an
+indented frame, source line or table row) and the piece does not end in padding. Lines drawn
+in boxes (Rich tracebacks) have one width by design and are left alone.
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ import re
 from collections.abc import Iterator, Sequence
 
 MIN_WIDTH = 60
-#: Lines inside a drawn box: all of one width by design, not wrapped.
-_BOX = ("│", "╭", "╰", "┃", "|")
-#: How a new log record starts (a continuation piece starts anywhere else).
+#: Lines of a drawn box (Rich tracebacks, tables): all of one width by design, not wrapped.
+_BOX = re.compile(r"[│┃╭╰╮╯]|^\s*\|")
+#: How a new log record starts (a continuation piece starts anywhere else); an indented line is
+#: a frame, a source line or a table row, never the middle of a cut word.
 _RECORD = re.compile(
-    r"^(?:\[|\(|[A-Z]{3,}\b|\d{4}-\d\d-\d\d|\s*File \"|Traceback |During handling|The above)"
+    r"^(?:\[|\(|[A-Z]{3,}\b|\d{4}-\d\d-\d\d|\s{2}|Traceback |During handling|The above)"
 )
 
 
@@ -32,7 +33,7 @@ def _continues(piece: str, following: str, width: int) -> bool:
     return (
         len(piece) == width
         and not piece.endswith("  ")  # padded up to the width: the line ended there
-        and not piece.lstrip().startswith(_BOX)
+        and _BOX.search(piece) is None
         and bool(following.strip())
         and _RECORD.match(following) is None
     )
@@ -40,12 +41,12 @@ def _continues(piece: str, following: str, width: int) -> bool:
 
 def wrap_width(lines: Sequence[str]) -> int | None:
     """The width ``lines`` were hard-wrapped at, or ``None`` when they were not."""
-    plain = [line for line in lines if not line.lstrip().startswith(_BOX)]
+    plain = [line for line in lines if _BOX.search(line) is None]
     width = max((len(line) for line in plain), default=0)
     if width < MIN_WIDTH:
         return None
     at_width = [i for i, line in enumerate(lines[:-1]) if len(line) == width]
-    if len(at_width) < 3 or len({lines[i] for i in at_width}) < 3:
+    if len({lines[i] for i in at_width}) < 2:
         return None
     continued = sum(_continues(lines[i], lines[i + 1], width) for i in at_width)
     return width if continued >= 2 and 2 * continued >= len(at_width) else None

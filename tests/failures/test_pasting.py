@@ -1,0 +1,125 @@
+"""Pasting damage: a log keeps its reading when it is wrapped, prefixed, fenced or coloured.
+
+Two kinds of test. Lines of our own check each mechanism (fixed-width wrapping undone, what must
+not be joined). Then the real dev corpus is damaged the ways people's pastes are (wrapped at a
+terminal's width, prefixed by docker compose or kubectl, stamped by CI, quoted, fenced,
+coloured): a log read right before the damage must, with few exceptions, be read the same after.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from classify_helpers import classify_both as _classify
+
+from pytest_blackwell.failures import classify_log
+from pytest_blackwell.failures.corpus import load_corpus
+from pytest_blackwell.failures.unwrap import unwrapped, wrap_width
+
+
+def _wrap(lines: list[str], width: int) -> list[str]:
+    out: list[str] = []
+    for line in lines:
+        while len(line) > width:
+            out.append(line[:width])
+            line = line[width:]
+        out.append(line)
+    return out
+
+
+_LOG = [
+    "INFO 01-01 00:00:00 [gpu_model_runner.py:1] Starting to load model /models/tiny...",
+    "(EngineCore_DP0 pid=7) ERROR 01-01 00:00:01 [core.py:700] EngineCore failed to start.",
+    "(EngineCore_DP0 pid=7) ERROR 01-01 00:00:01 [core.py:700] Traceback (most recent call "
+    "last):",
+    '(EngineCore_DP0 pid=7) ERROR 01-01 00:00:01 [core.py:700]   File "/opt/venv/lib/python3.12/'
+    'site-packages/vllm/v1/worker/gpu_worker.py", line 300, in determine_available_memory',
+    "(EngineCore_DP0 pid=7) ERROR 01-01 00:00:01 [core.py:700]     self.model_runner.profile_run()",
+    "(EngineCore_DP0 pid=7) ERROR 01-01 00:00:01 [core.py:700] torch.OutOfMemoryError: CUDA out of "
+    "memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.55 GiB of which 1.10 GiB "
+    "is free.",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("width", [80, 100, 132])
+def test_a_wrapped_paste_reads_as_the_original(tmp_path: Path, width: int) -> None:
+    original = _classify(tmp_path, _LOG)
+    wrapped = _wrap(_LOG, width)
+    assert wrap_width(wrapped) == width
+    failure = _classify(tmp_path, wrapped)
+    assert failure is not None
+    assert original is not None
+    assert (failure.category, failure.stage) == ("device_oom", "profile")
+    assert failure.first_error == original.first_error
+    # the line number is the paste's own: the first physical line of the joined message
+    assert wrapped[failure.line - 1].startswith("(EngineCore_DP0 pid=7) ERROR")
+    assert "torch.OutOfMemoryError" in wrapped[failure.line - 1]
+
+
+def test_unwrapping_joins_pieces_and_counts_them() -> None:
+    lines = ["a" * 70, "bbb", "c" * 70, "dd" + " " * 68, "e" * 70, "f"]
+    assert list(unwrapped(lines, 70)) == [
+        ("a" * 70 + "bbb", 2),
+        ("c" * 70 + "dd" + " " * 68, 2),
+        ("e" * 70 + "f", 2),
+    ]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # one width by design: a table's rows, indented
+        [f"  {n:>12}  {n * 4:>12}     float     sum      -1   {n % 97:6d}.5   1.00   2.00      0"
+         for n in range(1000, 1008)],
+        # padded lines end where they end
+        [f"INFO step {n} done".ljust(90) for n in range(6)],
+        # a Rich traceback box
+        ["│ " + f"/opt/x/f{n}.py:{n} in go".ljust(76) + " │" for n in range(6)],
+        # lines of one length, each a new record
+        [f"[E{n:04d} 00:00:00 w.cc:1] worker {n} failed: connection reset by peer (errno 104)"
+         for n in range(6)],
+        # short lines
+        ["x" * 40, "y" * 40, "z" * 40],
+    ],
+)  # fmt: skip
+def test_logs_that_were_not_wrapped_stay_as_they_are(lines: list[str]) -> None:
+    assert wrap_width(lines) is None
+
+
+_DAMAGE: dict[str, Callable[[list[str]], list[str]]] = {
+    "wrapped at 80": lambda ls: _wrap(ls, 80),
+    "wrapped at 100": lambda ls: _wrap(ls, 100),
+    "docker compose": lambda ls: [f"vllm-server-1  | {line}" for line in ls],
+    "kubectl --prefix": lambda ls: [f"[pod/vllm-0/vllm] {line}" for line in ls],
+    "CI timestamps": lambda ls: [f"2025-03-04T05:06:07.1234567Z {line}" for line in ls],
+    "markdown quote": lambda ls: [f"> {line}" for line in ls],
+    "markdown fence": lambda ls: ["```text", *ls, "```"],
+    "ANSI colours": lambda ls: [
+        re.sub(r"\b(ERROR|WARNING|INFO)\b", "\x1b[31m\\1\x1b[0m", line) for line in ls
+    ],
+}
+#: Every third dev log: enough to show a mechanism broken, fast enough for every run.
+_SAMPLE = [
+    e
+    for e in load_corpus(Path(__file__).parent / "corpus")
+    if e.split == "dev" and e.category is not None
+][::3]
+
+
+@pytest.mark.parametrize("damage", sorted(_DAMAGE))
+def test_pasting_damage_keeps_the_reading(damage: str) -> None:
+    changed, right = [], 0
+    for entry in _SAMPLE:
+        lines = entry.path.read_text(encoding="utf-8").splitlines()
+        before = classify_log(lines)
+        if before is None or (before.category, before.stage) != (entry.category, entry.stage):
+            continue
+        right += 1
+        after = classify_log(_DAMAGE[damage](lines))
+        if after is None or (after.category, after.stage) != (entry.category, entry.stage):
+            changed.append(entry.name)
+    assert right > 100
+    assert len(changed) <= 0.05 * right, changed
