@@ -47,12 +47,13 @@ _LINENO = re.compile(
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d |\([A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+\))"
 )
 # Other timestamp styles: syslog "Feb 15 17:37:45 host kernel:", dmesg "[ 1843.308145]",
-# "[Fri Aug 30 11:11:22 2024]", "[05/08/2024-20:47:56]", "2024-05-11 14:10:52.224", "12:00:01.123".
+# "[Fri Aug 30 11:11:22 2024]", "[05/08/2024-20:47:56]", "2024-05-11 14:10:52.224", Go's
+# "2024/05/11 14:10:52", "12:00:01.123".
 _OTHER_STAMP = re.compile(
-    r"^\s*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]+ [\w.\-/]+(?:\[\d+\])?: ?"
+    r"^\s*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]+ [\w.\-/]+(?:\[\d+\])?:"
     r"|\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]"
     r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]"
-    r"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,]?\d*(?:Z|[+-]\d\d:?\d\d)?"
+    r"|\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d[.,]?\d*(?:Z|[+-]\d\d:?\d\d)?"
     r"|\d\d:\d\d:\d\d(?:[.,]\d+)?(?= ))\s?"
 )
 # A tqdm progress bar that an error was printed onto: "Processed prompts:  5%|▌ | 429/8535 [...] "

@@ -26,17 +26,17 @@ from pytest_blackwell.failures.classify import STALE_LINES, StreamClassifier
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.rules import Rule
 from pytest_blackwell.failures.stages import HANG_TAIL_LINES
-from pytest_blackwell.failures.unwrap import unwrapped, wrap_width
+from pytest_blackwell.failures.unwrap import dedented, unwrapped, wrap_width
 
 CHUNK_BYTES = 1 << 22
 WINDOW_BYTES = 1 << 17  # searched by all keywords in turn while it sits in the CPU cache
 MAX_LINE_BYTES = 1 << 24  # a "line" longer than this is cut (binary data or a runaway paste)
 #: Lines before the quick pass's error block that could still have opened a block reaching it.
 VERIFY_LINES = STALE_LINES + RING_LINES + SOFT_WINDOW
-#: The head of a file looked at for fixed-width wrapping; a wrapped paste no larger than
-#: ``MAX_WRAPPED_BYTES`` is read whole and put back together first (see :mod:`.unwrap`).
-WRAP_PEEK_BYTES = 1 << 18
-MAX_WRAPPED_BYTES = 1 << 26
+#: The head of a file looked at for a paste indented or wrapped as a whole; such a paste no
+#: larger than ``MAX_PASTE_BYTES`` is read whole and repaired first (see :mod:`.unwrap`).
+PASTE_PEEK_BYTES = 1 << 18
+MAX_PASTE_BYTES = 1 << 26
 
 
 class LogReadError(ValueError):
@@ -60,10 +60,9 @@ def classify_log(
     if isinstance(source, Sequence):  # lines at hand: a paste may have been wrapped
         for number, line in enumerate(source, 1):
             _check_line(line, number)
-        plain = [line.rstrip("\r\n") for line in source]
-        width = wrap_width(plain)
-        if width is not None:
-            return _classify_unwrapped(classifier, plain, width)
+        repaired = _repaired([line.rstrip("\r\n") for line in source])
+        if repaired is not None:
+            return _classify_repaired(classifier, *repaired)
     for line in source:
         _check_line(line, classifier.line_count + 1)
         classifier.feed(line)
@@ -79,12 +78,20 @@ def _check_line(line: object, number: int) -> None:
         )
 
 
-def _classify_unwrapped(
-    classifier: StreamClassifier, lines: Sequence[str], width: int
+def _repaired(lines: list[str]) -> tuple[list[str], int | None] | None:
+    """``(lines, wrap width)`` of a paste indented or wrapped as a whole, else ``None``."""
+    plain = dedented(lines) or lines
+    width = wrap_width(plain)
+    return (plain, width) if width is not None or plain is not lines else None
+
+
+def _classify_repaired(
+    classifier: StreamClassifier, lines: Sequence[str], width: int | None
 ) -> Failure | None:
-    """Feed the lines of a paste wrapped at ``width`` joined back together; line numbers stay
-    those of the paste (a joined line counts as the physical lines it took)."""
-    for line, pieces in unwrapped(lines, width):
+    """Feed the lines of a repaired paste, those wrapped at ``width`` joined back together; line
+    numbers stay those of the paste (a joined line counts as the physical lines it took)."""
+    pieces_of = unwrapped(lines, width) if width is not None else ((ln, 1) for ln in lines)
+    for line, pieces in pieces_of:
         classifier.feed(line)
         classifier.skip(pieces - 1)
         if classifier.done:
@@ -104,9 +111,9 @@ def classify_stream(
     thorough = StreamClassifier(rules)
     if stream.seekable():
         start = stream.tell()
-        wrapped = _wrapped_paste(stream, name)
+        wrapped = _repaired_paste(stream, name)
         if wrapped is not None:
-            return _classify_unwrapped(thorough, *wrapped)
+            return _classify_repaired(thorough, *wrapped)
         stream.seek(start)
         quick = StreamClassifier(rules, quick=True)
         chunks: list[tuple[int, int]] = []
@@ -121,24 +128,23 @@ def classify_stream(
     return _classify(thorough, stream, name)
 
 
-def _wrapped_paste(stream: BinaryIO, name: str) -> tuple[list[str], int] | None:
-    """``(lines, width)`` of ``stream`` if it is a paste wrapped at a fixed width, else ``None``
-    (its head is looked at first; a file too large for a paste is read as it is)."""
-    head = stream.read(WRAP_PEEK_BYTES)
+def _repaired_paste(stream: BinaryIO, name: str) -> tuple[list[str], int | None] | None:
+    """``(lines, wrap width)`` of ``stream`` if it is a paste indented or wrapped as a whole,
+    else ``None`` (its head is looked at first; a file too large for a paste is read as it is)."""
+    head = stream.read(PASTE_PEEK_BYTES)
     peek = head.decode("utf-8", errors="replace").split("\n")
-    if len(head) == WRAP_PEEK_BYTES:
+    if len(head) == PASTE_PEEK_BYTES:
         peek.pop()  # the last line may go on
-    if wrap_width([line.rstrip("\r") for line in peek]) is None:
+    if _repaired([line.rstrip("\r") for line in peek]) is None:
         return None
-    body = head + stream.read(MAX_WRAPPED_BYTES - len(head) + 1)
-    if len(body) > MAX_WRAPPED_BYTES:
+    body = head + stream.read(MAX_PASTE_BYTES - len(head) + 1)
+    if len(body) > MAX_PASTE_BYTES:
         return None
     _check_text(body, name, 0)
     lines = [line.rstrip("\r") for line in body.decode("utf-8").split("\n")]
     if lines and not lines[-1]:
         lines.pop()
-    width = wrap_width(lines)
-    return None if width is None else (lines, width)
+    return _repaired(lines)
 
 
 def _mentions(

@@ -1,4 +1,9 @@
-"""Undo a paste's fixed-width line wrapping: :func:`wrap_width` and :func:`unwrapped`.
+"""Undo what a paste did to a log's lines as a whole: a common indentation, a fixed-width wrap.
+
+A log pasted into Markdown as an indented code block has every line indented by four spaces
+(or a tab): :func:`dedented` takes that indentation off again, so that traceback frames are
+told from messages. Only an indentation of four spaces or a tab shared by every non-blank line
+counts (an excerpt of bare traceback frames shares two spaces and is left alone).
 
 A log copied out of a terminal, an e-mail or some CI viewers arrives hard-wrapped: every line
 longer than the width ``W`` is cut into pieces of exactly ``W`` characters, the last one shorter
@@ -26,6 +31,25 @@ _BOX = re.compile(r"[│┃╭╰╮╯]|^\s*\|")
 _RECORD = re.compile(
     r"^(?:\[|\(|[A-Z]{3,}\b|\d{4}-\d\d-\d\d|\s{2}|Traceback |During handling|The above)"
 )
+
+
+def dedented(lines: Sequence[str]) -> list[str] | None:
+    """``lines`` without the indentation all of them share, or ``None`` when there is none."""
+    common: str | None = None
+    for line in lines:
+        if not line.strip():
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        if common is None:
+            common = indent
+        else:
+            while not indent.startswith(common):
+                common = common[:-1]
+        if not common.startswith(("    ", "\t")):
+            return None
+    if not common:
+        return None
+    return [line[len(common) :] if line.strip() else "" for line in lines]
 
 
 def _continues(piece: str, following: str, width: int) -> bool:

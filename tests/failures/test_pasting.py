@@ -17,7 +17,7 @@ from classify_helpers import classify_both as _classify
 
 from pytest_blackwell.failures import classify_log
 from pytest_blackwell.failures.corpus import load_corpus
-from pytest_blackwell.failures.unwrap import unwrapped, wrap_width
+from pytest_blackwell.failures.unwrap import dedented, unwrapped, wrap_width
 
 
 def _wrap(lines: list[str], width: int) -> list[str]:
@@ -97,6 +97,9 @@ _DAMAGE: dict[str, Callable[[list[str]], list[str]]] = {
     "CI timestamps": lambda ls: [f"2025-03-04T05:06:07.1234567Z {line}" for line in ls],
     "markdown quote": lambda ls: [f"> {line}" for line in ls],
     "markdown fence": lambda ls: ["```text", *ls, "```"],
+    "indented code block": lambda ls: [f"    {line}" for line in ls],
+    "Go timestamps": lambda ls: [f"2025/03/04 05:06:07 {line}" for line in ls],
+    "journald": lambda ls: [f"Dec 03 10:11:12 gpu-host vllm[1234]: {line}" for line in ls],
     "ANSI colours": lambda ls: [
         re.sub(r"\b(ERROR|WARNING|INFO)\b", "\x1b[31m\\1\x1b[0m", line) for line in ls
     ],
@@ -123,3 +126,33 @@ def test_pasting_damage_keeps_the_reading(damage: str) -> None:
             changed.append(entry.name)
     assert right > 100
     assert len(changed) <= 0.05 * right, changed
+
+
+def test_a_paste_indented_as_a_markdown_code_block_reads_as_the_original(tmp_path: Path) -> None:
+    original = _classify(tmp_path, _LOG)
+    for indent in ("    ", "\t"):
+        failure = _classify(tmp_path, [f"{indent}{line}" for line in _LOG])
+        assert failure == original
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # bare frames share two spaces only: they stay frames
+        ['  File "/opt/x/a.py", line 1, in go', "    go()", '  File "/opt/x/b.py", line 2, in f'],
+        # one line not indented
+        ["    a", "b", "    c"],
+    ],
+)
+def test_only_a_common_indentation_of_a_code_block_is_taken_off(lines: list[str]) -> None:
+    assert dedented(lines) is None
+
+
+def test_dedenting_keeps_the_relative_indentation() -> None:
+    assert dedented(["    Traceback:", "\tE"]) is None  # a tab is not four spaces
+    assert dedented(["    Traceback:", "      File x", "", "    E"]) == [
+        "Traceback:",
+        "  File x",
+        "",
+        "E",
+    ]
