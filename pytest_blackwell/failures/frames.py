@@ -23,6 +23,14 @@ from typing import NamedTuple
 # The function name may be cut off by a paste; the path alone can still tell.
 # Python's faulthandler writes ``File "x.py", line 3 in f`` (no comma).
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:,? in (?P<func>[\w<>.]+))?')
+# A frame line cut inside its path by a paste: the path so far, no function.
+_CUT_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)$')
+# The function a frame's source line calls ("    self.model_runner.profile_run()"): the next
+# frame's, which names it when that frame's own line was cut.
+_CALL = re.compile(r"(?:^|[\s.=(\[,])(?P<func>[A-Za-z_]\w*)\s*\(")
+_NOT_CALLEES = frozenset(["if", "for", "while", "return", "with", "not", "and", "or", "super",
+                          "len", "int", "str", "list", "dict", "tuple", "set", "isinstance",
+                          "getattr", "print", "cast", "type"])  # fmt: skip
 # py-spy's dump: "    draft (eagle_worker.py:397)", innermost first under "Thread N (active): ..."
 _PYSPY_FRAME = re.compile(r"^\s+(?P<func>[\w<>.]+) \((?P<path>[^()\s]+\.py):\d+\)$")
 _PYSPY_THREAD = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:active|idle)[^)]*\)(?:: "|$)')
@@ -304,22 +312,55 @@ def parse_frame(text: str) -> Frame | None:
     return Frame(m.group("path").replace("\\", "/"), func)
 
 
+def _known(func: str) -> bool:
+    return func in DECISIVE or func in CONTEXTUAL or func in CATEGORY_FRAMES
+
+
+def _callee(source: str) -> str:
+    """The function a frame's source line calls, or ``""``."""
+    for m in _CALL.finditer(source):
+        if m.group("func") not in _NOT_CALLEES:
+            return m.group("func")
+    return ""
+
+
 def _segments(lines: Iterable[str]) -> list[list[Frame]]:
-    """The frames of each traceback in ``lines`` (a new one starts at every header)."""
+    """The frames of each traceback in ``lines`` (a new one starts at every header).
+
+    A frame whose line a paste cut (the function name lost or cut short) is named by the call
+    on the source line of the frame before it.
+    """
     segments: list[list[Frame]] = [[]]
     newest_first = False  # faulthandler prints "(most recent call first)": innermost on top
+    callee = ""  # what the source line of the last frame calls
+    expect_source = False
     for text in lines:
         if "(most recent call " in text or _PYSPY_THREAD.match(text):
             if segments[-1]:
                 segments.append([])
             newest_first = "most recent call last" not in text
+            callee, expect_source = "", False
             continue
         frame = parse_frame(text)
-        if frame is not None:
-            if newest_first:
-                segments[-1].insert(0, frame)
-            else:
-                segments[-1].append(frame)
+        if frame is None and (m := _CUT_FRAME.match(text)) is not None:
+            frame = Frame(m.group("path").replace("\\", "/"), "")
+        if frame is None:
+            if expect_source and text.startswith("    ") and text.strip()[:1] not in ("^", "~"):
+                callee = _callee(text)
+            expect_source = False
+            continue
+        if (
+            not newest_first
+            and callee.startswith(frame.func)
+            and not _known(frame.func)
+            and _known(callee)
+        ):
+            frame = Frame(frame.path, callee)  # "in determine_avail" cut: the call above says
+        callee, expect_source = "", not newest_first
+        if newest_first:
+            segments[-1].insert(0, frame)
+        else:
+            segments[-1].append(frame)
     return [s for s in segments if s]
 
 

@@ -156,3 +156,45 @@ def test_dedenting_keeps_the_relative_indentation() -> None:
         "",
         "E",
     ]
+
+
+def test_a_frame_cut_by_a_paste_is_named_by_the_call_above_it(tmp_path: Path) -> None:
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/opt/venv/lib/python3.12/site-packages/eng/engine.py", line 9, in start',
+        "    self.model_runner.profile_run()",
+        '  File "/opt/venv/lib/python3.12/site-packages/eng/worker/model_run',  # cut in the path
+        "    self.model(x)",
+        "RuntimeError: CUDA error: an illegal memory access was encountered",
+    ]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("illegal_memory_access", "profile")
+    assert failure.evidence["stage"] == "frame profile_run"
+
+
+def test_a_frame_of_another_name_is_not_renamed_by_the_call_above_it(tmp_path: Path) -> None:
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/opt/x/a.py", line 9, in start',
+        "    self.profile_run()",
+        '  File "/opt/x/b.py", line 3, in wrapper',  # a decorator's wrapper, not a cut name
+        "    go()",
+        "RuntimeError: boom",
+    ]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert failure.stage == "unknown"
+
+
+def test_lines_cut_by_a_paste_lose_some_readings_but_not_most() -> None:
+    changed, right = 0, 0
+    for entry in _SAMPLE:
+        lines = entry.path.read_text(encoding="utf-8").splitlines()
+        before = classify_log(lines)
+        if before is None or (before.category, before.stage) != (entry.category, entry.stage):
+            continue
+        right += 1
+        after = classify_log([line[:120] for line in lines])
+        changed += after is None or (after.category, after.stage) != (entry.category, entry.stage)
+    assert changed <= 0.25 * right
