@@ -22,7 +22,7 @@ DEV_TARGETS = (0.97, 0.90)
 #: Shards tuned on for fewer rounds than it takes to reach the targets: each has a floor at what
 #: it reached (a regression guard), and is measured apart so it cannot hide behind the others.
 IN_TUNING = {
-    "fresh2": (0.92, 0.76),
+    "fresh2": (0.92, 0.78),
     "fresh3": (0.92, 0.89),
     "fresh4": (0.93, 0.91),
     "fresh5": (1.00, 0.91),
