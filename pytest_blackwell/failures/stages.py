@@ -10,9 +10,9 @@ increase; explicit stage events from the probe set a floor instead).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from pytest_blackwell.failures.normalize import strip_ansi, unflatten
+from pytest_blackwell.failures.normalize import logical_lines, strip_ansi, unflatten
 from pytest_blackwell.failures.vocabulary import LIFECYCLE_STAGES
 
 #: ``(fragment, stage)``, checked in order; the first fragment found in a message decides.
@@ -179,6 +179,27 @@ _DIGITS = re.compile(r"\d+(?:\.\d+)?")
 _MARKUP_ONLY = re.compile(r"^\s*(?:```[\w-]*|~~~|</?(?:details|summary|pre|code|p|div)>)\s*$")
 
 
+#: Lines that are not progress: a stack dumped, a frame, requests arriving or being polled
+#: (an access log, "Added request", a gRPC handler), which a stuck engine does not answer.
+_NOT_PROGRESS = re.compile(
+    r"^\s|^Thread |^(?:Current )?[Tt]hread 0x|^File \"|^Traceback "
+    r"|\"(?:GET|POST|PUT|DELETE) /\S* HTTP/|\bAdded request\b|\b[Nn]ew request\b"
+    r"|\bReceived request\b|\bgrpc_server\.cc:|\b\w*InferHandler\b"  # Triton's request handlers
+)
+
+
+def _progress_after(pieces: Sequence[tuple[int, str]]) -> bool:
+    """Whether the program logged something of its own going on in ``pieces``."""
+    for _, raw in pieces:
+        text = logical_lines(raw)[-1].text if raw.strip() else ""
+        if not text.strip() or _MARKUP_ONLY.match(text) or _NOT_PROGRESS.search(text):
+            continue
+        if _STUCK.search(text) or _ZERO_THROUGHPUT.search(text) or _WAITING.search(text):
+            continue
+        return True
+    return False
+
+
 def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | None:
     """``(line, text, reason)`` if the end of a log shows a hang, else ``None``.
 
@@ -194,12 +215,13 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
     zero: list[tuple[int, int, str]] = []
     waiting: dict[str, list[tuple[int, int, str]]] = {}
     last_other = full_stall = 0
+    stuck: tuple[int, int, str] | None = None
     for at, (lineno, text) in enumerate(pieces, 1):
         if _STUCK.search(text):
-            reason = (
-                "no shared-memory broadcast progress" if "block found" in text else "watchdog dump"
-            )
-            return lineno, text, reason
+            if "block found" not in text:
+                return lineno, text, "watchdog dump"
+            stuck = (at, lineno, text)
+            continue
         m = _ZERO_THROUGHPUT.search(text)
         if m:
             busy = any(int(v) > 0 for v in m.groupdict().values() if v is not None)
@@ -217,6 +239,10 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
             continue
         if text.strip() and not _MARKUP_ONLY.match(text):
             last_other = at
+    if stuck is not None and not _progress_after(pieces[stuck[0] :]):
+        # vLLM's broadcast queue waited a minute; a slow step (profiling, compiling) that then
+        # goes on is no hang, one after which nothing more happens is
+        return stuck[1], stuck[2], "no shared-memory broadcast progress"
     if (len(zero) >= 2 and zero[-1][0] > last_other) or (
         zero and full_stall == zero[-1][0] > last_other
     ):
