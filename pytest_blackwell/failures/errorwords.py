@@ -56,6 +56,8 @@ ERRORISH = re.compile(
 BENIGN = re.compile(
     r"(?i)\bretry(?:ing)?\b|\bwill retry\b|\bwaiting\b|\bfall(?:ing)?\s?back\b|\bskipp(?:ed|ing)\b"
     r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )\b0 (?:failed|errors?)\b|\b(?:failed|errors?) ?[=:] ?0\b"
+    # pinning host memory is an optimisation: llama.cpp and others go on with pageable memory
+    r"|\bof pinned (?:host )?memory\b"
 )
 
 

@@ -276,6 +276,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"(?i)waiting for .{0,60}(?:to start|READY|initial message)\b|\binit\.cc:\d+"
         r"|waiting for (?:the )?(?:engines?|engine cores?|workers?)\b"
+        r"|(?i:\b(?:did not|to) become ready\b)"  # a server awaited until it is ready
         r"|ncclCommInit\w*|inspecting model architecture"
         r"|\bimport(?:ing)? \w+|ImportError"
         r"|(?i:unable to initialize backend|failed to create stream executor)"

@@ -39,7 +39,11 @@ _PROC_TAG = re.compile(
 )
 # Pasting leftovers: pytest's "E   " prefix, markdown quotes and list bullets, diff markers,
 # a counter of numbered output before a timestamped record ("[1] 2019-06-13 01:17:08: E ...").
-_PASTE = re.compile(r"^(?:E {2,}|>+ ?|\+> ?|[-*] (?=\[|\(|\w+ \|)|\[\d{1,4}\] (?=\d{4}-\d\d-\d\d))")
+# and a bold label of a Markdown error report ("- **Exception Message:** ...", ComfyUI's).
+_PASTE = re.compile(
+    r"^(?:E {2,}|>+ ?|\+> ?|[-*] (?=\[|\(|\w+ \|)|\[\d{1,4}\] (?=\d{4}-\d\d-\d\d)"
+    r"|(?:[-*] )?\*\*[\w ]{1,40}:\*\* ?)"
+)
 # Line numbers of a log viewer or an editor ("  39 [rank0]:W0103 ...", "1234  ERROR 03-10 ..."):
 # only in front of a record header, so a message that starts with a number keeps it.
 _LINENO = re.compile(

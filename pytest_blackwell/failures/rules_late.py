@@ -46,7 +46,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::|$)|[Tt]imed out waiting for"
        r"|RPC call to \w+ timed out|(?i:\b(?:operation|request|rpc|call|collective|handshake"
        r"|connection|iteration|step|heartbeat|barrier|wait\w*) (?:has )?timed out\b)"
-       r"|(?i:\btimed out after \d+)"
+       r"|(?i:\btimed out after \d+)|(?i:\bdid not become (?:ready|available|healthy)\b)"
        r"|(?i:deadline exceeded)|DEADLINE_EXCEEDED|(?i:timeout of \d+(?:\.\d+)? ?(?:ms|s|seconds?) "
        r"(?:exceeded|reached))"
        r"|launch timed out and was terminated|cudaErrorLaunchTimeout|Gateway Time-?out"),
@@ -135,7 +135,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|Error executing method|Exception in thread ", wrapper=True),
     # --- anything else that is an exception -------------------------------------------------------
     rule("exception", "unknown",
-       r"^(?:[A-Za-z_][\w]*\.)*(?P<exception>[A-Z]\w*(?:Error|Exception|Failed|Interrupt"
+       r"^(?:[A-Za-z_][\w]*\.)*(?P<exception>Exception|[A-Z]\w*(?:Error|Exception|Failed|Interrupt"
        r"|OutOfResources|InvalidCxxCompiler|Unsupported))(?::|$)", ignore_at=QUIET),
     rule("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
     # The message of the C++ exception that ``terminate called after throwing an instance of``
