@@ -329,7 +329,8 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
     """The frames of each traceback in ``lines`` (a new one starts at every header).
 
     A frame whose line a paste cut (the function name lost or cut short) is named by the call
-    on the source line of the frame before it.
+    on the source line of the frame before it; a known engine function called on the source
+    line of the innermost frame is on the stack too (native code, or the frame that raised).
     """
     segments: list[list[Frame]] = [[]]
     newest_first = False  # faulthandler prints "(most recent call first)": innermost on top
@@ -337,6 +338,7 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
     expect_source = False
     for text in lines:
         if "(most recent call " in text or _PYSPY_THREAD.match(text):
+            _called(segments[-1], callee)
             if segments[-1]:
                 segments.append([])
             newest_first = "most recent call last" not in text
@@ -362,7 +364,14 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
             segments[-1].insert(0, frame)
         else:
             segments[-1].append(frame)
+    _called(segments[-1], callee)
     return [s for s in segments if s]
+
+
+def _called(segment: list[Frame], callee: str) -> None:
+    """Add the known function the innermost frame's source line calls to ``segment``."""
+    if segment and _known(callee) and segment[-1].func != callee:
+        segment.append(Frame("", callee))
 
 
 #: Model code whose constructors run while the model is built, i.e. while it is loaded.

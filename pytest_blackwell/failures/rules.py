@@ -169,14 +169,21 @@ CAUSES: tuple[Rule, ...] = (
        r"|hipErrorOutOfMemory|cudaMalloc(?:Async)? failed: out of memory"
        r"|Cuda failure (?:\d+ )?'out of memory'"
        r"|\[Errno 12\] Cannot allocate"
-       r"|(?i:\bcuda\w*(?: runtime)? (?:error|failure)\b.{0,240}?\bout of memory)"
+       r"|(?i:\bcuda\w*(?: runtime)? (?:error|failure|failed)\b.{0,240}?\bout of memory)"
        r"|Cuda Runtime \(out of memory\)|cudaMalloc\w* failed: out of memory"
        r"|Error Code \d+: OutOfMemory|would exceed allowed memory|\(out of memory\)"
-       r"|(?i:\b(?:insufficient|not enough) (?:free |available )?(?:gpu|device|cuda|vram) memory)"
        r"|CUDA out of(?: m\w*)?\s*$"
        # XLA / TensorFlow status text, also cut at the end of a wrapped line
        r"|(?i:resource[ _]?exhausted)(?:Error)?: ?(?:(?i:out of memory|failed to allocate)"
        r"|OOM when allocating|Out(?: of(?: m\w*)?)?\s*$)"),
+    # too little memory left for a component: TensorRT-LLM names it on the next line ("The
+    # following component could not be created: KV cache"), which is the cause when it is the cache
+    rule("memory_insufficient", "device_oom",
+       r"(?i:\b(?:insufficient|not enough) (?:free |available )?(?:gpu|device|cuda|vram) memory)",
+       weak=True),
+    rule("kv_component_failed", "kv_cache_oom",
+       r"component could not be created: (?:the )?KV cache", stage_hint="kv_alloc",
+       keywords=("component could not be created",)),
     rule("ggml_pool_full", "device_oom",
        r"not enough space in the context's memory pool(?: \(needed (?P<needed_bytes>\d+), "
        r"available (?P<available_bytes>\d+)\))?", keywords=("not enough space",)),
