@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from pytest_blackwell.failures import continuation as wrap
 from pytest_blackwell.failures.activity import activity_before
 from pytest_blackwell.failures.candidates import (
     CHAIN,
@@ -48,7 +49,6 @@ from pytest_blackwell.failures.candidates import (
     process_name,
     with_its_traceback,
 )
-from pytest_blackwell.failures.continuation import MAX_WRAPPED, is_wrapped, joins, lookback, rejoin
 from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS, says_error
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage, phrase_stage
@@ -241,6 +241,9 @@ class StreamClassifier:
                 return rule, detail
         return None
 
+    def _matcher(self, tag: str) -> wrap.MatchFn:  # the rules on a message of process ``tag``
+        return lambda text: self._match(LogicalLine(text, tag, ""))
+
     def _candidate(
         self, lineno: int, line: LogicalLine, start: int, stage: str
     ) -> Candidate | None:
@@ -270,8 +273,12 @@ class StreamClassifier:
         )
 
     def _process(self, lineno: int, line: LogicalLine) -> None:
+        rejoined = wrap.wrapped_cause(self._best, lineno, line, self._matcher(line.tag))
+        if rejoined is not None:
+            self._best = rejoined
+            return
         block = self._blocks.get(line.tag)
-        if block is None and not line.tag and is_wrapped(line):
+        if block is None and not line.tag and wrap.is_wrapped(line):
             # A terminal wraps a tagged line without repeating the tag: the rest of a message.
             last = [b for b in self._blocks.values() if b.last_seen == lineno - 1 and b.best]
             block = next((b for b in last if b.best and b.best.rule in GENERIC_RULES), None)
@@ -297,7 +304,7 @@ class StreamClassifier:
         cand.activity = self._activity(lineno, text)
         if cand.rank in (WRAPPER, UNKNOWN, WEAK) and (self._best is None or self._best.rank < WEAK):
             self._recover_quiet_causes(cand.hint, cand.hint_from)
-        frames = lookback(self._ring, line.tag) if cand.rank >= WRAPPER else []
+        frames = wrap.lookback(self._ring, line.tag) if cand.rank >= WRAPPER else []
         if frames:
             cand.start = min(n for n, _ in frames)
         cand.traceback = [t for _, t in frames] + [text]
@@ -365,32 +372,26 @@ class StreamClassifier:
             if block.best.rule not in GENERIC_RULES:
                 self._close(block)  # a known cause ends the search in this block
             else:  # only an exception type: the message may go on, wrapped, on the next line
-                block.deadline = min(block.deadline, lineno + MAX_WRAPPED)
+                block.deadline = min(block.deadline, lineno + wrap.MAX_WRAPPED)
         return True
 
     def _continued(self, block: Block, line: LogicalLine) -> bool:
         """A generic exception message wrapped onto ``line``: read the pieces as one message."""
         best = block.best
-        if best is None or best.rule not in GENERIC_RULES or not is_wrapped(line):
+        if best is None or best.rule not in GENERIC_RULES or not wrap.is_wrapped(line):
             return False
         heads = block.wrapped or [best.text]
-        block.wrapped = [text for head in heads for text in joins(head, line.text)][:8]
+        block.wrapped = [text for head in heads for text in wrap.joins(head, line.text)][:8]
         strong = best.rank == STRONG
-        found = rejoin(
-            heads, line.text, lambda t: self._match(LogicalLine(t, line.tag, "")), strong
-        )
+        found = wrap.rejoin(heads, line.text, self._matcher(line.tag), strong)
         if found is None and not strong:
             return False  # an unrecognised exception: the line is read as usual
         self._keep(block, line.text)
         if found is not None:
             text, rule, detail = found
             hint_from = f"rule {rule.name}" if rule.stage_hint else ""
-            block.best = replace(best, category=rule.category, text=text, detail=detail)
-            block.best.hint, block.best.rule, block.best.hint_from = (
-                rule.stage_hint,
-                rule.name,
-                hint_from,
-            )
+            block.best = replace(best, category=rule.category, text=text, detail=detail,
+                hint=rule.stage_hint, rule=rule.name, hint_from=hint_from)  # fmt: skip
             self._close(block)
         return True
 

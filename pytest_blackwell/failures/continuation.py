@@ -9,9 +9,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
-from pytest_blackwell.failures.candidates import CHAIN, is_frame, is_header
+from pytest_blackwell.failures.candidates import (
+    CHAIN,
+    LEVEL_ONLY,
+    STRONG,
+    WEAK,
+    Candidate,
+    is_frame,
+    is_header,
+)
 from pytest_blackwell.failures.evidence import GENERIC_RULES
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.rule import Rule
@@ -74,6 +83,24 @@ def joins(head: str, rest: str) -> list[str]:
     """``head`` continued by ``rest``: cut mid-word, or cut at a space."""
     rest = rest.strip()
     return [head.rstrip() + rest, head.rstrip() + " " + rest]
+
+
+def wrapped_cause(
+    said: Candidate | None, lineno: int, line: LogicalLine, match: MatchFn
+) -> Candidate | None:
+    """``said`` (an error line no rule knew) read again with ``line``, the rest of its message
+    wrapped onto the next line, when together they name a known cause; else ``None``."""
+    if said is None or said.rank != LEVEL_ONLY or said.line != lineno - 1 or not is_wrapped(line):
+        return None
+    found = rejoin([said.text], line.text, match, alone=False)
+    if found is None:
+        return None
+    text, rule, detail = found
+    hint_from = f"rule {rule.name}" if rule.stage_hint else ""
+    rank = WEAK if rule.weak else STRONG
+    detail = {**said.detail, **detail}
+    return replace(said, rank=rank, category=rule.category, text=text, detail=detail,
+                   hint=rule.stage_hint, rule=rule.name, hint_from=hint_from)  # fmt: skip
 
 
 def rejoin(

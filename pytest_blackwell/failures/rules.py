@@ -243,8 +243,8 @@ CAUSES: tuple[Rule, ...] = (
        r"at least (?P<min_capability__2>[\d.]+)(?:.*?has compute capability "
        r"(?P<compute_capability__4>[\d.]+))?"
        r"|only supports? (?:Ampere|Hopper|Blackwell|Turing|sm_?\d+)[\w ]*(?:GPUs?)?(?: or newer)?"
-       r"|only supported on (?:\w+ )*(?:GPUs|devices) with compute capability\s*(?:>=?|of at least)"
-       r"\s*(?P<min_capability__4>[\d.]+)"
+       r"|only supported on (?:\w+ )*(?:GPUs|devices) with compute capability\s*>=?\s*"
+       r"(?P<min_capability__4>[\d.]+)"
        r"|Min capability: (?P<min_capability__3>\d+)"),
     # vLLM's attention selector falls back to another backend after saying so at INFO level
     rule("flash_attention_refused", "dispatch_failure",

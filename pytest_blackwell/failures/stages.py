@@ -183,6 +183,7 @@ _MARKUP_ONLY = re.compile(r"^\s*(?:```[\w-]*|~~~|</?(?:details|summary|pre|code|
 #: (an access log, "Added request", a gRPC handler), which a stuck engine does not answer.
 _NOT_PROGRESS = re.compile(
     r"^\s|^Thread |^(?:Current )?[Tt]hread 0x|^File \"|^Traceback "
+    r"|^Pyspy dump|^Process \d+: |^Python v\d"  # py-spy's dump of the stuck process
     r"|\"(?:GET|POST|PUT|DELETE) /\S* HTTP/|\bAdded request\b|\b[Nn]ew request\b"
     r"|\bReceived request\b|\bgrpc_server\.cc:|\b\w*InferHandler\b"  # Triton's request handlers
 )

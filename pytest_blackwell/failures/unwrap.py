@@ -82,9 +82,7 @@ def unwrapped(lines: Sequence[str], width: int) -> Iterator[tuple[str, int]]:
     i = 0
     while i < len(lines):
         joined, count = lines[i], 1
-        while i + count < len(lines) and _continues(
-            lines[i + count - 1], lines[i + count], width
-        ):
+        while i + count < len(lines) and _continues(lines[i + count - 1], lines[i + count], width):
             joined += lines[i + count]
             count += 1
         yield joined, count
