@@ -91,7 +91,11 @@ _GLOG_LEVEL = re.compile(
     r"|^(?::\s)?(?P<bare>[EWIF])(?:\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+)? [\w./\-]+\.\w+:\d+\]\s"
 )
 # TensorRT's logger (trtexec, the builder): "[V] [TRT] ...", "[E] Engine creation failed"
-# and TensorRT-LLM's "[TRT] [E] ..." / "[TRT-LLM] [W] ..."
+# and TensorRT-LLM's "[TRT] [E] ..." / "[TRT-LLM] [W] ..."; TensorRT-LLM's C++ logger and
+# LMDeploy's TurboMind: "[TensorRT-LLM][WARNING] ...", "[TM][WARN][0914.14:00:25] ..."
+_BRACKET_LEVEL = re.compile(
+    r"^\[[\w\-]{1,20}\]\[(?P<level>ERROR|WARNING|WARN|INFO|DEBUG|FATAL)\](?:\[[^\]]{1,60}\])*\s?"
+)
 _TRT_LEVEL = re.compile(r"^(?:\[TRT(?:-LLM)?\]\s)?\[(?P<trt>[VIWEF])\]\s")
 # Python logging as "%(asctime)s %(name)s %(process)d %(levelname)-8s %(message)s" (Xinference
 # and others; the date was stripped before): "vllm.attention.selector 3980157 INFO     ..."
@@ -191,11 +195,14 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
     if text[:1] in ("│", "╭", "╰"):
         text = _from_rich(text)
     level = ""
-    for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL, _TRT_LEVEL, _NAME_LEVEL):
+    for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL, _TRT_LEVEL, _NAME_LEVEL,
+               _BRACKET_LEVEL):  # fmt: skip
         m = rx.match(text)
         if m:
             level = m.groupdict().get("level") or m.groupdict().get("bare") or m.group("trt")
-            level = {"WARN": "WARNING", "ERR": "ERROR"}.get(level, _GLOG_NAMES.get(level, level))
+            level = {"WARN": "WARNING", "ERR": "ERROR", "FATAL": "CRITICAL"}.get(
+                level, _GLOG_NAMES.get(level, level)
+            )
             text = text[m.end() :]
             break
     if not level and " NCCL INFO " in text:

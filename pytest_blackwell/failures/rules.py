@@ -344,7 +344,9 @@ CAUSES: tuple[Rule, ...] = (
     # TensorRT: a serialized engine (plan) built by another TensorRT version
     rule("trt_plan_version", "env_mismatch",
        r"Version tag does not match|Serialization assertion \w+ == \w+ failed"
-       r"|plan file is not compatible with this version of TensorRT",
+       r"|plan file is not compatible with this version of TensorRT"
+       # TensorRT's plan reader itself failing: a plan it cannot read (another version's)
+       r"|\bstdArchiveReader\b",
        stage_hint="loading"),
     # A name missing from an installed package: packages of versions that do not fit together
     rule("import_name_missing", "env_mismatch",
@@ -374,7 +376,9 @@ CAUSES: tuple[Rule, ...] = (
        r"^(?:[\w.]+\.)?ImportError: (?!sys\.meta_path is None)\S", ignore_at=QUIET),
     # --- configuration or model files rejected ----------------------------------------------------
     rule("config_validation", "unsupported_config",
-       r"ValidationError: \d+ validation errors? for (?P<config>\w+)", stage_hint="startup"),
+       # (not a response or request object that failed to validate while serving)
+       r"ValidationError: \d+ validation errors? for "
+       r"(?P<config>(?!\w*(?:Response|Request|Message|Chunk)\b)\w+)", stage_hint="startup"),
     rule("model_files", "unsupported_config",
        r"does not appear to have (?:a file|files) named (?P<missing_file>[\w\-]+(?:\.\w+)*)"
        r"|Can't load (?:the )?(?:tokenizer|config|configuration) for"
@@ -382,10 +386,6 @@ CAUSES: tuple[Rule, ...] = (
        r"|does not recognize this architecture|SafetensorError|Error while deserializing header"
        r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict|JSONDecodeError"
        r"|config file at .{0,300}? is not a valid JSON file"
-       # nlohmann::json reading a config (TensorRT-LLM's engine config): a key missing, a value
-       # of the wrong type, a file that does not parse; a wrapped table cell may cut "out_"
-       r"|(?:\bout_|\b)of_range\.403\] key '(?P<key>[^']+)' not found"
-       r"|\[json\.exception\.(?:parse_error|type_error)\.\d+\]"
        r"|no file named [\w.\-]+ found in directory"
        r"|\bopen \S*(?:config|tokenizer|adapter|model)\w*\.(?:json|safetensors|gguf|bin): "
        r"no such file"),
@@ -401,6 +401,12 @@ CAUSES: tuple[Rule, ...] = (
     rule("model_path_invalid", "unsupported_config",
        r"Invalid repository ID or local directory specified: '(?P<model>[^']+)'",
        stage_hint="startup"),
+    # nlohmann::json reading a config (TensorRT-LLM's engine config): a key missing, a value
+    # of the wrong type, a file that does not parse; a wrapped table cell may cut "out_". At
+    # WARNING level the reader went on with a default.
+    rule("json_config", "unsupported_config",
+       r"(?:\bout_|\b)of_range\.403\] key '(?P<key>[^']+)' not found"
+       r"|\[json\.exception\.(?:parse_error|type_error)\.\d+\]", ignore_at=QUIET),
     rule("unknown_model_architecture", "unsupported_config",
        r"unknown model architecture: '?(?P<architecture>[\w.\-]+)|error loading model architecture"
        r"|unknown (?:pre-tokenizer|tokenizer) type", stage_hint="loading"),

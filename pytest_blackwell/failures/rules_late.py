@@ -86,7 +86,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|abort(?:ed)?)\b)|(?P<signal__7>Segfault) encountered"
        r"|received (?P<signal__8>SIGSEGV|SIGBUS|SIGILL|SIGABRT|SIGFPE)\b"
        # TGI's launcher: "Shard process was signaled to shutdown with signal 4"
-       r"|signaled to shut ?down with signal (?P<signal__9>\d+)",
+       r"|signaled to shut ?down with signal (?P<signal__9>\d+)"
+       # gunicorn's arbiter: "Worker (pid:25134) was sent SIGKILL! Perhaps out of memory?"
+       r"|\bwas sent (?P<signal__10>SIG[A-Z]+)\b",
        weak=True, keywords=("egmentation", "egfault", "received SIG")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     rule("value_error", "unsupported_config",
