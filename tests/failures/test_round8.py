@@ -1,0 +1,111 @@
+"""Mechanisms of the eighth round of generalisation (a stall that goes on is no hang, wrapped
+error lines read as one, components and levels the libraries name, the call on the innermost
+frame's source line).
+
+Every line here is written from the text the library itself prints (vLLM, TensorRT-LLM,
+TurboMind, CTranslate2, gunicorn, llama.cpp, PyTorch, pydantic, a ComfyUI error report), with
+names, paths and numbers of our own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from classify_helpers import classify_both as _classify
+
+_STALL = (
+    "(EngineCore pid=10) INFO 01-01 00:01:00 [shm_broadcast.py:700] No available shared memory "
+    "broadcast block found in 60 seconds. This typically happens when some processes are hanging."
+)
+
+
+def test_a_stall_the_engine_comes_out_of_is_no_hang(tmp_path: Path) -> None:
+    lines = [
+        "(Worker pid=11) INFO 01-01 00:00:00 [gpu_model_runner.py:1] Profiling CUDA graph memory",
+        _STALL,
+        "(Worker pid=11) INFO 01-01 00:01:10 [gpu_model_runner.py:2] Estimated CUDA graph memory: "
+        "0.40 GiB total",
+    ]
+    assert _classify(tmp_path, lines) is None
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        [],
+        ['(APIServer pid=9) INFO:     127.0.0.1:5000 - "GET /v1/jobs/7 HTTP/1.1" 200 OK'] * 3,
+        ["Pyspy dump for PID 11:", 'Thread 11 (active): "MainThread"', "    step (core.py:9)"],
+    ],
+)
+def test_a_stall_nothing_of_the_engine_follows_is_a_hang(tmp_path: Path, after: list[str]) -> None:
+    failure = _classify(tmp_path, [_STALL, *after])
+    assert failure is not None
+    assert failure.category == "timeout"
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # TensorRT-LLM names the component that did not fit on the next line
+        (["RuntimeError: Executor creation failed due to insufficient GPU memory.",
+          "The following component could not be created: KV cache"], "kv_cache_oom", "kv_alloc"),
+        (["RuntimeError: Executor creation failed due to insufficient GPU memory.",
+          "The following component could not be created: Sampler"], "device_oom", "unknown"),
+        # an error line no rule knows, its message wrapped onto the next line
+        (["E0101 00:00:00.0 1 backend.cc:1] ERROR: failed to create instance: CUDA runtime error "
+          "in ::cudaMallocAsync(ptr, n, mStr",
+          "eam->get()): out of memory (/src/buffers.h:112)"], "device_oom", "unknown"),
+        (["RuntimeError: CUDA failed with error out of memory"], "device_oom", "unknown"),
+        (["[2025-01-01 00:00:00 +0000] [1] [ERROR] Worker (pid:42) was sent SIGKILL! Perhaps out "
+          "of memory?"], "engine_died", "unknown"),
+        (["[TensorRT-LLM][ERROR] 1: [stdArchiveReader.cpp::stdArchiveReader::40] Error Code 1: "
+          "Serialization"], "env_mismatch", "loading"),
+        (["Exception: inference server did not become ready after waiting."], "timeout",
+         "startup"),
+        (["- **Exception Message:** torch._scaled_mm is only supported on CUDA devices with "
+          "compute capability >= 9.0 or 8.9"], "dispatch_failure", "unknown"),
+    ],
+)  # fmt: skip
+def test_lines_of_the_libraries(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == (category, stage)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ggml_cuda_host_malloc: failed to allocate 4096.00 MiB of pinned memory: out of memory",
+        "[TensorRT-LLM][WARNING] [json.exception.type_error.302] type must be number, but is null",
+        "2025-01-01 00:00:00,000 vllm.attention.selector 7 INFO     Cannot use FlashAttention-2 "
+        "backend for Volta and Turing GPUs.",
+    ],
+)
+def test_warnings_and_fallbacks_are_no_failure(tmp_path: Path, line: str) -> None:
+    assert _classify(tmp_path, [line]) is None
+
+
+def test_a_response_that_fails_validation_is_no_config_error(tmp_path: Path) -> None:
+    lines = [
+        "pydantic_core._pydantic_core.ValidationError: 2 validation errors for "
+        "ChatCompletionStreamResponse"
+    ]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert failure.category == "unknown"
+
+
+def test_the_innermost_call_names_native_code_on_the_stack(tmp_path: Path) -> None:
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/opt/app/transcribe.py", line 9, in run_segments',
+        "    result = self.model.generate(features, prompts)",
+        "RuntimeError: CUDA failed with error out of memory",
+    ]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("device_oom", "execute")
+    assert failure.evidence["stage"] == "frame generate"
