@@ -105,25 +105,14 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
             # ``logger.exception("Error in inspecting model architecture")``: the message is
             # printed right above its own traceback, and says what was being done.
             return replace(cand, traceback=[best.text, *cand.traceback])
-        return cand
+        return _told_later(cand, best)  # ``best`` may have been read first (a quick scan)
     if best.after is None and cand.rank < WEAK and 0 < cand.start - best.line <= FOLLOW_GAP:
         # The traceback printed right after the error line belongs to it: its frames tell the
         # stage when nothing before the error does (see ``evidence.decide``).
         told = frame_stage(cand.traceback)
         if told is not None:
             best = replace(best, after=(told[0], f"{told[1]} (traceback after the error)"))
-    if (
-        best.after is None
-        and cand.category == best.category != "unknown"
-        and 0 < cand.start - best.line <= RING_LINES
-        and any(word in cand.text for word in TRIGGERS)
-    ):
-        # The same error reported again, as an error, by the code that caught it, saying what
-        # it was doing (TensorRT-LLM's "Encountered an error in forward function: <the same
-        # CUDA error>"). Only lines with an error word: a quick scan reads those too.
-        told = phrase_stage([cand.text])
-        if told is not None:
-            best = replace(best, after=(told[0], f"{told[1]} (the same error reported again)"))
+    best = _told_later(best, cand)
     if (
         (
             cand.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN)
@@ -143,6 +132,28 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
             best, hint=hint, hint_from=cand.hint_from if hint != best.hint else best.hint_from
         )
     return best
+
+
+def _told_later(first: Candidate, later: Candidate) -> Candidate:
+    """``first`` with what a later error line says was being done, when it is the same error
+    reported again, or its caller's error right after it (see ``Candidate.after``).
+
+    TensorRT-LLM's "Encountered an error in forward function: <the same CUDA error>";
+    llama.cpp's "error loading model: ..." right after a cudaMalloc failure. Only lines with an
+    error word count, so that a quick scan reads them too.
+    """
+    gap = later.start - first.line
+    again = later.category == first.category != "unknown" and gap <= RING_LINES
+    caller = later.rank < WEAK and gap <= FOLLOW_GAP
+    if first.after is not None or gap <= 0 or not (again or caller):
+        return first
+    if not any(word in later.text for word in TRIGGERS):
+        return first
+    told = phrase_stage([later.text])
+    if told is None:
+        return first
+    why = "the same error reported again" if again else "the error its caller reported"
+    return replace(first, after=(told[0], f"{told[1]} ({why})"))
 
 
 def is_header(text: str) -> bool:

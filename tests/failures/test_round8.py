@@ -109,3 +109,32 @@ def test_the_innermost_call_names_native_code_on_the_stack(tmp_path: Path) -> No
     assert failure is not None
     assert (failure.category, failure.stage) == ("device_oom", "execute")
     assert failure.evidence["stage"] == "frame generate"
+
+
+def test_the_callers_error_right_after_a_cause_says_what_was_being_done(tmp_path: Path) -> None:
+    lines = [
+        "alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc failed: out of memory",
+        "llama_model_load: error loading model: unable to allocate CUDA0 buffer",
+    ]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("device_oom", "loading")
+    assert failure.evidence["stage"].endswith("(the error its caller reported)")
+
+
+def test_an_unrelated_error_far_after_a_cause_does_not_lend_its_words(tmp_path: Path) -> None:
+    lines = [
+        "alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc failed: out of memory",
+        *[f"INFO step {n}" for n in range(5)],
+        "llama_model_load: error loading model: unable to allocate CUDA0 buffer",
+    ]
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert failure.stage == "unknown"
+
+
+def test_nvcc_counting_a_files_errors_is_a_compile(tmp_path: Path) -> None:
+    lines = ['3 errors detected in the compilation of "/opt/ext/csrc/kernel.cu".']
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert failure.stage == "compile"
