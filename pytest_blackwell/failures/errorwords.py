@@ -31,6 +31,7 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "bort",
     "egmentation",
     "atal",
+    "ailure",
 )
 ERROR_LEVELS = ("ERROR", "CRITICAL")
 #: A line logged at one of these levels is not an error by its wording alone ("Failed to create
@@ -47,6 +48,7 @@ ERRORISH = re.compile(
     r"|(?:^|[\s;,(\[])(?:[\w\-]+ )?(?:error|Error)\s*:\s*\S|\b\d+ errors? detected\b"
     # an error code: "CUDA error = 999 at main.cu:196", "cuda error 700"
     r"|\b(?:CUDA|cuda|HIP|hip)\w* (?:error|Error)\s*=?\s*[1-9]\d*"
+    r"|\b(?:CUDA|NCCL|cuda|nccl|cuDNN|cuBLAS) failure\b"
     r"|^[\w.\-]+: (?:Error|error) \w"
     r"|\b(?:[Ff]ailed|FAILED|[Aa]bort(?:ed|ing)?|ABORT(?:ED)?|[Pp]anic(?:ked)?)\b"
     r"|(?i:segmentation fault|core dumped)"

@@ -103,6 +103,10 @@ _NAME_LEVEL = re.compile(
     r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+ (?:\d+ )?"
     r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) +"
 )
+# Chromium's log (Electron apps such as LM Studio): "[3848:0604/123848.823:WARNING:f.cc:605] "
+_CHROMIUM_LEVEL = re.compile(
+    r"^\s*\[\d+:\d+/\d+\.\d+:(?P<level>INFO|WARNING|ERROR|FATAL|VERBOSE)\d*:[^\]]{1,120}\]\s?"
+)
 _GLOG_NAMES = {"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL", "V": "DEBUG"}
 
 # Places where a flattened paste had line breaks.
@@ -196,13 +200,16 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
         text = _from_rich(text)
     level = ""
     for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL, _TRT_LEVEL, _NAME_LEVEL,
-               _BRACKET_LEVEL):  # fmt: skip
+               _BRACKET_LEVEL, _CHROMIUM_LEVEL):  # fmt: skip
         m = rx.match(text)
         if m:
             level = m.groupdict().get("level") or m.groupdict().get("bare") or m.group("trt")
-            level = {"WARN": "WARNING", "ERR": "ERROR", "FATAL": "CRITICAL"}.get(
-                level, _GLOG_NAMES.get(level, level)
-            )
+            level = {
+                "WARN": "WARNING",
+                "ERR": "ERROR",
+                "FATAL": "CRITICAL",
+                "VERBOSE": "DEBUG",
+            }.get(level, _GLOG_NAMES.get(level, level))
             text = text[m.end() :]
             break
     if not level and " NCCL INFO " in text:

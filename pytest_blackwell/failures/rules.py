@@ -184,6 +184,9 @@ CAUSES: tuple[Rule, ...] = (
     rule("kv_component_failed", "kv_cache_oom",
        r"component could not be created: (?:the )?KV cache", stage_hint="kv_alloc",
        keywords=("component could not be created",)),
+    # llama.cpp's loader: a backend buffer for the weights or the context could not be had
+    rule("llama_buffer_alloc", "device_oom", r"\bunable to allocate (?:\w+ )?buffer\b",
+       keywords=("unable to allocate",)),
     rule("ggml_pool_full", "device_oom",
        r"not enough space in the context's memory pool(?: \(needed (?P<needed_bytes>\d+), "
        r"available (?P<available_bytes>\d+)\))?", keywords=("not enough space",)),
@@ -322,6 +325,10 @@ CAUSES: tuple[Rule, ...] = (
        r"|CUDA (?:SETUP|detection) failed|CUDA SETUP: (?:Required library|Problem)"
        r"|Required library version not found",
        keywords=("driver", "HW", ".version", "SETUP", "you have")),
+    # cudaErrorSystemNotReady: the node's GPU services (NVSwitch fabric manager) are not running
+    rule("system_not_ready", "env_mismatch",
+       r"system not yet initialized|cudaErrorSystemNotReady|CUDA_ERROR_SYSTEM_NOT_READY",
+       stage_hint="startup"),
     rule("ipc_path_too_long", "env_mismatch",
        r"ipc path .{0,300}? is longer than (?P<limit>\d+) characters"),
     rule("missing_compiler", "env_mismatch",
