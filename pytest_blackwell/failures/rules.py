@@ -198,6 +198,8 @@ CAUSES: tuple[Rule, ...] = (
        r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
        r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function|CUBLAS_STATUS_NOT_SUPPORTED"
        r"|CUBLAS_STATUS_ARCH_MISMATCH"
+       # cuBLASLt finding no algorithm for this GEMM (an FP8 layout on a GPU without one)
+       r"|cublasLtMatmulAlgoGetHeuristic\b.{0,400}?\bfailed"
        r"|CUDNN_STATUS_NOT_SUPPORTED|CUDNN_STATUS_ARCH_MISMATCH"
        # a kernel built without code for this architecture, in the words of ggml and others
        r"|(?i:no (?:device )?code compatible with (?:CUDA |the )?(?:arch|architecture|device|GPU))"
@@ -415,7 +417,7 @@ CAUSES: tuple[Rule, ...] = (
        r"(?:\bout_|\b)of_range\.403\] key '(?P<key>[^']+)' not found"
        r"|\[json\.exception\.(?:parse_error|type_error)\.\d+\]", ignore_at=QUIET),
     rule("unknown_model_architecture", "unsupported_config",
-       r"unknown model architecture: '?(?P<architecture>[\w.\-]+)|error loading model architecture"
+       r"unknown model architecture: '?(?P<architecture>[\w.\-]*)|error loading model architecture"
        r"|unknown (?:pre-tokenizer|tokenizer) type", stage_hint="loading"),
     # A KeyError on a parameter name (or vLLM's log of it, the bare quoted name): the checkpoint
     # does not hold what the model built from its config expects.

@@ -140,6 +140,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"^(?:[A-Za-z_][\w]*\.)*(?P<exception>Exception|[A-Z]\w*(?:Error|Exception|Failed|Interrupt"
        r"|OutOfResources|InvalidCxxCompiler|Unsupported))(?::|$)", ignore_at=QUIET),
     rule("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
+    # the CUDA runtime's own error string with no known cause in it (ggml's "CUDA error: an
+    # internal operation failed"): an error of its own, which a death right after does not
+    # replace
+    rule("cuda_error_string", "unknown", r"(?:^|\] )(?:CUDA|HIP|cuda|hip) error: \S"),
     # The message of the C++ exception that ``terminate called after throwing an instance of``
     # announces: the error itself, as an exception line is (a known cause in it matched above).
     rule("cpp_exception_what", "unknown", r"^\s*what\(\):\s+\S", keywords=("what():",)),

@@ -114,7 +114,7 @@ def test_the_innermost_call_names_native_code_on_the_stack(tmp_path: Path) -> No
 def test_the_callers_error_right_after_a_cause_says_what_was_being_done(tmp_path: Path) -> None:
     lines = [
         "alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc failed: out of memory",
-        "llama_model_load: error loading model: unable to allocate CUDA0 buffer",
+        "llama_model_load: error loading model: could not load the tensors",
     ]
     failure = _classify(tmp_path, lines)
     assert failure is not None
@@ -126,7 +126,7 @@ def test_an_unrelated_error_far_after_a_cause_does_not_lend_its_words(tmp_path: 
     lines = [
         "alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc failed: out of memory",
         *[f"INFO step {n}" for n in range(5)],
-        "llama_model_load: error loading model: unable to allocate CUDA0 buffer",
+        "llama_model_load: error loading model: could not load the tensors",
     ]
     failure = _classify(tmp_path, lines)
     assert failure is not None
@@ -138,3 +138,33 @@ def test_nvcc_counting_a_files_errors_is_a_compile(tmp_path: Path) -> None:
     failure = _classify(tmp_path, lines)
     assert failure is not None
     assert failure.stage == "compile"
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # round 9
+        (["test: Test CUDA failure common.cu:941 'system not yet initialized'"], "env_mismatch",
+         "startup"),
+        (["Error: llama runner process has terminated: error loading model: unable to allocate "
+          "backend buffer"], "device_oom", "loading"),
+        (["cuBLAS call cublasLtMatmulAlgoGetHeuristic(handle, desc, a, b, c, d, pref, 1, res, "
+          "&found) failed"], "dispatch_failure", "unknown"),
+        (["llama_model_load: error loading model: unknown model architecture: ''"],
+         "unsupported_config", "loading"),
+        # the CUDA runtime's error string is an error of its own: the abort after it is its doing
+        (["[binding] CUDA error: an internal operation failed", "Aborted (core dumped)"],
+         "unknown", "unknown"),
+    ],
+)  # fmt: skip
+def test_lines_of_the_libraries_round_9(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == (category, stage)
+
+
+def test_a_chromium_warning_is_no_failure(tmp_path: Path) -> None:
+    line = " [3848:0604/123848.823:WARNING:net\\dns\\config_win.cc:605] Failed to read DnsConfig."
+    assert _classify(tmp_path, [line]) is None
