@@ -264,6 +264,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|Failed to initialize cutlass|not supported for .{0,10}the current GPU"
        # TensorRT's builder asserts ("Unsupported SM.", "SM version not supported in this NVRTC")
        r"|\bUnsupported SM\b|\bSM version not supported"
+       # "block scaled fp8 gemm is not implemented for Blackwell"
+       r"|\bnot (?:implemented|supported|available) (?:for|on) (?:Blackwell|Hopper|Ampere|Turing"
+       r"|Ada(?: Lovelace)?|Volta|Pascal|sm_?\d+)\b"
        # no kernel variant for this SM: "No variants in groups [...] support SM103"
        r"|\b(?:[Nn]o \w+[^.:]{0,60}?|does not |doesn't |not )supports? (?:SM|sm_?)"
        r"(?P<compute_capability>\d+)"),
@@ -271,7 +274,9 @@ CAUSES: tuple[Rule, ...] = (
        r"Unsupported head_?(?:dim|size)\b(?:[^:=\d]*[:=] ?(?P<head_dim>\d+))?"
        r"|Head size (?P<head_dim__2>\d+) is not supported"
        r"|(?i:(?:does not|doesn't|only) supports? head ?(?:dim|size)(?:ension)?s?)"
-       r"|Expect\w* \(?[^)]{0,40}head_?[Dd]im"),
+       r"|Expect\w* \(?[^)]{0,40}head_?[Dd]im"
+       # a kernel's assert on the head sizes it was built for: "assert(head_size == 128 || ...)"
+       r"|\bassert\w*\s*\(?\s*\(?head_?(?:size|dim)\s*(?:==|\bin\b)"),
     rule("kernel_config_invalid", "dispatch_failure",
        r"Invalid configuration\s?: \w+=\d+|Invalid [\w\-]+(?: [\w\-]+)? tactic"
        r"|(?i:no valid (?:kernel )?(?:tactic|kernel config\w*))",
@@ -282,6 +287,10 @@ CAUSES: tuple[Rule, ...] = (
     rule("fmha_kernel_missing", "dispatch_failure",
        r"FMHA [Kk]ernels? (?:are|is) not found|FMHA [Kk]ernels? (?:doesn't|does not|do not) exist",
        keywords=("FMHA",)),
+    # an attention backend refusing the KV-cache dtype ("MLA kv_data_type torch.uint8 is not
+    # supported"): no kernel for it
+    rule("kv_dtype_refused", "dispatch_failure",
+       r"\bkv_(?:data_type|cache_dtype|dtype)\b[^:]{0,60}?\b(?:is not|not) supported"),
     rule("no_attention_backend", "dispatch_failure",
        r"No valid attention backend found|Only \w+ (?:attention )?backends? (?:is|are) supported"),
     rule("no_kernel_to_launch", "dispatch_failure", r"\bno kernel found to launch",

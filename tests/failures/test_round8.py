@@ -152,6 +152,11 @@ def test_nvcc_counting_a_files_errors_is_a_compile(tmp_path: Path) -> None:
           "&found) failed"], "dispatch_failure", "unknown"),
         (["llama_model_load: error loading model: unknown model architecture: ''"],
          "unsupported_config", "loading"),
+        (["NotImplementedError: block scaled fp8 gemm is not implemented for Blackwell"],
+         "dispatch_failure", "unknown"),
+        (["   Error: assert(head_size == 64 || head_size == 128);"], "dispatch_failure", "unknown"),
+        (["RuntimeError: Worker failed with error 'FooMLA kv_data_type torch.uint8 is not "
+          "supported. Supported dtypes: [torch.bfloat16]'"], "dispatch_failure", "unknown"),
         # the CUDA runtime's error string is an error of its own: the abort after it is its doing
         (["[binding] CUDA error: an internal operation failed", "Aborted (core dumped)"],
          "unknown", "unknown"),
