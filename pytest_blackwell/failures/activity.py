@@ -69,6 +69,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bCapturing (?:batches|num tokens) \((?:bs|num_tokens)=",
         "graph_capture",
     ),
+    # a warm-up announced by the program itself ("Warmup...", "Warming up the model")
+    (r"(?i)^\s*warm(?:ing)?[ -]?up\b", "warmup"),
     # start-up: the parsed command line, a library's set-up report printed at import
     (r"\bargs: Namespace\(|\bCUDA SETUP: ", "startup"),
 )

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_blackwell.failures.errorwords import TRIGGERS
-from pytest_blackwell.failures.frames import frame_stage, phrase_stage
+from pytest_blackwell.failures.frames import frame_stage
+from pytest_blackwell.failures.phrases import phrase_stage
 from pytest_blackwell.failures.stages import later_stage
 
 # Ranks of candidate errors, best last.

@@ -51,9 +51,10 @@ from pytest_blackwell.failures.candidates import (
 )
 from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS, says_error
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
-from pytest_blackwell.failures.frames import frame_stage, phrase_stage
+from pytest_blackwell.failures.frames import frame_stage
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
+from pytest_blackwell.failures.phrases import phrase_stage
 from pytest_blackwell.failures.rules import DEFAULT_RULES, Rule
 from pytest_blackwell.failures.stages import (
     HANG_TAIL_LINES,

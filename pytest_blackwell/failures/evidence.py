@@ -14,13 +14,9 @@ import re
 from collections.abc import Mapping, Sequence
 
 from pytest_blackwell.failures.candidates import WRAPPER, Candidate
-from pytest_blackwell.failures.frames import (
-    frame_category,
-    frame_stage,
-    phrase_stage,
-    waiting_dump,
-)
+from pytest_blackwell.failures.frames import frame_category, frame_stage, waiting_dump
 from pytest_blackwell.failures.model import Failure
+from pytest_blackwell.failures.phrases import phrase_stage
 from pytest_blackwell.failures.stages import later_stage
 
 #: The weakest stage evidence, used only when markers, rules, frames and phrases say nothing:

@@ -228,75 +228,6 @@ CATEGORY_FRAMES: dict[str, str] = {
 }
 
 
-#: What an error message itself says was being done, for excerpts without frames or markers.
-_PHRASES: tuple[tuple[str, str], ...] = (
-    (r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph", "graph_capture"),
-    (
-        r"(?i)\bfailed to load (?:model|'|\")|\bloading failed\b|error loading model"
-        r"|llama runner to start|start a llama runner|\bllama_model_load\b|\bUNAVAILABLE: "
-        r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)",
-        "loading",
-    ),
-    (
-        r"(?i)\bbuild(?:ing)? (?:the |an? )?(?:tensorrt )?engine\b|\bbuild_engine\b"
-        r"|engine build(?:ing)?\b|BackendCompilerFailed|InductorError|CppCompileError"
-        r"|\bbuild_and_load\b|No working C\+\+ compiler|failed to compile|InvalidCxxCompiler"
-        r"|\b(?:PTX|NVRTC)[- ]?JIT\b|\bJIT compil"
-        # Inductor's and Triton's autotuners (the kernel choices are compiled and benchmarked)
-        r"|\bduring autotuning\b|\bNo valid triton configs\b"
-        # TensorRT's builder: its tactics, its source files, trtexec's report of it
-        r"|\bSkipping tactic\b|\bbuilder\.cpp\b|\bBuilder creation failed\b"
-        # the driver JIT-compiling a PTX module while loading it
-        r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*"
-        r"|\berrors? detected in the compilation of\b",  # nvcc's count of a file's errors
-        "compile",
-    ),
-    (
-        r"\bcompute_forward\b|Error in model execution|\bforward(?:Sync|Async)\b"
-        r"|^Watchdog timeout\b|probability tensor contains|SamplingFromProbs"
-        r"|prompt \(length \d+\) is longer than|Dumping (?:input data|scheduler output)"
-        r"|\bdump_input\b"
-        # TensorRT-LLM's executor loop: "Encountered an error in forward function: ..."
-        r"|\b(?:error|failure|exception) in (?:the )?forward (?:function|pass|step)\b"
-        r"|inputs? of failed execution|_raise_exception_on_finish"
-        r"|(?i:error was encountered while running the model)"  # Ollama's runner
-        # a request being served: validation of one request (vLLM's "your request has N input
-        # tokens", "However, you requested N tokens"), the API server's response generators
-        r"|\byour request\b|\bHowever, you requested\b|\bcompletion stream generator\b"
-        r"|(?:^|:)(?:prefill|decode|generate)\{"  # TGI's tracing spans of a request
-        r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b",
-        "execute",
-    ),
-    (r"Exception ignored in.{0,80}__del__|likely shutting down|interpreter shutdown", "shutdown"),
-    (r"(?i)unable to warm ?up|warm ?up (?:failed|model)\b|while warming up", "warmup"),
-    # TensorRT: a serialized engine read back from its plan file
-    (r"(?i)deserializ\w* (?:the )?(?:cuda )?engine|engine deserialization", "loading"),
-    (r"(?i)\b(?:error|failed|failure) (?:in|during|of) (?:the )?memory profil", "profile"),
-    # llama.cpp creates its context (KV cache and compute buffers) after loading the weights
-    (r"failed to create (?:the )?(?:llama_)?context|llama_new_context_with_model\b", "kv_alloc"),
-    (
-        r"(?i)waiting for .{0,60}(?:to start|READY|initial message)\b|\binit\.cc:\d+"
-        r"|waiting for (?:the )?(?:engines?|engine cores?|workers?)\b"
-        r"|(?i:\b(?:did not|to) become ready\b)"  # a server awaited until it is ready
-        r"|ncclCommInit\w*|inspecting model architecture"
-        r"|\bimport(?:ing)? \w+|ImportError"
-        r"|(?i:unable to initialize backend|failed to create stream executor)"
-        # the CUDA stack or a library's CUDA set-up, initialised while the process starts
-        r"|(?i:cuda initiali[sz]ation|backend failed to initiali[sz]e|cuda setup)"
-        r"|\bcuInit\b"
-        # devices counted or selected: what a process does first with CUDA
-        r"|\bcu(?:da)?(?:GetDeviceCount|SetDevice|DeviceGetCount)\b|\bNumCudaDevices\b"
-        # an argument check: the message names a command-line flag it refuses
-        r"|\bnot (?:supported|compatible|allowed) (?:with|when using) --[a-z]"
-        r"|(?<![\w-])--[a-z][\w-]+ (?:is not supported|is not allowed|must be|cannot be used)",
-        "startup",
-    ),
-)
-PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), stage) for pattern, stage in _PHRASES
-)
-
-
 class Frame(NamedTuple):
     path: str
     func: str
@@ -476,16 +407,6 @@ def waiting_dump(lines: Sequence[str]) -> tuple[str, str] | None:
     segments = _segments(lines)
     if segments and segments[0][-1].func in _WAITS:
         return "timeout", f"hang: a thread dump of a waiting thread ({segments[0][-1].func})"
-    return None
-
-
-def phrase_stage(lines: Sequence[str]) -> tuple[str, str] | None:
-    """``(stage, evidence)`` from what the error lines say was being done, else ``None``."""
-    for text in lines:
-        for pattern, stage in PHRASES:
-            m = pattern.search(text)
-            if m is not None:
-                return stage, f"phrase {m.group(0)!r}"
     return None
 
 

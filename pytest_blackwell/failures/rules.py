@@ -287,10 +287,6 @@ CAUSES: tuple[Rule, ...] = (
     rule("fmha_kernel_missing", "dispatch_failure",
        r"FMHA [Kk]ernels? (?:are|is) not found|FMHA [Kk]ernels? (?:doesn't|does not|do not) exist",
        keywords=("FMHA",)),
-    # an attention backend refusing the KV-cache dtype ("MLA kv_data_type torch.uint8 is not
-    # supported"): no kernel for it
-    rule("kv_dtype_refused", "dispatch_failure",
-       r"\bkv_(?:data_type|cache_dtype|dtype)\b[^:]{0,60}?\b(?:is not|not) supported"),
     rule("no_attention_backend", "dispatch_failure",
        r"No valid attention backend found|Only \w+ (?:attention )?backends? (?:is|are) supported"),
     rule("no_kernel_to_launch", "dispatch_failure", r"\bno kernel found to launch",
@@ -298,6 +294,10 @@ CAUSES: tuple[Rule, ...] = (
     # A backend refusing this kv-cache dtype or compute capability: no kernel for this setup.
     rule("backend_not_valid", "dispatch_failure",
        r"Selected backend (?:\w+\.)?(?P<backend>\w+) is not valid for this configuration"),
+    # an attention backend refusing the KV-cache dtype ("MLA kv_data_type torch.uint8 is not
+    # supported"): no kernel for it
+    rule("kv_dtype_refused", "dispatch_failure",
+       r"\bkv_(?:data_type|cache_dtype|dtype)\b[^:]{0,60}?\b(?:is not|not) supported"),
     rule("cpu_attention_unsupported", "dispatch_failure",
        r"Unsupported CPU attention configuration"
        r"|FP8 KV cache (?:on CPU requires|requires head_size)"

@@ -173,3 +173,17 @@ def test_lines_of_the_libraries_round_9(
 def test_a_chromium_warning_is_no_failure(tmp_path: Path) -> None:
     line = " [3848:0604/123848.823:WARNING:net\\dns\\config_win.cc:605] Failed to read DnsConfig."
     assert _classify(tmp_path, [line]) is None
+
+
+@pytest.mark.parametrize(
+    ("lines", "stage"),
+    [
+        (["Load (200 / 200)", "Warmup...", "Segmentation fault (core dumped)"], "warmup"),
+        (["RuntimeError: cudaGraphInstantiate(&handle, graph, nullptr, nullptr, 0) failed: too "
+          "many resources requested for launch"], "graph_capture"),
+    ],
+)  # fmt: skip
+def test_what_the_program_said_it_was_doing(tmp_path: Path, lines: list[str], stage: str) -> None:
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert failure.stage == stage
