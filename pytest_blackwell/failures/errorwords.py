@@ -50,6 +50,8 @@ ERRORISH = re.compile(
     r"|\b(?:CUDA|cuda|HIP|hip)\w* (?:error|Error)\s*=?\s*[1-9]\d*"
     r"|\b(?:CUDA|NCCL|cuda|nccl|cuDNN|cuBLAS) failure\b"
     r"|^[\w.\-]+: (?:Error|error) \w"
+    # "error loading model: ...", "Error processing request: ...": an error and what it hit
+    r"|^(?:[\w.:]+: )?(?:error|Error) (?:\w+ ){0,3}\w+:\s\S"
     r"|\b(?:[Ff]ailed|FAILED|[Aa]bort(?:ed|ing)?|ABORT(?:ED)?|[Pp]anic(?:ked)?)\b"
     r"|(?i:segmentation fault|core dumped)"
 )
@@ -58,8 +60,8 @@ ERRORISH = re.compile(
 BENIGN = re.compile(
     r"(?i)\bretry(?:ing)?\b|\bwill retry\b|\bwaiting\b|\bfall(?:ing)?\s?back\b|\bskipp(?:ed|ing)\b"
     r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )\b0 (?:failed|errors?)\b|\b(?:failed|errors?) ?[=:] ?0\b"
-    # pinning host memory is an optimisation: llama.cpp and others go on with pageable memory
-    r"|\bof pinned (?:host )?memory\b"
+    # pinning or locking host memory is an optimisation: llama.cpp and others go on without it
+    r"|\bof pinned (?:host )?memory\b|\bmlock\b"
 )
 
 

@@ -53,7 +53,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # tokens", "However, you requested N tokens"), the API server's response generators
         r"|\byour request\b|\bHowever, you requested\b|\bcompletion stream generator\b"
         r"|(?:^|:)(?:prefill|decode|generate)\{"  # TGI's tracing spans of a request
-        r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b",
+        r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b"
+        r"|\bHTTP [45]\d\d\b",  # a server answering a request with an error
         "execute",
     ),
     (r"Exception ignored in.{0,80}__del__|likely shutting down|interpreter shutdown", "shutdown"),

@@ -184,6 +184,13 @@ CAUSES: tuple[Rule, ...] = (
     rule("kv_component_failed", "kv_cache_oom",
        r"component could not be created: (?:the )?KV cache", stage_hint="kv_alloc",
        keywords=("component could not be created",)),
+    # a memory shortfall checked before allocating (Ollama: "model requires more system memory
+    # (18.7 GiB) than is available (4.1 GiB)"), and a tool's shorthand "OOM during <step>"
+    rule("model_memory_shortfall", "device_oom",
+       r"requires more (?:system |GPU |device |host )?memory \(?[\d.]+ ?[KMGT]i?B\)? than is "
+       r"available", stage_hint="loading", ignore_at=QUIET, keywords=("requires more",)),
+    rule("oom_shorthand", "device_oom", r"\bOOM (?:during|while|when)\b|\b(?:CUDA|GPU) OOM\b",
+       ignore_at=QUIET, keywords=("OOM",)),
     # llama.cpp's loader: a backend buffer for the weights or the context could not be had
     rule("llama_buffer_alloc", "device_oom", r"\bunable to allocate (?:\w+ )?buffer\b",
        keywords=("unable to allocate",)),
@@ -413,7 +420,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|\bcreate_tensor: tensor '[^']+' (?:not found|has wrong shape)"
        r"|\bwrong number of tensors(?:; expected \d+, got \d+)?"
        r"|invalid (?:GGUF|GGML) (?:magic|file)"
-       r"|\bnot a (?:valid )?GG(?:UF|ML) file", stage_hint="loading"),
+       r"|\bnot a (?:valid )?GG(?:UF|ML) file|\bmissing tensor '?[\w.]+"
+       r"|\berror loading model: (?:llama\.cpp: )?(?:missing )?tensor '", stage_hint="loading"),
     # vLLM checks the model path and the architecture while it builds its config (start-up);
     # frames of a model loader (older versions check there) still say loading
     rule("model_path_invalid", "unsupported_config",

@@ -28,6 +28,10 @@ IN_TUNING = {
     "fresh5": (1.00, 0.91),
     "fresh10": (0.97, 0.86),
     "fresh11": (1.00, 0.83),
+    "fresh12": (0.96, 0.86),
+    "fresh13": (0.93, 0.81),
+    "fresh14": (0.84, 0.72),
+    "fresh15": (0.88, 0.67),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses) and listed in docs/failures.md.

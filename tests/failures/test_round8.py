@@ -187,3 +187,29 @@ def test_what_the_program_said_it_was_doing(tmp_path: Path, lines: list[str], st
     failure = _classify(tmp_path, lines)
     assert failure is not None
     assert failure.stage == stage
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # round 10
+        (["error loading model: llama.cpp: tensor 'layers.7"], "unsupported_config", "loading"),
+        (["llama_model_load: error loading model: missing tensor 'blk.4.attn_q.weight'"],
+         "unsupported_config", "loading"),
+        (['"model requires more system memory (18.7 GiB) than is available (4.1 GiB)"'],
+         "device_oom", "loading"),
+        (["  x HTTP 500 - OOM during ~25K-token prefill"], "device_oom", "execute"),
+        (["error reading config: the file ends too early"], "unknown", "unknown"),
+    ],
+)  # fmt: skip
+def test_lines_of_the_libraries_round_10(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    failure = _classify(tmp_path, lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == (category, stage)
+
+
+def test_a_memory_lock_that_fails_is_a_warning(tmp_path: Path) -> None:
+    line = "warning: failed to mlock 1024-byte buffer (after previously locking 0 bytes): Cannot "
+    assert _classify(tmp_path, [line + "allocate memory"]) is None
