@@ -197,17 +197,11 @@ def _chain_marks(node: pytest.Collector, state: _CollectState) -> list[pytest.Ma
 def _mark_key(mark: pytest.Mark) -> Any:
     """A hashable key of a mark, typed: True == 1 and hash(True) == hash(1), but only one of
     them is valid. A mark without arguments is its name."""
-    if not mark.args and not mark.kwargs:
-        return mark.name
-    kwargs = mark.kwargs
-    return (
-        mark.name,
-        mark.args,
-        tuple(map(type, mark.args)),
-        tuple(kwargs),
-        tuple(kwargs.values()),
-        tuple(map(type, kwargs.values())),
-    )
+    args, kwargs = mark.args, mark.kwargs
+    if not kwargs:
+        return (mark.name, args, *map(type, args)) if args else mark.name
+    values = kwargs.values()
+    return (mark.name, args, *map(type, args), tuple(kwargs), *values, *map(type, values))
 
 
 def _evaluate(

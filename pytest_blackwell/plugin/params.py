@@ -23,6 +23,7 @@ from pytest_blackwell.markers.config import (
     variant_id,
 )
 from pytest_blackwell.plugin.runtime import (
+    COMPARISON_FIXTURE,
     ENGINE_FIXTURES,
     VARIANT_FIXTURE,
     adjusted,
@@ -45,9 +46,8 @@ def pytest_blackwell_adjust_engine_config(
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     definition = metafunc.definition
     # A perf_compare test is an engine test without asking for a fixture (it runs two).
-    # A marker's name is among the keywords of its node: a dict lookup rules out most tests.
     perf = (
-        "perf_compare" in definition.keywords
+        COMPARISON_FIXTURE in metafunc.fixturenames  # every perf_compare test uses it
         and definition.get_closest_marker("perf_compare") is not None
     )
     if not perf and ENGINE_FIXTURES.isdisjoint(metafunc.fixturenames):

@@ -9,8 +9,8 @@ call phase and report facts onto them.
 from __future__ import annotations
 
 import importlib.util
-import inspect
 from collections.abc import Callable
+from types import FunctionType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -19,6 +19,7 @@ from pytest_blackwell.markers import MarkInput
 from pytest_blackwell.markers.config import ConfigMarkerError, Variant
 from pytest_blackwell.markers.perf import PERF_MARKER, PerfSpec, parse_perf_compare
 from pytest_blackwell.plugin.runtime import (
+    COMPARISON_FIXTURE,
     RECORD_EXTRAS_KEY,
     adjusted,
     engine_devices,
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
     from pytest_blackwell.failures.model import Failure
 
 PERF_MARK = "perf_compare"
-#: Makes a ``perf_compare`` test the comparison (used by marked tests: pytest_pycollect_makeitem).
-COMPARISON_FIXTURE = "_blackwell_perf_compare"
 
 
 class PerfNoiseWarning(UserWarning):
@@ -73,8 +72,7 @@ def spec_of(item: pytest.Item | pytest.Function) -> PerfSpec | None:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """A bad ``perf_compare`` marker is a collection error naming the test."""
     definition = metafunc.definition
-    # A marker's name is among the keywords of its node: a dict lookup rules out most tests.
-    if PERF_MARK not in definition.keywords:
+    if COMPARISON_FIXTURE not in metafunc.fixturenames:  # no perf_compare marker reaches it
         return
     mark = definition.get_closest_marker(PERF_MARK)
     if mark is None:
@@ -130,14 +128,13 @@ def pytest_pycollect_makeitem(
     function's fixtures; a mark that only reaches the item later is caught at setup.
     """
     function = getattr(obj, "__func__", obj)
-    if not inspect.isfunction(function):
+    if not isinstance(function, FunctionType):
         return
     own = getattr(function, "pytestmark", [])
-    own = own if isinstance(own, list) else [own]
-    names = [getattr(getattr(m, "mark", m), "name", None) for m in own]
-    if PERF_MARK not in names and not (
+    own = own if isinstance(own, list) else [own]  # Marks (or MarkDecorators): both have names
+    if not (
         PERF_MARK in collector.keywords and collector.get_closest_marker(PERF_MARK) is not None
-    ):
+    ) and not any(getattr(m, "name", None) == PERF_MARK for m in own):
         return
     if any(getattr(m, "name", None) == "usefixtures" and COMPARISON_FIXTURE in m.args for m in own):
         return  # already marked (a function collected twice)

@@ -301,6 +301,9 @@ def relaunch_policy(item: pytest.Item) -> Callable[[Failure], bool] | None:
 
 ENGINE_FIXTURES = frozenset({"vllm_engine", "vllm_engine_result"})
 VARIANT_FIXTURE = "_blackwell_variant"
+#: Makes a ``perf_compare`` test the comparison; every test function the marker reaches uses
+#: it (:mod:`pytest_blackwell.plugin.perf`), so its absence rules the marker out cheaply.
+COMPARISON_FIXTURE = "_blackwell_perf_compare"
 
 _ADJUSTED_KEY = pytest.StashKey[dict[str, EngineConfig]]()
 _GROUP_KEY = pytest.StashKey["str | None"]()
