@@ -43,9 +43,7 @@ WORKERINPUT_HOST_DEVICES = "blackwell_host_devices"
 
 _CUSTOM_MARKERS_KEY = pytest.StashKey[dict[str, list[Requirement]]]()
 _SKIPPED_PROVIDERS_KEY = pytest.StashKey[list[tuple[str, str]]]()
-_VERDICT_CACHE_KEY = pytest.StashKey[
-    dict[Any, tuple[list[Requirement], "pytest.MarkDecorator | None"]]
-]()
+_STATE_KEY = pytest.StashKey["_CollectState"]()
 _CHAIN_MARKS_KEY = pytest.StashKey[list[pytest.Mark]]()
 
 
@@ -142,19 +140,24 @@ def pytest_pycollect_makeitem(
     collector: pytest.Module | pytest.Class, name: str, obj: object
 ) -> Generator[None, Any, Any]:
     result = yield
+    if not result:  # not a test: nothing was made
+        return result
     items = result if isinstance(result, list) else [result]
     config = collector.config
-    custom = config.stash.get(_CUSTOM_MARKERS_KEY, {})
-    inherited = _chain_marks(collector, custom)
+    state = config.stash.get(_STATE_KEY, None)
+    if state is None:
+        state = config.stash[_STATE_KEY] = _CollectState(config.stash.get(_CUSTOM_MARKERS_KEY, {}))
+    inherited = _chain_marks(collector, state)
+    hardware = state.is_hardware
     for item in items:
         if not isinstance(item, pytest.Function):
             continue
-        marks = [m for m in item.own_markers if is_hardware_marker(m.name, custom)]
+        marks = [m for m in item.own_markers if hardware(m.name)]
         marks += inherited
         if not marks:
             continue
         try:
-            requirements, skip = _evaluate(config, marks, custom)
+            requirements, skip = _evaluate(config, marks, state)
         except MarkerError as exc:
             raise collector.CollectError(f"{item.nodeid}: {exc}") from None
         item.stash[REQUIREMENTS_KEY] = requirements
@@ -165,42 +168,61 @@ def pytest_pycollect_makeitem(
     return result
 
 
-def _chain_marks(node: pytest.Collector, custom: Any) -> list[pytest.Mark]:
+class _CollectState:
+    """What collection asks once per marker name and per distinct set of marks."""
+
+    def __init__(self, custom: dict[str, list[Requirement]]) -> None:
+        self.custom = custom
+        self.names: dict[str, bool] = {}
+        self.verdicts: dict[Any, tuple[list[Requirement], pytest.MarkDecorator | None]] = {}
+
+    def is_hardware(self, name: str) -> bool:
+        found = self.names.get(name)
+        if found is None:
+            found = self.names[name] = is_hardware_marker(name, self.custom)
+        return found
+
+
+def _chain_marks(node: pytest.Collector, state: _CollectState) -> list[pytest.Mark]:
     """Hardware marks of a collector and its parents, computed once per collector."""
     cached = node.stash.get(_CHAIN_MARKS_KEY, None)
     if cached is None:
         parent = node.parent
-        above = _chain_marks(parent, custom) if isinstance(parent, pytest.Collector) else []
-        cached = [m for m in node.own_markers if is_hardware_marker(m.name, custom)] + above
+        above = _chain_marks(parent, state) if isinstance(parent, pytest.Collector) else []
+        cached = [m for m in node.own_markers if state.is_hardware(m.name)] + above
         node.stash[_CHAIN_MARKS_KEY] = cached
     return cached
 
 
+def _mark_key(mark: pytest.Mark) -> Any:
+    """A hashable key of a mark, typed: True == 1 and hash(True) == hash(1), but only one of
+    them is valid. A mark without arguments is its name."""
+    args, kwargs = mark.args, mark.kwargs
+    if not kwargs:
+        return (mark.name, args, *map(type, args)) if args else mark.name
+    values = kwargs.values()
+    return (mark.name, args, *map(type, args), tuple(kwargs), *values, *map(type, values))
+
+
 def _evaluate(
-    config: pytest.Config, marks: list[pytest.Mark], custom: Any
+    config: pytest.Config, marks: list[pytest.Mark], state: _CollectState
 ) -> tuple[list[Requirement], pytest.MarkDecorator | None]:
     """Requirements and skip mark of a set of marks. Suites repeat the same few sets, so each
     distinct set is parsed and checked against the devices once per session."""
+    key: Any = tuple(map(_mark_key, marks))
     try:
-        # Typed values: True == 1 and hash(True) == hash(1), but only one of them is valid.
-        key: Any = tuple(
-            (
-                m.name,
-                tuple((type(a), a) for a in m.args),
-                tuple((k, type(v), v) for k, v in m.kwargs.items()),
-            )
-            for m in marks
-        )
         hash(key)
     except TypeError:  # unhashable marker arguments: no caching, same answer
         key = None
-    cache = config.stash.setdefault(_VERDICT_CACHE_KEY, {})
-    if key is not None and key in cache:
-        return cache[key]
+    cache = state.verdicts
+    if key is not None:
+        found = cache.get(key)
+        if found is not None:
+            return found
     devices = devices_of(config)
     requirements = parse_requirements(
         [MarkInput(m.name, tuple(m.args), m.kwargs) for m in marks],
-        custom,
+        state.custom,
         known_features=known_names(devices),
     )
     reason = unmet(requirements, devices)

@@ -23,10 +23,12 @@ from pytest_blackwell.markers.config import (
     variant_id,
 )
 from pytest_blackwell.plugin.runtime import (
+    COMPARISON_FIXTURE,
     ENGINE_FIXTURES,
     VARIANT_FIXTURE,
     adjusted,
     engine_group,
+    uses_engine,
 )
 from pytest_blackwell.plugin.settings import (
     settings_of,
@@ -44,8 +46,11 @@ def pytest_blackwell_adjust_engine_config(
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     definition = metafunc.definition
     # A perf_compare test is an engine test without asking for a fixture (it runs two).
-    perf = definition.get_closest_marker("perf_compare") is not None
-    if not perf and not ENGINE_FIXTURES.intersection(metafunc.fixturenames):
+    perf = (
+        COMPARISON_FIXTURE in metafunc.fixturenames  # every perf_compare test uses it
+        and definition.get_closest_marker("perf_compare") is not None
+    )
+    if not perf and ENGINE_FIXTURES.isdisjoint(metafunc.fixturenames):
         own = [m.name for m in definition.own_markers]
         if has_config_marks(own) or "expect_failure" in own:
             raise pytest.Collector.CollectError(
@@ -95,17 +100,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     Each group takes the place of its first test; other tests keep their order. Under xdist
     a configuration also stays on one worker (:mod:`pytest_blackwell.plugin.xdist`).
     """
-    keys = {id(item): engine_group(item) for item in items}
+    keys: dict[int, str] = {}
     groups: dict[str, list[pytest.Item]] = {}
     for item in items:
-        group = keys[id(item)]
+        group = engine_group(item) if uses_engine(item) else None
         if group is not None:
+            keys[id(item)] = group
             groups.setdefault(group, []).append(item)
     if len(groups) < 2:
         return
     ordered: list[pytest.Item] = []
     for item in items:
-        group = keys[id(item)]
+        group = keys.get(id(item))
         if group is None:
             ordered.append(item)
         elif group in groups:

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
+from types import FunctionType
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_blackwell.engine.perfstats import CONFIDENCE, ci_label
 from pytest_blackwell.markers import MarkInput
 from pytest_blackwell.markers.config import ConfigMarkerError, Variant
 from pytest_blackwell.markers.perf import PERF_MARKER, PerfSpec, parse_perf_compare
 from pytest_blackwell.plugin.runtime import (
+    COMPARISON_FIXTURE,
     RECORD_EXTRAS_KEY,
     adjusted,
     engine_devices,
@@ -71,6 +72,8 @@ def spec_of(item: pytest.Item | pytest.Function) -> PerfSpec | None:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """A bad ``perf_compare`` marker is a collection error naming the test."""
     definition = metafunc.definition
+    if COMPARISON_FIXTURE not in metafunc.fixturenames:  # no perf_compare marker reaches it
+        return
     mark = definition.get_closest_marker(PERF_MARK)
     if mark is None:
         return
@@ -105,11 +108,51 @@ def _check_against_vllm(configs: tuple[EngineConfig, EngineConfig]) -> None:
 # --- fixtures ---------------------------------------------------------------------------------
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def _blackwell_perf_compare(request: pytest.FixtureRequest, _blackwell_variant: Any) -> None:
     """A test marked ``perf_compare`` is the comparison: run it even if no fixture asks."""
     if request.node.get_closest_marker(PERF_MARK) is not None:
         request.getfixturevalue("vllm_perf_comparison")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(
+    collector: pytest.Module | pytest.Class, name: str, obj: object
+) -> None:
+    """A test function marked ``perf_compare`` (or in a marked class or module) uses
+    ``_blackwell_perf_compare`` as if it carried ``@pytest.mark.usefixtures`` with it.
+
+    Only marked tests pay for the fixture (an autouse fixture costs every test of a suite a
+    fixture resolution at collection). Through it the test also uses ``_blackwell_variant``,
+    which its configuration markers parametrize. Marked here, before pytest computes the
+    function's fixtures; a mark that only reaches the item later is caught at setup.
+    """
+    function = getattr(obj, "__func__", obj)
+    if not isinstance(function, FunctionType):
+        return
+    own = getattr(function, "pytestmark", [])
+    own = own if isinstance(own, list) else [own]  # Marks (or MarkDecorators): both have names
+    if not (
+        PERF_MARK in collector.keywords and collector.get_closest_marker(PERF_MARK) is not None
+    ) and not any(getattr(m, "name", None) == PERF_MARK for m in own):
+        return
+    if any(getattr(m, "name", None) == "usefixtures" and COMPARISON_FIXTURE in m.args for m in own):
+        return  # already marked (a function collected twice)
+    if collector.istestfunction(function, name):
+        pytest.mark.usefixtures(COMPARISON_FIXTURE)(function)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A ``perf_compare`` mark added after collection (``item.add_marker``, a
+    ``pytest.param`` mark) still makes the test the comparison."""
+    if (
+        isinstance(item, pytest.Function)
+        and PERF_MARK in item.keywords
+        and COMPARISON_FIXTURE not in item.fixturenames
+        and item.get_closest_marker(PERF_MARK) is not None
+    ):
+        item.fixturenames.append(COMPARISON_FIXTURE)
 
 
 @pytest.fixture
@@ -306,6 +349,8 @@ class PerfTerminal:
 def perf_line(nodeid: str, facts: dict[str, str]) -> str:
     """One terminal line per measured test, from its report facts."""
     if "perf.ratio" in facts:
+        from pytest_blackwell.engine.perfstats import CONFIDENCE, ci_label
+
         label = ci_label(float(facts.get("perf.confidence") or CONFIDENCE))
         return (
             f"{facts.get('perf.verdict', '?'):<7} {nodeid}: {facts.get('perf.metric')} "

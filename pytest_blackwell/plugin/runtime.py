@@ -301,6 +301,9 @@ def relaunch_policy(item: pytest.Item) -> Callable[[Failure], bool] | None:
 
 ENGINE_FIXTURES = frozenset({"vllm_engine", "vllm_engine_result"})
 VARIANT_FIXTURE = "_blackwell_variant"
+#: Makes a ``perf_compare`` test the comparison; every test function the marker reaches uses
+#: it (:mod:`pytest_blackwell.plugin.perf`), so its absence rules the marker out cheaply.
+COMPARISON_FIXTURE = "_blackwell_perf_compare"
 
 _ADJUSTED_KEY = pytest.StashKey[dict[str, EngineConfig]]()
 _GROUP_KEY = pytest.StashKey["str | None"]()
@@ -325,9 +328,14 @@ def adjusted(config: pytest.Config, engine_config: EngineConfig) -> EngineConfig
     return found
 
 
+def uses_engine(item: pytest.Item) -> bool:
+    """Whether a test asks for an engine fixture (is an engine test)."""
+    return isinstance(item, pytest.Function) and not ENGINE_FIXTURES.isdisjoint(item.fixturenames)
+
+
 def item_engine_config(item: pytest.Item) -> EngineConfig | None:
     """The (adjusted) configuration an engine test runs against; ``None`` for other tests."""
-    if not isinstance(item, pytest.Function) or ENGINE_FIXTURES.isdisjoint(item.fixturenames):
+    if not uses_engine(item):
         return None
     callspec = getattr(item, "callspec", None)
     variant = callspec.params.get(VARIANT_FIXTURE) if callspec is not None else None
