@@ -15,3 +15,11 @@ def classify_both(tmp_path: Path, lines: list[str]) -> Failure | None:
     failure = classify_log(log)
     assert failure == classify_log(lines)
     return failure
+
+
+def classify_as(tmp_path: Path, lines: list[str], category: str, stage: str) -> Failure:
+    """The failure of ``lines`` (read both ways), asserted to be ``category`` at ``stage``."""
+    failure = classify_both(tmp_path, lines)
+    assert failure is not None, f"no failure found in {lines!r}"
+    assert (failure.category, failure.stage) == (category, stage), failure
+    return failure

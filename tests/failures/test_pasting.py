@@ -112,8 +112,8 @@ _SAMPLE = [
 ][::3]
 
 
-@pytest.mark.parametrize("damage", sorted(_DAMAGE))
-def test_pasting_damage_keeps_the_reading(damage: str) -> None:
+def _changed_readings(damage: Callable[[list[str]], list[str]]) -> tuple[list[str], int]:
+    """The sampled logs read right before ``damage`` and no longer after it, of how many."""
     changed, right = [], 0
     for entry in _SAMPLE:
         lines = entry.path.read_text(encoding="utf-8").splitlines()
@@ -121,9 +121,15 @@ def test_pasting_damage_keeps_the_reading(damage: str) -> None:
         if before is None or (before.category, before.stage) != (entry.category, entry.stage):
             continue
         right += 1
-        after = classify_log(_DAMAGE[damage](lines))
+        after = classify_log(damage(lines))
         if after is None or (after.category, after.stage) != (entry.category, entry.stage):
             changed.append(entry.name)
+    return changed, right
+
+
+@pytest.mark.parametrize("damage", sorted(_DAMAGE))
+def test_pasting_damage_keeps_the_reading(damage: str) -> None:
+    changed, right = _changed_readings(_DAMAGE[damage])
     assert right > 100
     assert len(changed) <= 0.05 * right, changed
 
@@ -188,13 +194,5 @@ def test_a_frame_of_another_name_is_not_renamed_by_the_call_above_it(tmp_path: P
 
 
 def test_lines_cut_by_a_paste_lose_some_readings_but_not_most() -> None:
-    changed, right = 0, 0
-    for entry in _SAMPLE:
-        lines = entry.path.read_text(encoding="utf-8").splitlines()
-        before = classify_log(lines)
-        if before is None or (before.category, before.stage) != (entry.category, entry.stage):
-            continue
-        right += 1
-        after = classify_log([line[:120] for line in lines])
-        changed += after is None or (after.category, after.stage) != (entry.category, entry.stage)
-    assert changed <= 0.25 * right
+    changed, right = _changed_readings(lambda lines: [line[:120] for line in lines])
+    assert len(changed) <= 0.25 * right, changed

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from classify_helpers import classify_as
 from classify_helpers import classify_both as _classify
 
 _TB = "Traceback (most recent call last):"
@@ -65,9 +66,7 @@ _TB = "Traceback (most recent call last):"
 def test_lines_of_the_libraries(
     tmp_path: Path, lines: list[str], category: str, stage: str
 ) -> None:
-    failure = _classify(tmp_path, lines)
-    assert failure is not None
-    assert (failure.category, failure.stage) == (category, stage)
+    classify_as(tmp_path, lines, category, stage)
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from classify_helpers import classify_as
 from classify_helpers import classify_both as _classify
 
 _TB = "Traceback (most recent call last):"
@@ -59,9 +60,7 @@ _TB = "Traceback (most recent call last):"
 def test_lines_of_the_libraries(
     tmp_path: Path, lines: list[str], category: str, stage: str
 ) -> None:
-    failure = _classify(tmp_path, lines)
-    assert failure is not None
-    assert (failure.category, failure.stage) == (category, stage)
+    classify_as(tmp_path, lines, category, stage)
 
 
 def test_a_fallback_logged_at_info_is_no_failure(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from classify_helpers import classify_as
 from classify_helpers import classify_both as _classify
 
 _STALL = (
@@ -70,9 +71,7 @@ def test_a_stall_nothing_of_the_engine_follows_is_a_hang(tmp_path: Path, after: 
 def test_lines_of_the_libraries(
     tmp_path: Path, lines: list[str], category: str, stage: str
 ) -> None:
-    failure = _classify(tmp_path, lines)
-    assert failure is not None
-    assert (failure.category, failure.stage) == (category, stage)
+    classify_as(tmp_path, lines, category, stage)
 
 
 @pytest.mark.parametrize(
@@ -165,9 +164,7 @@ def test_nvcc_counting_a_files_errors_is_a_compile(tmp_path: Path) -> None:
 def test_lines_of_the_libraries_round_9(
     tmp_path: Path, lines: list[str], category: str, stage: str
 ) -> None:
-    failure = _classify(tmp_path, lines)
-    assert failure is not None
-    assert (failure.category, failure.stage) == (category, stage)
+    classify_as(tmp_path, lines, category, stage)
 
 
 def test_a_chromium_warning_is_no_failure(tmp_path: Path) -> None:
@@ -205,9 +202,7 @@ def test_what_the_program_said_it_was_doing(tmp_path: Path, lines: list[str], st
 def test_lines_of_the_libraries_round_10(
     tmp_path: Path, lines: list[str], category: str, stage: str
 ) -> None:
-    failure = _classify(tmp_path, lines)
-    assert failure is not None
-    assert (failure.category, failure.stage) == (category, stage)
+    classify_as(tmp_path, lines, category, stage)
 
 
 def test_a_memory_lock_that_fails_is_a_warning(tmp_path: Path) -> None:
