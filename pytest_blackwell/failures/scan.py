@@ -106,7 +106,9 @@ def classify_stream(
 
     A seekable stream is first scanned quickly for the common error words only; unless that
     finds a known cause, it is scanned again with every error word and rule keyword. The answer
-    is the same as one thorough scan; the quick one just spares it on most failure logs.
+    is the same as one thorough scan; the quick one just spares it on most failure logs. A
+    seekable paste indented or hard-wrapped as a whole is repaired first and read line by line
+    (:mod:`.unwrap`), as :func:`classify_log` does with a list of lines.
     """
     thorough = StreamClassifier(rules)
     if stream.seekable():
