@@ -192,7 +192,7 @@ _NOT_PROGRESS = re.compile(
 def _progress_after(pieces: Sequence[tuple[int, str]]) -> bool:
     """Whether the program logged something of its own going on in ``pieces``."""
     for _, raw in pieces:
-        text = logical_lines(raw)[-1].text if raw.strip() else ""
+        text = next((ln.text for ln in reversed(logical_lines(raw)) if ln.text), "")
         if not text.strip() or _MARKUP_ONLY.match(text) or _NOT_PROGRESS.search(text):
             continue
         if _STUCK.search(text) or _ZERO_THROUGHPUT.search(text) or _WAITING.search(text):
