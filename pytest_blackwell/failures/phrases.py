@@ -78,7 +78,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bcu(?:da)?(?:GetDeviceCount|SetDevice|DeviceGetCount)\b|\bNumCudaDevices\b"
         # an argument check: the message names a command-line flag it refuses
         r"|\bnot (?:supported|compatible|allowed) (?:with|when using) --[a-z]"
-        r"|(?<![\w-])--[a-z][\w-]+ (?:is not supported|is not allowed|must be|cannot be used)",
+        r"|(?<![\w-])--[a-z][\w-]+ (?:is not supported|is not allowed|must be|cannot be used)"
+        # a check that asks for another command-line flag, or pydantic validating the arguments
+        # of an engine's config (vLLM: "[type=value_error, input_value=ArgsKwargs(...")
+        r"|\bsetting the `?\w+`? flag in (?:the )?CLI\b|\binput_value=ArgsKwargs\(",
         "startup",
     ),
 )

@@ -208,3 +208,18 @@ def test_lines_of_the_libraries_round_10(
 def test_a_memory_lock_that_fails_is_a_warning(tmp_path: Path) -> None:
     line = "warning: failed to mlock 1024-byte buffer (after previously locking 0 bytes): Cannot "
     assert _classify(tmp_path, [line + "allocate memory"]) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
+        "Your GPU has compute capability 7.0. You can use float16 instead by explicitly setting "
+        "the `dtype` flag in CLI, for example: --dtype=half.",
+        "Value error, The quantization method foo is not supported for the current GPU. Minimum "
+        "capability: 100. Current capability: 86. [type=value_error, input_value=ArgsKwargs((), "
+        "{'model': 'm'}), input_type=ArgsKwargs]",
+    ],
+)
+def test_config_checks_of_an_engine_run_at_startup(tmp_path: Path, line: str) -> None:
+    classify_as(tmp_path, [line], "dispatch_failure", "startup")
