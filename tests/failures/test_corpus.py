@@ -30,8 +30,8 @@ IN_TUNING = {
     "fresh11": (1.00, 0.83),
     "fresh12": (0.96, 0.86),
     "fresh13": (0.93, 0.81),
-    "fresh14": (0.84, 0.72),
-    "fresh15": (0.88, 0.67),
+    "fresh14": (0.84, 0.81),
+    "fresh15": (0.88, 0.73),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses) and listed in docs/failures.md.
