@@ -61,8 +61,22 @@ def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
         os.killpg(pgid, sig)
 
 
+def _running_in_group(pgid: int) -> list[int]:
+    """Processes of group ``pgid`` that have not yet exited (zombies have).
+
+    A process that is exiting (killed, or shutting down after its worker died) has already
+    given up its memory, so its environment, and with it the token, can no longer be read.
+    """
+    running = []
+    for proc in psutil.process_iter():
+        with contextlib.suppress(psutil.Error, OSError):
+            if os.getpgid(proc.pid) == pgid and proc.status() not in _GONE:
+                running.append(proc.pid)
+    return running
+
+
 def kill_tree(pgid: int | None, env_name: str, token: str, *, wait_s: float = 3.0) -> list[int]:
-    """SIGKILL the process group and every token holder until none is left.
+    """SIGKILL the process group and every token holder until none is left running.
 
     Returns the pids that were still alive after ``wait_s`` (empty on success).
     """
@@ -70,10 +84,12 @@ def kill_tree(pgid: int | None, env_name: str, token: str, *, wait_s: float = 3.
     while True:
         if pgid is not None:
             kill_group(pgid)
-        alive = find_by_token(env_name, token)
+        alive = list(find_by_token(env_name, token))
         for pid in alive:
             with contextlib.suppress(psutil.Error):
                 psutil.Process(pid).kill()
+        if not alive and pgid is not None:
+            alive = _running_in_group(pgid)  # killed, but still exiting
         if not alive or time.monotonic() > deadline:
             return sorted(alive)
         time.sleep(0.05)
