@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from pytest_blackwell.failures import continuation as wrap
@@ -389,10 +388,7 @@ class StreamClassifier:
             return False  # an unrecognised exception: the line is read as usual
         self._keep(block, line.text)
         if found is not None:
-            text, rule, detail = found
-            hint_from = f"rule {rule.name}" if rule.stage_hint else ""
-            block.best = replace(best, category=rule.category, text=text, detail=detail,
-                hint=rule.stage_hint, rule=rule.name, hint_from=hint_from)  # fmt: skip
+            block.best = wrap.reread(best, *found)
             self._close(block)
         return True
 

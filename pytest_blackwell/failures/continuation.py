@@ -96,10 +96,14 @@ def wrapped_cause(
     if found is None:
         return None
     text, rule, detail = found
+    return replace(reread(said, text, rule, {**said.detail, **detail}),
+                   rank=WEAK if rule.weak else STRONG)  # fmt: skip
+
+
+def reread(cand: Candidate, text: str, rule: Rule, detail: dict[str, Any]) -> Candidate:
+    """``cand`` read again as ``text``, the whole message, which ``rule`` knows."""
     hint_from = f"rule {rule.name}" if rule.stage_hint else ""
-    rank = WEAK if rule.weak else STRONG
-    detail = {**said.detail, **detail}
-    return replace(said, rank=rank, category=rule.category, text=text, detail=detail,
+    return replace(cand, category=rule.category, text=text, detail=detail,
                    hint=rule.stage_hint, rule=rule.name, hint_from=hint_from)  # fmt: skip
 
 

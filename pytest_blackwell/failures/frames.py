@@ -234,14 +234,18 @@ class Frame(NamedTuple):
 
 
 def parse_frame(text: str) -> Frame | None:
-    """``File "x.py", line 3, in f`` -> ``Frame("x.py", "f")``; ``None`` for other lines."""
-    m = _FRAME.match(text) or _PYSPY_FRAME.match(text)
+    """``File "x.py", line 3, in f`` -> ``Frame("x.py", "f")``; ``None`` for other lines.
+
+    Also py-spy's ``f (x.py:3)``, a frame line a paste cut inside its path (no function), and a
+    wrapper naming the method a worker ran.
+    """
+    m = _FRAME.match(text) or _PYSPY_FRAME.match(text) or _CUT_FRAME.match(text)
     if m is None:
         m = _METHOD.search(text)
         if m is None:
             return None
         return Frame("", m.group("func") or m.group("coro") or m.group("rpc").lower())
-    func = (m.group("func") or "").rsplit(".", 1)[-1]
+    func = (m.groupdict().get("func") or "").rsplit(".", 1)[-1]
     return Frame(m.group("path").replace("\\", "/"), func)
 
 
@@ -277,8 +281,6 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
             callee, expect_source = "", False
             continue
         frame = parse_frame(text)
-        if frame is None and (m := _CUT_FRAME.match(text)) is not None:
-            frame = Frame(m.group("path").replace("\\", "/"), "")
         if frame is None:
             if expect_source and text.startswith("    ") and text.strip()[:1] not in ("^", "~"):
                 callee = _callee(text)

@@ -96,7 +96,7 @@ _GLOG_LEVEL = re.compile(
 _BRACKET_LEVEL = re.compile(
     r"^\[[\w\-]{1,20}\]\[(?P<level>ERROR|WARNING|WARN|INFO|DEBUG|FATAL)\](?:\[[^\]]{1,60}\])*\s?"
 )
-_TRT_LEVEL = re.compile(r"^(?:\[TRT(?:-LLM)?\]\s)?\[(?P<trt>[VIWEF])\]\s")
+_TRT_LEVEL = re.compile(r"^(?:\[TRT(?:-LLM)?\]\s)?\[(?P<level>[VIWEF])\]\s")
 # Python logging as "%(asctime)s %(name)s %(process)d %(levelname)-8s %(message)s" (Xinference
 # and others; the date was stripped before): "vllm.attention.selector 3980157 INFO     ..."
 _NAME_LEVEL = re.compile(
@@ -107,7 +107,11 @@ _NAME_LEVEL = re.compile(
 _CHROMIUM_LEVEL = re.compile(
     r"^\s*\[\d+:\d+/\d+\.\d+:(?P<level>INFO|WARNING|ERROR|FATAL|VERBOSE)\d*:[^\]]{1,120}\]\s?"
 )
-_GLOG_NAMES = {"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL", "V": "DEBUG"}
+#: The levels as the formats above write them, by the names the classifier uses.
+_LEVEL_NAMES = {
+    **{"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL", "V": "DEBUG"},
+    **{"WARN": "WARNING", "ERR": "ERROR", "FATAL": "CRITICAL", "VERBOSE": "DEBUG"},
+}
 
 # Places where a flattened paste had line breaks.
 _FLAT_SPLIT = re.compile(
@@ -203,13 +207,8 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
                _BRACKET_LEVEL, _CHROMIUM_LEVEL):  # fmt: skip
         m = rx.match(text)
         if m:
-            level = m.groupdict().get("level") or m.groupdict().get("bare") or m.group("trt")
-            level = {
-                "WARN": "WARNING",
-                "ERR": "ERROR",
-                "FATAL": "CRITICAL",
-                "VERBOSE": "DEBUG",
-            }.get(level, _GLOG_NAMES.get(level, level))
+            level = next(name for name in m.groupdict().values() if name)
+            level = _LEVEL_NAMES.get(level, level)
             text = text[m.end() :]
             break
     if not level and " NCCL INFO " in text:

@@ -66,6 +66,31 @@ def test_a_stall_nothing_of_the_engine_follows_is_a_hang(tmp_path: Path, after: 
          "startup"),
         (["- **Exception Message:** torch._scaled_mm is only supported on CUDA devices with "
           "compute capability >= 9.0 or 8.9"], "dispatch_failure", "unknown"),
+        # round 9
+        (["test: Test CUDA failure common.cu:941 'system not yet initialized'"], "env_mismatch",
+         "startup"),
+        (["Error: llama runner process has terminated: error loading model: unable to allocate "
+          "backend buffer"], "device_oom", "loading"),
+        (["cuBLAS call cublasLtMatmulAlgoGetHeuristic(handle, desc, a, b, c, d, pref, 1, res, "
+          "&found) failed"], "dispatch_failure", "unknown"),
+        (["llama_model_load: error loading model: unknown model architecture: ''"],
+         "unsupported_config", "loading"),
+        (["NotImplementedError: block scaled fp8 gemm is not implemented for Blackwell"],
+         "dispatch_failure", "unknown"),
+        (["   Error: assert(head_size == 64 || head_size == 128);"], "dispatch_failure", "unknown"),
+        (["RuntimeError: Worker failed with error 'FooMLA kv_data_type torch.uint8 is not "
+          "supported. Supported dtypes: [torch.bfloat16]'"], "dispatch_failure", "unknown"),
+        # the CUDA runtime's error string is an error of its own: the abort after it is its doing
+        (["[binding] CUDA error: an internal operation failed", "Aborted (core dumped)"],
+         "unknown", "unknown"),
+        # round 10
+        (["error loading model: llama.cpp: tensor 'layers.7"], "unsupported_config", "loading"),
+        (["llama_model_load: error loading model: missing tensor 'blk.4.attn_q.weight'"],
+         "unsupported_config", "loading"),
+        (['"model requires more system memory (18.7 GiB) than is available (4.1 GiB)"'],
+         "device_oom", "loading"),
+        (["  x HTTP 500 - OOM during ~25K-token prefill"], "device_oom", "execute"),
+        (["error reading config: the file ends too early"], "unknown", "unknown"),
     ],
 )  # fmt: skip
 def test_lines_of_the_libraries(
@@ -81,6 +106,9 @@ def test_lines_of_the_libraries(
         "[TensorRT-LLM][WARNING] [json.exception.type_error.302] type must be number, but is null",
         "2025-01-01 00:00:00,000 vllm.attention.selector 7 INFO     Cannot use FlashAttention-2 "
         "backend for Volta and Turing GPUs.",
+        " [3848:0604/123848.823:WARNING:net\\dns\\config_win.cc:605] Failed to read DnsConfig.",
+        "warning: failed to mlock 1024-byte buffer (after previously locking 0 bytes): Cannot "
+        "allocate memory",
     ],
 )
 def test_warnings_and_fallbacks_are_no_failure(tmp_path: Path, line: str) -> None:
@@ -140,39 +168,6 @@ def test_nvcc_counting_a_files_errors_is_a_compile(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("lines", "category", "stage"),
-    [
-        # round 9
-        (["test: Test CUDA failure common.cu:941 'system not yet initialized'"], "env_mismatch",
-         "startup"),
-        (["Error: llama runner process has terminated: error loading model: unable to allocate "
-          "backend buffer"], "device_oom", "loading"),
-        (["cuBLAS call cublasLtMatmulAlgoGetHeuristic(handle, desc, a, b, c, d, pref, 1, res, "
-          "&found) failed"], "dispatch_failure", "unknown"),
-        (["llama_model_load: error loading model: unknown model architecture: ''"],
-         "unsupported_config", "loading"),
-        (["NotImplementedError: block scaled fp8 gemm is not implemented for Blackwell"],
-         "dispatch_failure", "unknown"),
-        (["   Error: assert(head_size == 64 || head_size == 128);"], "dispatch_failure", "unknown"),
-        (["RuntimeError: Worker failed with error 'FooMLA kv_data_type torch.uint8 is not "
-          "supported. Supported dtypes: [torch.bfloat16]'"], "dispatch_failure", "unknown"),
-        # the CUDA runtime's error string is an error of its own: the abort after it is its doing
-        (["[binding] CUDA error: an internal operation failed", "Aborted (core dumped)"],
-         "unknown", "unknown"),
-    ],
-)  # fmt: skip
-def test_lines_of_the_libraries_round_9(
-    tmp_path: Path, lines: list[str], category: str, stage: str
-) -> None:
-    classify_as(tmp_path, lines, category, stage)
-
-
-def test_a_chromium_warning_is_no_failure(tmp_path: Path) -> None:
-    line = " [3848:0604/123848.823:WARNING:net\\dns\\config_win.cc:605] Failed to read DnsConfig."
-    assert _classify(tmp_path, [line]) is None
-
-
-@pytest.mark.parametrize(
     ("lines", "stage"),
     [
         (["Load (200 / 200)", "Warmup...", "Segmentation fault (core dumped)"], "warmup"),
@@ -184,30 +179,6 @@ def test_what_the_program_said_it_was_doing(tmp_path: Path, lines: list[str], st
     failure = _classify(tmp_path, lines)
     assert failure is not None
     assert failure.stage == stage
-
-
-@pytest.mark.parametrize(
-    ("lines", "category", "stage"),
-    [
-        # round 10
-        (["error loading model: llama.cpp: tensor 'layers.7"], "unsupported_config", "loading"),
-        (["llama_model_load: error loading model: missing tensor 'blk.4.attn_q.weight'"],
-         "unsupported_config", "loading"),
-        (['"model requires more system memory (18.7 GiB) than is available (4.1 GiB)"'],
-         "device_oom", "loading"),
-        (["  x HTTP 500 - OOM during ~25K-token prefill"], "device_oom", "execute"),
-        (["error reading config: the file ends too early"], "unknown", "unknown"),
-    ],
-)  # fmt: skip
-def test_lines_of_the_libraries_round_10(
-    tmp_path: Path, lines: list[str], category: str, stage: str
-) -> None:
-    classify_as(tmp_path, lines, category, stage)
-
-
-def test_a_memory_lock_that_fails_is_a_warning(tmp_path: Path) -> None:
-    line = "warning: failed to mlock 1024-byte buffer (after previously locking 0 bytes): Cannot "
-    assert _classify(tmp_path, [line + "allocate memory"]) is None
 
 
 @pytest.mark.parametrize(
