@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from pytest_blackwell.failures.candidates import WRAPPER, Candidate
+from pytest_blackwell.failures.cues import READABLE_RULES, cue_category
 from pytest_blackwell.failures.frames import frame_category, frame_stage, waiting_dump
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.phrases import phrase_stage
@@ -76,6 +77,12 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
         found = frame_category(cand.traceback)
         if found is None and cand.detail.get("truncated"):
             found = waiting_dump(cand.traceback)  # a stuck process's thread dump
+        if found is None and cand.rule in READABLE_RULES:
+            # the error's own words, the last evidence (a refusal a generic rule read as a
+            # configuration error may name an architecture: no kernel for it)
+            found = cue_category([cand.text])
+            if found is not None and found[0] == category:
+                found = None  # the rule's own reading, by its own name
         if found is not None:
             category, category_from = found
     options = [(cand.stage, sources.get(cand.stage, "none"))]
