@@ -66,7 +66,7 @@ from pytest_blackwell.failures.stages import (
     marker_fragment,
     marker_stage,
 )
-from pytest_blackwell.failures.tail import tail_candidates
+from pytest_blackwell.failures.tail import tail_candidates, unmarked_error
 
 FOLLOW_LINES = 8  # lines after a relay or a traceback's last line that may still refine it
 STALE_LINES = 400  # an unfinished traceback that gets no line for this long is closed
@@ -199,6 +199,8 @@ class StreamClassifier:
             return self._failure(best)
         hang = hang_evidence(self._tail)
         if hang is None:
+            if best is None:  # at worst an excerpt ends in a failure told in plain words
+                best = unmarked_error(self._tail, self._error_stage())
             return self._failure(best) if best is not None else None
         lineno, raw, reason = hang
         text = next((ln.text for ln in reversed(logical_lines(raw)) if ln.text), raw.strip())

@@ -28,6 +28,7 @@ _SHORTAGE = (
     r"|\b(?:insufficient|not enough) (?:\w+ ){0,2}memory\b"
     r"|\bmemory (?:is )?(?:exhausted|insufficient)\b"
     r"|\bexceeds? (?:the )?(?:available|free|total) (?:\w+ ){0,2}memory\b"
+    r"|\bmore (?:\w+ ){0,2}memory\b.{0,40}?\bthan (?:is |are )?(?:available|free)\b"
     r"|ERROR_OUT_OF_(?:DEVICE_|HOST_)?MEMORY|\bRESOURCE_EXHAUSTED\b"
 )
 #: What a GPU architecture, a compiled target or a device is called in refusals.

@@ -62,6 +62,9 @@ BENIGN = re.compile(
     r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )\b0 (?:failed|errors?)\b|\b(?:failed|errors?) ?[=:] ?0\b"
     # pinning or locking host memory is an optimisation: llama.cpp and others go on without it
     r"|\bof pinned (?:host )?memory\b|\bmlock\b"
+    # a scheduler taking requests back to free memory (SGLang's "Decode out of memory happened.
+    # #retracted_reqs: 1"): they are run again later
+    r"|\bretract(?:ed|ing)?(?:_reqs)?\b"
 )
 
 
@@ -70,6 +73,11 @@ BENIGN = re.compile(
 _QUIET_WORD = re.compile(
     r"^[^:]{0,40}?\b(?:WARNING|WARN|INFO|DEBUG)\b[:\]]?\s|^[\d.:\- ]{6,}[WID] "
 )
+
+
+def quiet_word(text: str) -> bool:
+    """Whether ``text`` starts with a quiet level the log prefix parser did not recognise."""
+    return _QUIET_WORD.search(text) is not None
 
 
 def says_error(text: str, level: str) -> bool:
@@ -83,7 +91,7 @@ def says_error(text: str, level: str) -> bool:
         return False
     if level in ERROR_LEVELS:
         return True
-    if level in QUIET_LEVELS or (not level and _QUIET_WORD.search(text)):
+    if level in QUIET_LEVELS or (not level and quiet_word(text)):
         return LOUD.search(text) is not None
     return ERRORISH.search(text) is not None and (
         LOUD.search(text) is not None or BENIGN.search(text) is None

@@ -20,8 +20,14 @@ from pytest_blackwell.failures.candidates import (
     is_frame,
     is_header,
 )
+from pytest_blackwell.failures.cues import cue_category
+from pytest_blackwell.failures.errorwords import BENIGN, QUIET_LEVELS, quiet_word
 from pytest_blackwell.failures.frames import THREAD_DUMP
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
+
+#: How many of the last lines a failure without any error word may be on (see
+#: :func:`unmarked_error`): a pasted excerpt ends at its error.
+UNMARKED_LINES = 3
 
 #: ``(line number, logical line, block start, stage) -> candidate or None``
 CandidateFn = Callable[[int, LogicalLine, int, str], "Candidate | None"]
@@ -76,3 +82,27 @@ def tail_candidates(
         cut.activity = activity_stage(before[-RING_LINES:])
         found.append(cut)
     return found
+
+
+def unmarked_error(tail: Iterable[tuple[int, str]], stage: str) -> Candidate | None:
+    """A failure worded without any error word, among the last lines of a log with no other.
+
+    An excerpt may end in a line that says what went wrong in plain words and nothing else
+    ("model requires more system memory (18.7 GiB) than is available (4.1 GiB)"). Only the last
+    :data:`UNMARKED_LINES` lines are looked at, only at no quiet level, only when not routine
+    (:data:`~pytest_blackwell.failures.errorwords.BENIGN`), and only for the general words of a
+    category (:mod:`.cues`); the failure is ``unknown`` with its first such line kept, and its
+    category is read from those words.
+    """
+    last = [
+        (lineno, line)
+        for lineno, raw in tail
+        for line in logical_lines(raw)
+        if line.text.strip() and not is_frame(line.text)
+    ][-UNMARKED_LINES:]
+    for lineno, line in last:
+        quiet = line.level in QUIET_LEVELS or (not line.level and quiet_word(line.text))
+        if quiet or BENIGN.search(line.text) or cue_category([line.text]) is None:
+            continue
+        return Candidate(LEVEL_ONLY, "unknown", line.text, lineno, lineno, stage, {}, None)
+    return None

@@ -116,3 +116,37 @@ def test_the_more_specific_category_wins(text: str, category: str) -> None:
     found = cue_category([text])
     assert found is not None
     assert found[0] == category, found
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        [
+            "loader 0.4.1",
+            'model "foo-27b" requires more system memory (20 GiB) than is free (4 GiB)',
+        ],
+        ["serving on :8080", "  x request 3: OOM while decoding the 25K-token prompt", "bye"],
+    ],
+)
+def test_an_excerpt_ending_in_a_failure_told_in_plain_words_is_no_healthy_log(
+    tmp_path: Path, last: list[str]
+) -> None:
+    failure = classify_both(tmp_path, last)
+    assert failure is not None, last
+    assert failure.category == "device_oom", failure
+    assert failure.first_error in last
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # at a quiet level it is the program's own notice
+        ['INFO 01-01 00:00:00 model "foo" requires more system memory than is free, using disk'],
+        # routine: a scheduler taking requests back to run them later
+        ["Decode out of memory happened. #retracted_reqs: 2, #new_token_ratio: 0.1 -> 0.3"],
+        # plain words far from the end of the excerpt are no failure of it
+        ["the cache ran out of memory once and was resized", *[f"step {i} done" for i in range(5)]],
+    ],
+)
+def test_plain_words_elsewhere_are_no_failure(tmp_path: Path, lines: list[str]) -> None:
+    assert classify_both(tmp_path, lines) is None
