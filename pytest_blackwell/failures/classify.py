@@ -48,7 +48,7 @@ from pytest_blackwell.failures.candidates import (
     process_name,
     with_its_traceback,
 )
-from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS, says_error
+from pytest_blackwell.failures.errorwords import ASIDE, MORE_TRIGGERS, TRIGGERS, says_error
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage
 from pytest_blackwell.failures.model import Failure
@@ -249,6 +249,8 @@ class StreamClassifier:
     def _candidate(
         self, lineno: int, line: LogicalLine, start: int, stage: str
     ) -> Candidate | None:
+        if ASIDE.search(line.text):
+            return None
         found = self._match(line)
         if found is None:
             if says_error(line.text, line.level):

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 #: Memory that could not be had, in the words of allocators, runtimes and frameworks.
 _SHORTAGE = (
     r"\bout of (?:\w+ )?memory\b|\bOOM\b|\bMemoryError\b"
-    r"|\b(?:unable|failed|fails|cannot|can't|could not|couldn't|fail) (?:to )?"
+    r"|\b(?:unable|failed|fails|cannot|can't|can not|could not|couldn't|fail|tried) (?:to )?"
     r"(?:allocate|alloc|reserve|malloc)\b"
     r"|\b(?:allocation|malloc)\b.{0,60}?\b(?:failed|failure|error)\b"
     r"|\b(?:insufficient|not enough) (?:\w+ ){0,2}memory\b"
@@ -76,7 +76,11 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "engine_died",
         (
             r"(?-i:\bSIG(?:KILL|SEGV|ABRT|BUS)\b)|\bkilled\b|\bcore dumped\b|\bdied\b|\bcrashed\b"
-            r"|\bsegmentation fault\b|\b(?:exited|terminated) (?:unexpectedly|by signal)\b",
+            r"|\bsegmentation fault\b|\b(?:exited|terminated) (?:unexpectedly|by signal)\b"
+            r"|\bprocess (?:has )?(?:terminated|exited)\b"
+            # a server or backend process gone: the connection to it ends (Go's "EOF")
+            r"|\b(?:rpc error|server|backend|Post|Get)\b.{0,100}?(?::|\bfrom server) EOF\b"
+            r"|\bconnection (?:reset|refused|closed) by (?:the )?(?:remote |peer|server)",
         ),
     ),
     ("device_oom", (_SHORTAGE,)),
@@ -92,17 +96,21 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             r"\btimed?[ -]?out\b|\bTimeout(?:Error|Exception)?:|\bdeadline exceeded\b"
             r"|\btimeout (?:after|of \d|waiting|while|expired|reached|exceeded)\b"
-            r"|\b(?:did not|didn't|never) (?:become ready|respond\w*|finish\w*|complete\w*)\b",
+            r"|\b(?:did not|didn't|never) (?:become ready|respond\w*|finish\w*|complete\w*)\b"
+            r"|\bnot (?:ready|up|healthy|responding) (?:after|within)\b",
         ),
     ),
     ("nccl_error", (r"(?-i:\b[NR]CCL\b|\bProcessGroupNCCL\b|\bnccl[A-Z]\w+)|\bc10d\b",)),
     ("dispatch_failure", (_REFUSAL, _ARCH)),
     ("dispatch_failure", (_REFUSAL, _KERNEL, _OPERAND)),
+    # a kernel's own check on the head size it was built for
+    ("dispatch_failure", (r"\b(?:assert\w*|expected|check failed)\b", r"\bhead_?(?:size|dim)\b")),
     (
         "dispatch_failure",
         (
             r"\bno (?:suitable |compatible |valid |matching )?(?:kernel|implementation|algorithm"
-            r"|tactic)s? (?:found|available|exists?|for)\b",
+            r"|tactic)s? (?:found|available|exists?|for)\b"
+            r"|\b(?:failed|unable|cannot|could not) (?:to )?dispatch\b|\bdispatch(?:ing)? failed\b",
         ),
     ),
     (
@@ -115,7 +123,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bdriver (?:version )?(?:is )?(?:too old|insufficient|outdated)\b|\bnot installed\b"
             r"|\bsetup failed\b"
             r"|\bno (?:CUDA |GPU |HIP )?(?:devices?|GPUs?) (?:available|found|detected)\b"
-            r"|\b(?:CUDA|GPU) (?:is )?not available\b",
+            r"|\b(?:CUDA|GPU) (?:is )?not available\b"
+            # a driver library that cannot be loaded, or lacks a symbol the runtime needs
+            r"|\bsymbol lookup\b.{0,60}?\bfailed\b|\b(?:unable|failed) to load .{0,40}?\bdriver\b",
         ),
     ),
     (
@@ -128,8 +138,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bunknown (?:model )?(?:architecture|model type|field|option|argument|parameter"
             r"|quantization|dtype|backend)\b|\bno (?:module or )?parameter named\b"
             r"|\binvalid (?:value|config\w*|option|choice|model|format|dtype|quantization)\b"
-            r"|\bnot a valid\b|\bmust be (?:one of|a |an |greater|less|between|divisible|positive"
-            r"|at least|at most)|\b(?:size|shape) mismatch\b",
+            r"|\bnot a valid\b|\bmust be (?:[<>]|one of|a |an |greater|less|between|divisible"
+            r"|positive|at least|at most)|\b(?:size|shape) mismatch\b",
         ),
     ),
 )

@@ -53,6 +53,7 @@ ERRORISH = re.compile(
     # "error loading model: ...", "Error processing request: ...": an error and what it hit
     r"|^(?:[\w.:]+: )?(?:error|Error) (?:\w+ ){0,3}\w+:\s\S"
     r"|\b(?:[Ff]ailed|FAILED|[Aa]bort(?:ed|ing)?|ABORT(?:ED)?|[Pp]anic(?:ked)?)\b"
+    r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurred\b"
     r"|(?i:segmentation fault|core dumped)"
 )
 #: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count
@@ -65,6 +66,15 @@ BENIGN = re.compile(
     # a scheduler taking requests back to free memory (SGLang's "Decode out of memory happened.
     # #retracted_reqs: 1"): they are run again later
     r"|\bretract(?:ed|ing)?(?:_reqs)?\b"
+)
+
+
+#: Lines that mention an error without being one, whatever rule their words match: advice about
+#: an error that may come ("If you get `CUDA error: invalid device function` errors, ..."), and a
+#: program going on with an alternative ("... not available (No module named 'x'), falling back
+#: to a Python version").
+ASIDE = re.compile(
+    r"^\W*If you (?:get|see|encounter|hit|run into|are seeing)\b|\b(?:falling|fall|fell) back to\b"
 )
 
 

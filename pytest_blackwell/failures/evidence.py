@@ -15,7 +15,12 @@ from collections.abc import Mapping, Sequence
 
 from pytest_blackwell.failures.candidates import WRAPPER, Candidate
 from pytest_blackwell.failures.cues import READABLE_RULES, cue_category
-from pytest_blackwell.failures.frames import frame_category, frame_stage, waiting_dump
+from pytest_blackwell.failures.frames import (
+    frame_category,
+    frame_stage,
+    serving_frame,
+    waiting_dump,
+)
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.phrases import phrase_stage
 from pytest_blackwell.failures.stages import later_stage
@@ -93,7 +98,12 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
         # tells ("... so CUDA graph capture cannot proceed" names a consequence, not the stage).
         told = frame_stage(cand.traceback)
         if told is None and later_stage(stage for stage, _ in options) == "unknown":
-            told = phrase_stage(cand.traceback) or cand.after or cand.activity
+            told = (
+                phrase_stage(cand.traceback)
+                or cand.after
+                or cand.activity
+                or serving_frame(cand.traceback)
+            )
         if told is not None:
             options.append(told)
     stage = later_stage(stage for stage, _ in options)

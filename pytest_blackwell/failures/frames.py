@@ -379,6 +379,27 @@ def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
     return None
 
 
+def serving_frame(lines: Sequence[str]) -> tuple[str, str] | None:
+    """``("execute", evidence)`` when a frame among ``lines`` runs the model on work, by the
+    words of its name (:data:`_SERVING_WORDS`); weaker evidence than any engine function."""
+    for segment in _segments(lines):
+        for frame in reversed(segment):
+            if _SERVING_WORDS.search(frame.func):
+                return "execute", f"frame {frame.func}"
+    return None
+
+
+#: The words of a function that runs the model on work: generating, sampling, decoding, serving
+#: a completion, a training step (``stream_generate_chat_completion``, ``_random_sample``,
+#: ``generate_sequences``, ``training_step``). Read only when no engine function of the table
+#: names the stage: a program of its own calling a model is running it,
+#: unless the message or the lines before the error say otherwise.
+_SERVING_WORDS = re.compile(
+    r"(?i)(?:^|_)(?:generate|generation|sample|sampling|sampler|decode|decoding|prefill"
+    r"|completions?|chat|infer|inference|predict|serve|serving|train|training)(?:_|$)"
+)
+
+
 #: faulthandler's stack of one thread, printed on request (``faulthandler.dump_traceback``, a
 #: watchdog's ``dump_traceback_later``, a signal handler) or after a fatal error.
 THREAD_DUMP = re.compile(r"^(?:Current )?[Tt]hread 0x[0-9a-fA-F]+ \(most recent call first\):")

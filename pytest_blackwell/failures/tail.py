@@ -8,6 +8,7 @@ before its exception line, is an ``unknown`` error of its own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -28,6 +29,11 @@ from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 #: How many of the last lines a failure without any error word may be on (see
 #: :func:`unmarked_error`): a pasted excerpt ends at its error.
 UNMARKED_LINES = 3
+#: A C or C++ program's last word naming its own source line (ggml's and glog's aborts:
+#: ``ggml/src/ggml-backend.cpp:898: pre-allocated tensor ...``), not a compiler's warning.
+_ABORT_AT = re.compile(
+    r"^\S+\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp):\d+:\s*(?!(?:warning|note|info)\b)[A-Za-z(]"
+)
 
 #: ``(line number, logical line, block start, stage) -> candidate or None``
 CandidateFn = Callable[[int, LogicalLine, int, str], "Candidate | None"]
@@ -91,8 +97,8 @@ def unmarked_error(tail: Iterable[tuple[int, str]], stage: str) -> Candidate | N
     ("model requires more system memory (18.7 GiB) than is available (4.1 GiB)"). Only the last
     :data:`UNMARKED_LINES` lines are looked at, only at no quiet level, only when not routine
     (:data:`~pytest_blackwell.failures.errorwords.BENIGN`), and only for the general words of a
-    category (:mod:`.cues`); the failure is ``unknown`` with its first such line kept, and its
-    category is read from those words.
+    category (:mod:`.cues`) or a C program's abort naming its source line; the failure is
+    ``unknown`` with its first such line kept, and its category is read from those words.
     """
     last = [
         (lineno, line)
@@ -102,7 +108,9 @@ def unmarked_error(tail: Iterable[tuple[int, str]], stage: str) -> Candidate | N
     ][-UNMARKED_LINES:]
     for lineno, line in last:
         quiet = line.level in QUIET_LEVELS or (not line.level and quiet_word(line.text))
-        if quiet or BENIGN.search(line.text) or cue_category([line.text]) is None:
+        if quiet or BENIGN.search(line.text):
+            continue
+        if cue_category([line.text]) is None and not _ABORT_AT.match(line.text):
             continue
         return Candidate(LEVEL_ONLY, "unknown", line.text, lineno, lineno, stage, {}, None)
     return None

@@ -53,6 +53,26 @@ from pytest_blackwell.failures.cues import cue_category
             "unsupported_config",
         ),
         ("KeyError: unknown model type 'foonet'", "unsupported_config"),
+        (
+            "Assertion failed: the window length (mWindow) must be > 0 (foo.h:12)",
+            "unsupported_config",
+        ),
+        ("RuntimeError: PagedPrefill failed to dispatch with dtype Float8", "dispatch_failure"),
+        (
+            '{"error":"Server error: Expected head_size <= 256 to be true, but got false."}',
+            "dispatch_failure",
+        ),
+        (
+            "Current device can not allocate a block larger than 4GB! Tried to allocate 6 GiB",
+            "device_oom",
+        ),
+        ("foo.go:12: error starting runner: runner process has terminated", "engine_died"),
+        ('Error: Post "http://127.0.0.1:9000/api/run": EOF', "engine_died"),
+        (
+            'level=ERROR msg="unable to load the cuda driver library" error="symbol lookup failed"',
+            "env_mismatch",
+        ),
+        ("Exception: the model server not ready after 600 s", "timeout"),
     ],
 )
 def test_an_unknown_error_is_read_for_the_words_of_a_category(
