@@ -31,6 +31,11 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bdouble enter to end input\b"
         # llama.cpp's server working on a request in one of its slots
         r"|\bslot (?:update_slots|launch_slot_\w*|init_sampler|print_timing):"
+        # a prompt being processed (llama.cpp's forks), a prompt queued (ComfyUI)
+        r"|(?i:\bprocessing (?:the )?prompt\b|\bprompt processing\b)|^\s*got prompt\s*$"
+        # a server that has come up: the work after it is the requests it serves
+        r"|\bServing on https?://|\bUvicorn running on\b|\bApplication startup complete\b"
+        r"|\bllama runner started\b"
         # nccl-tests' result rows: size, count, type, redop, root, time, algbw, busbw, #wrong
         r"|^\s*\d+\s+\d+\s+(?:float|half|bfloat16|double|u?int(?:8|32|64))\s+(?:sum|prod|max|min|avg"
         r"|none)\s+-?\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+",
@@ -49,7 +54,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # weights: checkpoint shards, state dicts, weight files being read
     (
         r"(?i)\bloading (?:\w+ )?checkpoint shards\b|\bload(?:ing)?_state_dict\b"
-        r"|\bfrom_pretrained\b|\bloading (?:model )?weights\b|\bUsing model weights format\b"
+        r"|\bfrom_pretrained\b|\bloading (?:model )?weights\b(?! took)"
+        r"|\bUsing model weights format\b"
+        r"|\bloading (?:the )?model\b(?! (?:weights )?took)"
         # the model's tokenizer files being read; TGI's launcher starting a shard (which loads
         # the model: "Starting shard", "Waiting for shard to be ready")
         r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b"
@@ -60,7 +67,11 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # the weights are in: what runs next is the first forward pass, the memory-profiling run
     # (as vLLM's "Model loading took" marker): TensorRT-LLM's "Model init total -- 387.22s",
     # tinygrad's "loaded weights in 4041.00 ms"
-    (r"\bModel init total\b|\bloaded weights in \d", "profile"),
+    (
+        r"\bModel init total\b|\bloaded weights in \d"
+        r"|\b(?:Loading model weights|Model loading) took\b",
+        "profile",
+    ),
     # CUDA graphs being captured: SGLang's "Capture cuda graph bs [...]", "Capture piecewise
     # CUDA graph begin", vLLM's "Capturing CUDA graphs", and SGLang's capture progress bars
     # ("Capturing batches (bs=8 avail_mem=...)", "Capturing num tokens (num_tokens=64 ...)")

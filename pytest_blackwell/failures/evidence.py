@@ -18,8 +18,8 @@ from pytest_blackwell.failures.cues import READABLE_RULES, cue_category
 from pytest_blackwell.failures.frames import (
     frame_category,
     frame_stage,
-    serving_frame,
     waiting_dump,
+    worded_frame,
 )
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.phrases import phrase_stage
@@ -102,7 +102,7 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
                 phrase_stage(cand.traceback)
                 or cand.after
                 or cand.activity
-                or serving_frame(cand.traceback)
+                or worded_frame(cand.traceback)
             )
         if told is not None:
             options.append(told)

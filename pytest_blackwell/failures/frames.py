@@ -379,13 +379,16 @@ def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
     return None
 
 
-def serving_frame(lines: Sequence[str]) -> tuple[str, str] | None:
-    """``("execute", evidence)`` when a frame among ``lines`` runs the model on work, by the
-    words of its name (:data:`_SERVING_WORDS`); weaker evidence than any engine function."""
+def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
+    """``(stage, evidence)`` from the words of a frame's name among ``lines`` (the model run on
+    work: ``execute``); weaker evidence than any engine function, read innermost first.
+    (Validation is no such word: a configuration, a repository id or a response object are all
+    validated, at start-up, while loading and while serving.)"""
     for segment in _segments(lines):
         for frame in reversed(segment):
-            if _SERVING_WORDS.search(frame.func):
-                return "execute", f"frame {frame.func}"
+            for pattern, stage in _FRAME_WORDS:
+                if pattern.search(frame.func):
+                    return stage, f"frame {frame.func}"
     return None
 
 
@@ -394,9 +397,14 @@ def serving_frame(lines: Sequence[str]) -> tuple[str, str] | None:
 #: ``generate_sequences``, ``training_step``). Read only when no engine function of the table
 #: names the stage: a program of its own calling a model is running it,
 #: unless the message or the lines before the error say otherwise.
-_SERVING_WORDS = re.compile(
-    r"(?i)(?:^|_)(?:generate|generation|sample|sampling|sampler|decode|decoding|prefill"
-    r"|completions?|chat|infer|inference|predict|serve|serving|train|training)(?:_|$)"
+_FRAME_WORDS = (
+    (
+        re.compile(
+            r"(?i)(?:^|_)(?:generate|generation|sample|sampling|sampler|decode|decoding|prefill"
+            r"|completions?|chat|infer|inference|predict|serve|serving|train|training)(?:_|$)"
+        ),
+        "execute",
+    ),
 )
 
 

@@ -32,6 +32,10 @@ IN_TUNING = {
     "fresh13": (0.93, 0.81),
     "fresh14": (0.84, 0.81),
     "fresh15": (0.88, 0.73),
+    "fresh16": (0.85, 0.61),
+    "fresh17": (1.00, 0.65),
+    "fresh18": (0.96, 0.76),
+    "fresh19": (0.92, 0.77),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses) and listed in docs/failures.md.

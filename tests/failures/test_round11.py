@@ -64,5 +64,25 @@ def test_a_compiler_warning_naming_a_source_line_is_no_abort(tmp_path: Path) -> 
 
 def test_an_error_occurred_is_an_error(tmp_path: Path) -> None:
     lines = ["got prompt", "Error occurred when executing FooLoader:", "", "the loader gave up"]
-    failure = classify_as(tmp_path, lines, "unknown", "unknown")
+    failure = classify_as(tmp_path, lines, "unknown", "execute")  # a prompt was queued
     assert failure.first_error == lines[1]
+
+
+@pytest.mark.parametrize(
+    ("before", "stage"),
+    [
+        ("Processing Prompt (512 / 2048 tokens)", "execute"),
+        ("got prompt", "execute"),
+        ("Serving on http://0.0.0.0:9000.", "execute"),
+        (
+            'time=01:00 level=INFO source=server.go:1 msg="llama runner started in 3.1 seconds"',
+            "execute",
+        ),
+        ("Loading model using mmap strategy", "loading"),
+        ("INFO 01-01 00:00:00 model_runner.py:1 Loading model weights took 3.2 GB", "profile"),
+    ],
+)
+def test_what_a_program_was_doing_before_its_error(tmp_path: Path, before: str, stage: str) -> None:
+    lines = [before, "CUDA error: an illegal memory access was encountered"]
+    failure = classify_as(tmp_path, lines, "illegal_memory_access", stage)
+    assert failure.evidence["stage"].startswith("activity "), failure.evidence
