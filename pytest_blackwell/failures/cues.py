@@ -3,8 +3,9 @@
 Rules match the wordings libraries are known to print. A failure log of a library no rule knows
 still says what went wrong in the words of the domain: memory that could not be allocated, a
 kernel that is not implemented for an architecture, a field missing from a config, a process
-killed by a signal. When no rule, frame or relay names the category of the first error, its own
-words are read against this table (``evidence["category"]`` is ``cue '<words>'``).
+killed by a signal. When no rule, frame or relay names the category of the first error (or
+only a generic rule read any ``ValueError`` as a configuration's), its own words are read
+against this table (``evidence["category"]`` is ``cue '<words>'``).
 
 Each cue is a category's vocabulary, not the wording of one log: a shortage of memory, a
 refusal naming an architecture or a kernel, a missing or invalid setting. Cues are tried from
