@@ -76,7 +76,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "engine_died",
         (
-            r"(?-i:\bSIG(?:KILL|SEGV|ABRT|BUS)\b)|\bkilled\b|\bcore dumped\b|\bdied\b|\bcrashed\b"
+            r"(?-i:\bSIG(?:KILL|SEGV|ABRT|BUS|FPE|ILL)\b)|\bkilled\b|\bcore dumped\b|\bdied\b|\bcrashed\b"
+            r"|\bfloating point exception\b|\billegal hardware instruction\b|\bbus error\b"
             r"|\bsegmentation fault\b|\b(?:exited|terminated) (?:unexpectedly|by signal)\b"
             r"|\bprocess (?:has )?(?:terminated|exited)\b"
             # a server or backend process gone: the connection to it ends (Go's "EOF")
@@ -97,6 +98,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             r"\btimed?[ -]?out\b|\bTimeout(?:Error|Exception)?:|\bdeadline exceeded\b"
             r"|\btimeout (?:after|of \d|waiting|while|expired|reached|exceeded)\b"
+            r"|\btimeout (?:check )?failed\b"
             r"|\b(?:did not|didn't|never) (?:become ready|respond\w*|finish\w*|complete\w*)\b"
             r"|\bnot (?:ready|up|healthy|responding) (?:after|within)\b",
         ),
@@ -136,6 +138,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bdoes(?: not|n't) support\b"
             r"|\bonly (?:supported|available|allowed) (?:for|with|when)\b"
             r"|\bmissing (?:required )?(?:field|key|argument|tensor|weight|parameter|config\w*)s?\b"
+            r"|\bno file named\b"
             r"|\bunknown (?:model )?(?:architecture|model type|field|option|argument|parameter"
             r"|quantization|dtype|backend)\b|\bno (?:module or )?parameter named\b"
             r"|\binvalid (?:value|config\w*|option|choice|model|format|dtype|quantization)\b"

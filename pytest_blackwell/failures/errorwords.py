@@ -54,13 +54,17 @@ ERRORISH = re.compile(
     r"|^(?:[\w.:]+: )?(?:error|Error) (?:\w+ ){0,3}\w+:\s\S"
     r"|\b(?:[Ff]ailed|FAILED|[Aa]bort(?:ed|ing)?|ABORT(?:ED)?|[Pp]anic(?:ked)?)\b"
     r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurred\b"
+    # the CUDA runtime naming an error (cuda-memcheck's "Program hit cudaErrorX", "CUDA error (f:1)")
+    r"|\b(?:cuda|hip)Error[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\b(?:CUDA|HIP) error\b"
+    # a shell reporting the signal a job died of (zsh's "[1]  2771 floating point exception  x")
+    r"|(?i:\bfloating point exception\b|\billegal hardware instruction\b|\bbus error\b)"
     r"|(?i:segmentation fault|core dumped)"
 )
 #: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count
 #: (``0 failed``, but not ``replica 0 failed``: a number after a noun names a thing).
 BENIGN = re.compile(
     r"(?i)\bretry(?:ing)?\b|\bwill retry\b|\bwaiting\b|\bfall(?:ing)?\s?back\b|\bskipp(?:ed|ing)\b"
-    r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )\b0 (?:failed|errors?)\b|\b(?:failed|errors?) ?[=:] ?0\b"
+    r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )\b0 (?:failed|errors?)\b|(?<![Cc]heck )\b(?:failed|errors?) ?[=:] ?0\b"
     # pinning or locking host memory is an optimisation: llama.cpp and others go on without it
     r"|\bof pinned (?:host )?memory\b|\bmlock\b"
     # a scheduler taking requests back to free memory (SGLang's "Decode out of memory happened.
@@ -70,11 +74,14 @@ BENIGN = re.compile(
 
 
 #: Lines that mention an error without being one, whatever rule their words match: advice about
-#: an error that may come ("If you get `CUDA error: invalid device function` errors, ..."), and a
+#: an error that may come ("If you get `CUDA error: invalid device function` errors, ..."), a
 #: program going on with an alternative ("... not available (No module named 'x'), falling back
-#: to a Python version").
+#: to a Python version"), and Python's warnings of kinds that never stop a program.
 ASIDE = re.compile(
     r"^\W*If you (?:get|see|encounter|hit|run into|are seeing)\b|\b(?:falling|fall|fell) back to\b"
+    # Python's warnings that never stop a program (a library's UserWarning may name a real
+    # problem, such as a GPU the installed torch has no kernels for, so it is read)
+    r"|^\S+:\d+: (?:Runtime|Deprecation|PendingDeprecation|Future|Resource)Warning: "
 )
 
 
