@@ -76,7 +76,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "engine_died",
         (
-            r"(?-i:\bSIG(?:KILL|SEGV|ABRT|BUS|FPE|ILL)\b)|\bkilled\b|\bcore dumped\b|\bdied\b|\bcrashed\b"
+            r"(?-i:\bSIG(?:KILL|SEGV|ABRT|BUS|FPE|ILL)\b)|\bkilled\b|\bcore dumped\b"
+            r"|\bdied\b|\bcrashed\b"
             r"|\bfloating point exception\b|\billegal hardware instruction\b|\bbus error\b"
             r"|\bsegmentation fault\b|\b(?:exited|terminated) (?:unexpectedly|by signal)\b"
             r"|\bprocess (?:has )?(?:terminated|exited)\b"

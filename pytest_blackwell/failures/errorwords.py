@@ -54,7 +54,7 @@ ERRORISH = re.compile(
     r"|^(?:[\w.:]+: )?(?:error|Error) (?:\w+ ){0,3}\w+:\s\S"
     r"|\b(?:[Ff]ailed|FAILED|[Aa]bort(?:ed|ing)?|ABORT(?:ED)?|[Pp]anic(?:ked)?)\b"
     r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurred\b"
-    # the CUDA runtime naming an error (cuda-memcheck's "Program hit cudaErrorX", "CUDA error (f:1)")
+    # the CUDA runtime naming an error ("Program hit cudaErrorX ...", "CUDA error (f.h:1): ...")
     r"|\b(?:cuda|hip)Error[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\b(?:CUDA|HIP) error\b"
     # a shell reporting the signal a job died of (zsh's "[1]  2771 floating point exception  x")
     r"|(?i:\bfloating point exception\b|\billegal hardware instruction\b|\bbus error\b)"
