@@ -64,7 +64,8 @@ ERRORISH = re.compile(
 #: (``0 failed``, but not ``replica 0 failed``: a number after a noun names a thing).
 BENIGN = re.compile(
     r"(?i)\bretry(?:ing)?\b|\bwill retry\b|\bwaiting\b|\bfall(?:ing)?\s?back\b|\bskipp(?:ed|ing)\b"
-    r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )\b0 (?:failed|errors?)\b|(?<![Cc]heck )\b(?:failed|errors?) ?[=:] ?0\b"
+    r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )\b0 (?:failed|errors?)\b"
+    r"|(?<![Cc]heck )\b(?:failed|errors?) ?[=:] ?0\b"  # a zero count, not glog's "Check failed"
     # pinning or locking host memory is an optimisation: llama.cpp and others go on without it
     r"|\bof pinned (?:host )?memory\b|\bmlock\b"
     # a scheduler taking requests back to free memory (SGLang's "Decode out of memory happened.
