@@ -11,7 +11,9 @@ class Failure:
     """The first error of a run.
 
     ``evidence`` says what decided them: ``{"category": "rule triton_smem", "stage": "frame
-    capture_model"}`` (a rule, a frame, a stage marker, a stage event, or ``none``).
+    capture_model"}`` (a rule, a frame, the general words of the error itself (``cue``), a
+    stage marker, a stage event, activity before the error, or ``none``; docs/failures.md lists
+    them all).
     ``category`` and ``stage`` are names from :mod:`pytest_blackwell.failures.vocabulary`
     (downstream rules may add categories). ``line`` is 1-based in the log it came from.
     Everything is plain data so it crosses process boundaries and lands in reports as is.
