@@ -8,6 +8,7 @@ but rules are never tuned on them: a wrong holdout entry is a finding, not a rul
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,19 @@ def test_quick_scan_gives_the_thorough_answer(entry: Entry) -> None:
     """A file is scanned quickly first; reading every line in full must say the same."""
     lines = entry.path.read_text(encoding="utf-8").splitlines()
     assert classify_log(entry.path) == classify_log(lines)
+
+
+_USER_HOME = re.compile(
+    r"/home/(?!user\b)[\w.-]+|/Users/(?!user\b)[\w.-]+|\\Users\\(?!user\b)[\w.-]+"
+)
+
+
+def test_logs_keep_no_user_names() -> None:
+    """Logs are stored as printed, but with the poster's user name in home paths replaced."""
+    named = {
+        f"{_shard(e)}/{e.path.name}": m.group(0)
+        for e in ENTRIES
+        for m in [_USER_HOME.search(e.path.read_text(encoding="utf-8"))]
+        if m is not None
+    }
+    assert not named, named
