@@ -81,7 +81,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?<![\w-])--[a-z][\w-]+ (?:is not supported|is not allowed|must be|cannot be used)"
         # a check that asks for another command-line flag, or pydantic validating the arguments
         # of an engine's config (vLLM: "[type=value_error, input_value=ArgsKwargs(...")
-        r"|\bsetting the `?\w+`? flag in (?:the )?CLI\b|\binput_value=ArgsKwargs\(",
+        r"|\bsetting the ?`?\w+`? flag in (?:the )?CLI\b|\binput_value=ArgsKwargs\("
+        # vLLM's check of the model's dtype against the GPU, run while the engine is created
+        r"|\bBfloat16 is only supported on GPUs with compute capability\b",
         "startup",
     ),
 )

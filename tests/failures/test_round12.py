@@ -40,3 +40,23 @@ def test_an_error_told_without_an_error_word_is_never_silent(
 )
 def test_a_zero_count_stays_routine(tmp_path: Path, line: str) -> None:
     assert classify_both(tmp_path, ["step 1", line]) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "category"),
+    [
+        (
+            "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least "
+            "8.0. Your Foo GPU has compute capability 7.5.",
+            "dispatch_failure",
+        ),
+        (
+            "ValueError: the card lacks bf16. You can use float16 instead by explicitly setting "
+            "the`dtype` flag in CLI, for example: --dtype=half.",
+            "unsupported_config",
+        ),
+    ],
+)
+def test_a_dtype_check_of_the_engine_is_startup(tmp_path: Path, line: str, category: str) -> None:
+    failure = classify_as(tmp_path, [line], category, "startup")
+    assert failure.evidence["stage"].startswith("phrase "), failure.evidence
