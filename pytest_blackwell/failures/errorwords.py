@@ -93,9 +93,10 @@ _QUIET_WORD = re.compile(
 )
 
 
-def quiet_word(text: str) -> bool:
-    """Whether ``text`` starts with a quiet level the log prefix parser did not recognise."""
-    return _QUIET_WORD.search(text) is not None
+def is_quiet(text: str, level: str) -> bool:
+    """Whether a line is logged at a quiet level: the one its prefix gave, or a quiet level word
+    the log prefix parser did not recognise."""
+    return level in QUIET_LEVELS or (not level and _QUIET_WORD.search(text) is not None)
 
 
 def says_error(text: str, level: str) -> bool:
@@ -109,7 +110,7 @@ def says_error(text: str, level: str) -> bool:
         return False
     if level in ERROR_LEVELS:
         return True
-    if level in QUIET_LEVELS or (not level and quiet_word(text)):
+    if is_quiet(text, level):
         return LOUD.search(text) is not None
     return ERRORISH.search(text) is not None and (
         LOUD.search(text) is not None or BENIGN.search(text) is None

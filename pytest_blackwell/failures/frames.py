@@ -380,15 +380,14 @@ def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
 
 
 def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
-    """``(stage, evidence)`` from the words of a frame's name among ``lines`` (the model run on
-    work: ``execute``); weaker evidence than any engine function, read innermost first.
-    (Validation is no such word: a configuration, a repository id or a response object are all
-    validated, at start-up, while loading and while serving.)"""
+    """``("execute", evidence)`` when the name of a frame among ``lines`` says the model runs on
+    work (:data:`_SERVING_WORDS`); weaker evidence than any engine function, read innermost
+    first. (Validation is no such word: a configuration, a repository id or a response object
+    are all validated, at start-up, while loading and while serving.)"""
     for segment in _segments(lines):
         for frame in reversed(segment):
-            for pattern, stage in _FRAME_WORDS:
-                if pattern.search(frame.func):
-                    return stage, f"frame {frame.func}"
+            if _SERVING_WORDS.search(frame.func):
+                return "execute", f"frame {frame.func}"
     return None
 
 
@@ -397,14 +396,9 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
 #: ``generate_sequences``, ``training_step``). Read only when no engine function of the table
 #: names the stage: a program of its own calling a model is running it,
 #: unless the message or the lines before the error say otherwise.
-_FRAME_WORDS = (
-    (
-        re.compile(
-            r"(?i)(?:^|_)(?:generate|generation|sample|sampling|sampler|decode|decoding|prefill"
-            r"|completions?|chat|infer|inference|predict|serve|serving|train|training)(?:_|$)"
-        ),
-        "execute",
-    ),
+_SERVING_WORDS = re.compile(
+    r"(?i)(?:^|_)(?:generate|generation|sample|sampling|sampler|decode|decoding|prefill"
+    r"|completions?|chat|infer|inference|predict|serve|serving|train|training)(?:_|$)"
 )
 
 

@@ -22,7 +22,7 @@ from pytest_blackwell.failures.candidates import (
     is_header,
 )
 from pytest_blackwell.failures.cues import cue_category
-from pytest_blackwell.failures.errorwords import BENIGN, QUIET_LEVELS, quiet_word
+from pytest_blackwell.failures.errorwords import BENIGN, is_quiet
 from pytest_blackwell.failures.frames import THREAD_DUMP
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 
@@ -107,8 +107,7 @@ def unmarked_error(tail: Iterable[tuple[int, str]], stage: str) -> Candidate | N
         if line.text.strip() and not is_frame(line.text)
     ][-UNMARKED_LINES:]
     for lineno, line in last:
-        quiet = line.level in QUIET_LEVELS or (not line.level and quiet_word(line.text))
-        if quiet or BENIGN.search(line.text):
+        if is_quiet(line.text, line.level) or BENIGN.search(line.text):
             continue
         if cue_category([line.text]) is None and not _ABORT_AT.match(line.text):
             continue
