@@ -22,6 +22,9 @@ SOFT_WINDOW = 30  # lines after a relay within which a new known cause replaces 
 #: A traceback starting this few lines after an error line is that error's own (a process
 #: banner such as ``Process EngineCore:`` or ``Exception in ControllerSingle:`` may sit between).
 FOLLOW_GAP = 3
+#: A traceback with no cause of its own starting this few lines after an error is that error's
+#: caller reporting it (torch follows a CUDA error with up to four lines of advice and a blank).
+AFTER_GAP = 10
 HEADERS = ("Traceback (most recent call last)", "Exception Group Traceback")
 #: A process death: its later reports (a faulthandler stack) may still tell its stage.
 DIED = "engine_died"
@@ -107,9 +110,9 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
             # printed right above its own traceback, and says what was being done.
             return replace(cand, traceback=[best.text, *cand.traceback])
         return _told_later(cand, best)  # ``best`` may have been read first (a quick scan)
-    if best.after is None and cand.rank < WEAK and 0 < cand.start - best.line <= FOLLOW_GAP:
-        # The traceback printed right after the error line belongs to it: its frames tell the
-        # stage when nothing before the error does (see ``evidence.decide``).
+    if best.after is None and cand.rank < WEAK and 0 < cand.start - best.line <= AFTER_GAP:
+        # The traceback printed right after the error (and its advice) belongs to it: its
+        # frames tell the stage when nothing before the error does (see ``evidence.decide``).
         told = frame_stage(cand.traceback)
         if told is not None:
             best = replace(best, after=(told[0], f"{told[1]} (traceback after the error)"))
@@ -151,6 +154,9 @@ def _told_later(first: Candidate, later: Candidate) -> Candidate:
     if not any(word in later.text for word in TRIGGERS):
         return first
     told = phrase_stage([later.text])
+    if told is None and again:
+        # the same error re-raised by the loop that ran it: that loop's frames tell the stage
+        told = frame_stage(later.traceback)
     if told is None:
         return first
     why = "the same error reported again" if again else "the error its caller reported"

@@ -39,6 +39,15 @@ _STARTUP_SHAPE = re.compile(
 #: another cause (no kernel image when the first kernel runs, wherever that is), whose stage it
 #: does not tell.
 _CAPABILITY_WARNING = "is not compatible with the current PyTorch"
+#: Loads that happen when a library is first used, not when the process starts: cuDNN loading
+#: one of its sub-libraries ("Could not load library libcudnn_ops_infer.so.8"), an import in
+#: the body of a model's layer or forward function (a kernel package imported on first call).
+_FIRST_USE = re.compile(r"^Could not load library |/layers/|\b_?forward\w*\(|\bin _?forward\w*$")
+
+
+def first_use(lines: Sequence[str]) -> bool:
+    """Whether ``lines`` show a library loaded on first use (:data:`_FIRST_USE`)."""
+    return any(_FIRST_USE.search(text.strip()) for text in lines)
 
 
 def stage_prior(category: str, lines: Sequence[str]) -> tuple[str, str] | None:
@@ -48,6 +57,8 @@ def stage_prior(category: str, lines: Sequence[str]) -> tuple[str, str] | None:
     stage (an ``env_mismatch`` can be a JIT build's), so only the error's own shape counts; a
     precursor warning in the block of another category's cause is not that cause's shape.
     """
+    if first_use(lines):
+        return None
     for text in lines:
         if _CAPABILITY_WARNING in text:
             startup = category == "env_mismatch"
@@ -104,6 +115,8 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
                 or cand.activity
                 or worded_frame(cand.traceback)
             )
+            if told is not None and "import" in told[1].lower() and first_use(cand.traceback):
+                told = None  # an import in a layer's code runs when the model first does
         if told is not None:
             options.append(told)
     stage = later_stage(stage for stage, _ in options)

@@ -325,9 +325,18 @@ _CACHE_MODULE = re.compile(
 _BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|make|setup)_\w+)$")
 
 
+def _lookup(table: dict[str, str], func: str) -> str | None:
+    """``table``'s stage for ``func``, or for the public name a private helper is named after
+    (DeepGEMM's ``_warmup`` under its ``warmup``)."""
+    stage = table.get(func)
+    if stage is None and func.startswith("_") and not func.endswith("__"):
+        stage = table.get(func.lstrip("_"))
+    return stage
+
+
 def _named(frame: Frame) -> str | None:
     """The stage an engine function tells by its name (a model constructor: loading)."""
-    stage = DECISIVE.get(frame.func)
+    stage = _lookup(DECISIVE, frame.func)
     if stage is None and _WEIGHTS_FUNC.search(frame.func):
         stage = "loading"
     if stage is None and _BUILDS.match(frame.func) and _CACHE_MODULE.search(frame.path):
@@ -373,7 +382,7 @@ def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
                 return stage, f"frame {frame.func}"
     for segment in segments:
         for frame in reversed(segment):
-            stage = CONTEXTUAL.get(frame.func)
+            stage = _lookup(CONTEXTUAL, frame.func)
             if stage is not None:
                 return stage, f"frame {frame.func}"
     return None

@@ -58,12 +58,22 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         "execute",
     ),
     (r"Exception ignored in.{0,80}__del__|likely shutting down|interpreter shutdown", "shutdown"),
-    (r"(?i)unable to warm ?up|warm ?up (?:failed|model)\b|while warming up", "warmup"),
+    # also the tracing span of TGI's (and its forks') router warming the shards up
+    (
+        r"(?i)unable to warm ?up|warm ?up (?:failed|model)\b|while warming up"
+        r"|(?:^|[\s:])warmup\{",
+        "warmup",
+    ),
     # TensorRT: a serialized engine read back from its plan file
     (r"(?i)deserializ\w* (?:the )?(?:cuda )?engine|engine deserialization", "loading"),
     (r"(?i)\b(?:error|failed|failure) (?:in|during|of) (?:the )?memory profil", "profile"),
     # llama.cpp creates its context (KV cache and compute buffers) after loading the weights
-    (r"failed to create (?:the )?(?:llama_)?context|llama_new_context_with_model\b", "kv_alloc"),
+    # and a KV cache being allocated is the KV-cache stage, whatever the engine
+    (
+        r"failed to create (?:the )?(?:llama_)?context|llama_new_context_with_model\b"
+        r"|(?i:\ballocat\w* (?:\w+ ){0,2}for (?:the )?kv[ _-]?cache\b)",
+        "kv_alloc",
+    ),
     (
         r"(?i)waiting for .{0,60}(?:to start|READY|initial message)\b|\binit\.cc:\d+"
         r"|waiting for (?:the )?(?:engines?|engine cores?|workers?)\b"

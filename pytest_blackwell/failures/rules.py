@@ -40,7 +40,10 @@ CAUSES: tuple[Rule, ...] = (
        r"|shared memory (?:size )?(?:too large|too big|overflow)"),
     rule("dynamic_smem_attribute", "smem_limit",
        r"MaxDynamicSharedMemorySize.{0,200}?(?:invalid argument|failed|exceed)"
-       r"|cudaFuncSetAttribute.{0,200}?(?:invalid argument|failed)"),
+       r"|cudaFuncSetAttribute.{0,200}?(?:invalid argument|failed)"
+       # FlashAttention's launch templates raise the kernel's dynamic shared-memory attribute
+       # right before the launch: "invalid argument" there is a request above the card's limit
+       r"|flash_(?:fwd|bwd)\w*launch_template\.h:\d+\)?:? invalid argument"),
     rule("smem_exceeds", "smem_limit",
        r"(?i)(?:shared memory|smem)\b[^.]{0,80}?\bexceed(?:s|ed)?\b"
        r"|\bexceeds? (?:the )?(?:max\w* )?"
@@ -356,8 +359,8 @@ CAUSES: tuple[Rule, ...] = (
        stage_hint="compile"),
     rule("no_device", "env_mismatch",
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
-       r"device\(s\) is/are busy or unavailable|Failed to infer device type|Cannot re-initialize "
-       r"CUDA in forked subprocess|\[Errno 28\] No space left on device"),
+       r"device\(s\) is/are busy or unavailable|Failed to infer device type"
+       r"|\[Errno 28\] No space left on device"),
     rule("backend_init_failed", "env_mismatch",
        r"Unable to initialize backend '(?:cuda|gpu|rocm)'|no supported devices found for platform",
        stage_hint="startup", ignore_at=QUIET),
