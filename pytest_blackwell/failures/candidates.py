@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_blackwell.failures.errorwords import TRIGGERS
-from pytest_blackwell.failures.frames import frame_stage
+from pytest_blackwell.failures.frames import frame_stage, worded_frame
 from pytest_blackwell.failures.phrases import phrase_stage
 from pytest_blackwell.failures.stages import later_stage
 
@@ -156,7 +156,7 @@ def _told_later(first: Candidate, later: Candidate) -> Candidate:
     told = phrase_stage([later.text])
     if told is None and again:
         # the same error re-raised by the loop that ran it: that loop's frames tell the stage
-        told = frame_stage(later.traceback)
+        told = frame_stage(later.traceback) or worded_frame(later.traceback)
     if told is None:
         return first
     why = "the same error reported again" if again else "the error its caller reported"

@@ -48,7 +48,7 @@ ERRORISH = re.compile(
     r"|(?:^|[\s;,(\[])(?:[\w\-]+ )?(?:error|Error)\s*:\s*\S|\b\d+ errors? detected\b"
     # an error code: "CUDA error = 999 at main.cu:196", "cuda error 700"
     r"|\b(?:CUDA|cuda|HIP|hip)\w* (?:error|Error)\s*=?\s*[1-9]\d*"
-    r"|\b(?:CUDA|NCCL|cuda|nccl|cuDNN|cuBLAS) failure\b"
+    r"|\b(?i:CUDA|NCCL|cuDNN|cuBLAS) failure\b"
     r"|^[\w.\-]+: (?:Error|error) \w"
     # "error loading model: ...", "Error processing request: ...": an error and what it hit
     r"|^(?:[\w.:]+: )?(?:error|Error) (?:\w+ ){0,3}\w+:\s\S"

@@ -144,6 +144,7 @@ CONTEXTUAL: dict[str, str] = {
     "_initialize_kv_caches": "kv_alloc",
     "_apply": "loading",  # torch's Module.to()/cuda(): parameters moved onto the device
     "get_tensor": "loading",  # safetensors' safe_open(...).get_tensor: a checkpoint tensor read
+    "safe_open": "loading",  # safetensors opening a checkpoint file
     "from_pretrained": "loading",  # Hugging Face: a model, tokenizer or config read from files
     "_dummy_sampler_run": "warmup",
     "execute_model": "execute",
@@ -392,10 +393,11 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
     """``("execute", evidence)`` when the name of a frame among ``lines`` says the model runs on
     work (:data:`_SERVING_WORDS`); weaker evidence than any engine function, read innermost
     first. (Validation is no such word: a configuration, a repository id or a response object
-    are all validated, at start-up, while loading and while serving.)"""
+    are all validated, at start-up, while loading and while serving; a unit test's ``test_decode``
+    exercises a kernel, it serves nothing.)"""
     for segment in _segments(lines):
         for frame in reversed(segment):
-            if _SERVING_WORDS.search(frame.func):
+            if _SERVING_WORDS.search(frame.func) and not frame.func.startswith("test_"):
                 return "execute", f"frame {frame.func}"
     return None
 
@@ -407,7 +409,7 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
 #: unless the message or the lines before the error say otherwise.
 _SERVING_WORDS = re.compile(
     r"(?i)(?:^|_)(?:generate|generation|sample|sampling|sampler|decode|decoding|prefill"
-    r"|completions?|chat|infer|inference|predict|serve|serving|train|training)(?:_|$)"
+    r"|completions?|chat|infer|inference|predict|serve|serving|train|training|requests?)(?:_|$)"
 )
 
 

@@ -82,7 +82,10 @@ _PID_LEVEL = re.compile(
     # "ERROR 56542 [f.py:64] ", Ray's "ERR f.py:72 -- "
     r"(?: \d+ \[[\w.\-]+:\d+\] ?| [\w.\-]+:\d+ -- )"
 )
-_PLAIN_LEVEL = re.compile(r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL):(?:[\w.]+:)?\s*")
+# also after the function name llama.cpp puts first ("warmup: WARNING: flash attention ...")
+_PLAIN_LEVEL = re.compile(
+    r"^(?:[a-z_]\w*: )?(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL):(?:[\w.]+:)?\s*"
+)
 # "[E1010 12:34:56.789012 ProcessGroupNCCL.cpp:616]", "[W socket.cpp:663]"
 _GLOG_LEVEL = re.compile(
     r"^\[(?P<level>[EWIF])(?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?(?: \d+)?)? [\w./\-]+:\d+\]\s?"

@@ -23,7 +23,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"(?i)\bfailed to load (?:model|'|\")|\bloading failed\b|error loading model"
         r"|llama runner to start|start a llama runner|\bllama_model_load\b|\bUNAVAILABLE: "
-        r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)",
+        r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
+        r"|\bfailed to load all models\b",  # Triton server's model repository
         "loading",
     ),
     (
@@ -93,7 +94,13 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # of an engine's config (vLLM: "[type=value_error, input_value=ArgsKwargs(...")
         r"|\bsetting the ?`?\w+`? flag in (?:the )?CLI\b|\binput_value=ArgsKwargs\("
         # vLLM's check of the model's dtype against the GPU, run while the engine is created
-        r"|\bBfloat16 is only supported on GPUs with compute capability\b",
+        r"|\bBfloat16 is only supported on GPUs with compute capability\b"
+        # the engine's parallel-configuration check against the model's shape
+        r"|\bmust be divisible by (?:the )?(?:tensor|pipeline)[ _]parallel[ _]size\b"
+        # torch.distributed's store waiting for every rank to join the process group
+        r"|\bDistStoreError\b|\bwaiting for clients\. \d+/\d+ clients joined\b"
+        # CUDA finding no device: the first thing a process does with CUDA
+        r"|\bno CUDA-capable device is detected\b",
         "startup",
     ),
 )

@@ -162,6 +162,11 @@ CAUSES: tuple[Rule, ...] = (
        r"|.*?\((?:GPU \d+; )?(?P<total_bytes__2>" + SIZE
        + r") total capacity;.*?(?P<free_bytes__2>"
        + SIZE + r") free)?"),
+    # torch's allocator refusing a request over the process's memory limit ("Allocation on
+    # device 0 would exceed allowed memory. (out of memory)"), which ComfyUI prints cut to its
+    # first words
+    rule("allocation_on_device", "device_oom",
+       r"\bAllocation on device(?: \d+ would exceed allowed memory\b|\s*$)"),
     rule("cpu_alloc", "device_oom",
        r"DefaultCPUAllocator: (?:can't allocate|not enough memory|could not allocate)"
        r"(?:.*?you tried to allocate (?P<tried_bytes>\d+) bytes)?"),
@@ -357,6 +362,12 @@ CAUSES: tuple[Rule, ...] = (
        r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"
        r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory",
        stage_hint="compile"),
+    # a linker that cannot find a library it was told to link (a JIT build's "-lcuda")
+    rule("link_library_missing", "env_mismatch", r"\bld(?:\.\w+)?: cannot find -l\w+",
+       stage_hint="compile"),
+    # Docker asked for GPUs without the NVIDIA container runtime set up
+    rule("container_gpu_driver", "env_mismatch",
+       r'could not select device driver "\w*" with capabilities', stage_hint="startup"),
     rule("no_device", "env_mismatch",
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"
@@ -373,6 +384,9 @@ CAUSES: tuple[Rule, ...] = (
     rule("trt_plan_version", "env_mismatch",
        r"Version tag does not match|Serialization assertion \w+ == \w+ failed"
        r"|plan file is not compatible with this version of TensorRT"
+       # TensorRT-LLM's plugins checking the size of their serialized fields while the engine is
+       # read: an engine serialized by another TensorRT-LLM release
+       r"|Assertion failed: d == a \+ length\b"
        # TensorRT's plan reader itself failing: a plan it cannot read (another version's)
        r"|\bstdArchiveReader\b",
        stage_hint="loading"),

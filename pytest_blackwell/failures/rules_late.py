@@ -107,7 +107,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"EngineDeadError|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
        r"|Background loop has errored|Server exited unexpectedly|Backend worker is gone"
        r"|output_handler failed"
-       r"|Received sigquit from a child process|MQLLMEngine is already dead"
+       r"|Received sigquit from a child process?\b|MQLLMEngine is already dead"
        # TensorRT-LLM's LLM API: a worker of its executor failed to start
        r"|Executor worker returned error"
        # vLLM's multiprocess executor: a worker died ("see stack trace above for root cause")
@@ -137,8 +137,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|Error executing method|Exception in thread ", wrapper=True),
     # --- anything else that is an exception -------------------------------------------------------
     rule("exception", "unknown",
-       r"^(?:[A-Za-z_][\w]*\.)*(?P<exception>Exception|[A-Z]\w*(?:Error|Exception|Failed|Interrupt"
-       r"|OutOfResources|InvalidCxxCompiler|Unsupported))(?::|$)", ignore_at=QUIET),
+       r"^(?:[A-Za-z_][\w]*\.)*(?P<exception>Exception|(?:Base)?ExceptionGroup"
+       r"|[A-Z]\w*(?:Error|Exception|Failed|Interrupt|OutOfResources|InvalidCxxCompiler"
+       r"|Unsupported))(?::|$)", ignore_at=QUIET),
     rule("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
     # the CUDA runtime's own error string with no known cause in it (ggml's "CUDA error: an
     # internal operation failed"): an error of its own, which a death right after does not

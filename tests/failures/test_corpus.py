@@ -41,6 +41,10 @@ IN_TUNING = {
     "fresh21": (0.94, 0.76),
     "fresh22": (0.66, 0.80),
     "fresh23": (0.72, 0.86),
+    "fresh24": (0.88, 0.92),
+    "fresh25": (0.93, 0.83),
+    "fresh26": (0.82, 0.75),
+    "fresh27": (1.00, 0.78),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
