@@ -36,6 +36,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # a server that has come up: the work after it is the requests it serves
         r"|\bServing on https?://|\bUvicorn running on\b|\bApplication startup complete\b"
         r"|\bllama runner started\b"
+        # a progress bar or announcement of the work itself ("Generating: 0/1", "Sampling
+        # with k_euler", "Denoising 40%|####")
+        r"|(?i:^\s*(?:generat(?:ing|ion)|sampling|denoising|transcribing)\b.{0,60}?"
+        r"(?:\d+/\d+|\d+%\||\bwith\b))"
         # nccl-tests' result rows: size, count, type, redop, root, time, algbw, busbw, #wrong
         r"|^\s*\d+\s+\d+\s+(?:float|half|bfloat16|double|u?int(?:8|32|64))\s+(?:sum|prod|max|min|avg"
         r"|none)\s+-?\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+",

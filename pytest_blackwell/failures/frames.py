@@ -310,7 +310,14 @@ def _called(segment: list[Frame], callee: str) -> None:
 
 
 #: Model code whose constructors run while the model is built, i.e. while it is loaded.
-MODEL_PATHS = ("model_executor/models/", "srt/models/", "_torch/models/", "custom_modeling/")
+MODEL_PATHS = (
+    "model_executor/models/",
+    "model_executor/layers/",
+    "srt/models/",
+    "srt/layers/",
+    "_torch/models/",
+    "custom_modeling/",
+)
 
 
 #: Engine functions named for building or reading the weights ("_create_weight",

@@ -136,3 +136,23 @@ def test_a_unit_tests_name_serves_nothing(tmp_path: Path) -> None:
         "RuntimeError: CUDA error: an illegal memory access was encountered",
     ]
     classify_as(tmp_path, lines, "illegal_memory_access", "unknown")
+
+
+@pytest.mark.parametrize(
+    "before",
+    ["Generating: 0/1", "Sampling with k_euler_ancestral for 20 steps", "Denoising  40%|####"],
+)
+def test_a_progress_bar_of_the_work_is_execute(tmp_path: Path, before: str) -> None:
+    lines = ["INFO model ready", before, "RuntimeError: CUDA error: unspecified launch failure"]
+    failure = classify_as(tmp_path, lines, "illegal_memory_access", "execute")
+    assert failure.evidence["stage"].startswith("activity")
+
+
+def test_a_layer_built_with_the_model_is_loading(tmp_path: Path) -> None:
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/srv/vllm/model_executor/layers/vocab_parallel_embedding.py", line 9, in __init__',
+        "    self.weight = torch.empty(n, d, device='cuda')",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.",
+    ]
+    classify_as(tmp_path, lines, "device_oom", "loading")
