@@ -38,7 +38,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bllama runner started\b"
         # a progress bar or announcement of the work itself ("Generating: 0/1", "Sampling
         # with k_euler", "Denoising 40%|####")
-        r"|(?i:^\s*(?:generat(?:ing|ion)|sampling|denoising|transcribing)\b.{0,60}?"
+        r"|(?i:^\s*(?:generat(?:ing|ion)|sampling|denoising|transcrib\w*)\b.{0,60}?"
         r"(?:\d+/\d+|\d+%\||\bwith\b))"
         # nccl-tests' result rows: size, count, type, redop, root, time, algbw, busbw, #wrong
         r"|^\s*\d+\s+\d+\s+(?:float|half|bfloat16|double|u?int(?:8|32|64))\s+(?:sum|prod|max|min|avg"

@@ -42,7 +42,7 @@ _CAPABILITY_WARNING = "is not compatible with the current PyTorch"
 #: Loads that happen when a library is first used, not when the process starts: cuDNN loading
 #: one of its sub-libraries ("Could not load library libcudnn_ops_infer.so.8"), an import in
 #: the body of a model's layer or forward function (a kernel package imported on first call).
-_FIRST_USE = re.compile(r"^Could not load library |/layers/|\b_?forward\w*\(|\bin _?forward\w*$")
+_FIRST_USE = re.compile(r"\bCould not load library |/layers/|\b_?forward\w*\(|\bin _?forward\w*$")
 
 
 def first_use(lines: Sequence[str]) -> bool:

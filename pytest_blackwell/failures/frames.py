@@ -94,6 +94,7 @@ DECISIVE: dict[str, str] = {
     "process_weights_after_loading": "loading",
     "from_dir": "loading",
     "build_engine": "compile",
+    "backend_compile": "compile",  # JAX handing a computation to XLA's compiler
     "build_serialized_network": "compile",
     "build_cuda_engine": "compile",
     "build_and_load": "compile",
@@ -174,6 +175,11 @@ CONTEXTUAL: dict[str, str] = {
     "add_request": "execute",
     "_validate_model_input": "execute",
     "get_model_worker_batch": "execute",  # SGLang's scheduler building a batch of requests
+    # ComfyUI's executor running the nodes of a queued workflow
+    "recursive_execute": "execute",
+    "get_output_data": "execute",
+    "map_node_over_list": "execute",
+    "_async_map_node_over_list": "execute",
     "_lazy_init": "startup",  # torch initialising CUDA on first use
     "set_device": "startup",
     "_init_backend": "startup",  # JAX initialising a platform backend

@@ -24,7 +24,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"(?i)\bfailed to load (?:model|'|\")|\bloading failed\b|error loading model"
         r"|llama runner to start|start a llama runner|\bllama_model_load\b|\bUNAVAILABLE: "
         r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
-        r"|\bfailed to load all models\b",  # Triton server's model repository
+        r"|\bfailed to load all models\b"  # Triton server's model repository
+        r"|(?i:\bload(?:ing)? model error\b)",
         "loading",
     ),
     (

@@ -163,10 +163,9 @@ CAUSES: tuple[Rule, ...] = (
        + r") total capacity;.*?(?P<free_bytes__2>"
        + SIZE + r") free)?"),
     # torch's allocator refusing a request over the process's memory limit ("Allocation on
-    # device 0 would exceed allowed memory. (out of memory)"), which ComfyUI prints cut to its
-    # first words
-    rule("allocation_on_device", "device_oom",
-       r"\bAllocation on device(?: \d+ would exceed allowed memory\b|\s*$)"),
+    # device 0 would exceed allowed memory", read by alloc_failed), which ComfyUI prints cut to
+    # its first words
+    rule("allocation_on_device", "device_oom", r"\bAllocation on device\s*$"),
     rule("cpu_alloc", "device_oom",
        r"DefaultCPUAllocator: (?:can't allocate|not enough memory|could not allocate)"
        r"(?:.*?you tried to allocate (?P<tried_bytes>\d+) bytes)?"),
@@ -180,6 +179,7 @@ CAUSES: tuple[Rule, ...] = (
        r"|(?i:\bcuda\w*(?: runtime)? (?:error|failure|failed)\b.{0,240}?\bout of memory)"
        r"|Cuda Runtime \(out of memory\)|cudaMalloc\w* failed: out of memory"
        r"|Error Code \d+: OutOfMemory|would exceed allowed memory|\(out of memory\)"
+       r"|\[CUDA\]: out of memory"
        r"|CUDA out of(?: m\w*)?\s*$"
        # XLA / TensorFlow status text, also cut at the end of a wrapped line
        r"|(?i:resource[ _]?exhausted)(?:Error)?: ?(?:(?i:out of memory|failed to allocate)"
@@ -254,7 +254,8 @@ CAUSES: tuple[Rule, ...] = (
     # an operator dispatcher that found no kernel for these inputs (xFormers, others)
     rule("no_operator_for_inputs", "dispatch_failure",
        r"No operator found for `?\w+`? with inputs|(?i:no (?:kernel|implementation|operator)s? "
-       r"(?:found|available|registered) for (?:these|the given|this) (?:inputs|dtype|shape))"),
+       r"(?:found|available|registered) for (?:these|the given|this) (?:inputs|dtype|shape))",
+       weak=True),
     rule("capability_unsupported", "dispatch_failure",
        r"Minimum capability: (?P<min_capability>\d+)\.? Current capability: "
        r"(?P<compute_capability>\d+)|compute capability (?P<compute_capability__2>\d+(?:\.\d+)?)"
@@ -349,7 +350,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|(?:cuda|driver|toolkit|torch|pytorch) version .{0,60}?(?:is )?"
        r"(?:not compatible|incompatible)"
        r"|CUDA (?:SETUP|detection) failed|CUDA SETUP: (?:Required library|Problem)"
-       r"|Required library version not found",
+       r"|Required library version not found"
+       # bitsandbytes' set-up finding no CUDA runtime for its native library
+       r"|CUDA runtime files not found in any environmental path",
        keywords=("driver", "HW", ".version", "SETUP", "you have")),
     # cudaErrorSystemNotReady: the node's GPU services (NVSwitch fabric manager) are not running
     rule("system_not_ready", "env_mismatch",
@@ -362,12 +365,19 @@ CAUSES: tuple[Rule, ...] = (
        r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"
        r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory",
        stage_hint="compile"),
+    # xFormers installed without CUDA kernels, or with extensions built for another torch
+    rule("xformers_build", "env_mismatch", r"xFormers wasn't build with CUDA support",
+       keywords=("xFormers wasn't build",)),
+    # ... which it reports when it is imported
+    rule("xformers_extensions", "env_mismatch", r"xFormers can't load C\+\+/CUDA extensions",
+       stage_hint="startup", keywords=("xFormers can't load",)),
     # a linker that cannot find a library it was told to link (a JIT build's "-lcuda")
     rule("link_library_missing", "env_mismatch", r"\bld(?:\.\w+)?: cannot find -l\w+",
        stage_hint="compile"),
     # Docker asked for GPUs without the NVIDIA container runtime set up
     rule("container_gpu_driver", "env_mismatch",
        r'could not select device driver "\w*" with capabilities', stage_hint="startup"),
+    rule("dnn_init_failed", "env_mismatch", r"\bDNN library initialization failed\b"),
     rule("no_device", "env_mismatch",
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"
@@ -387,6 +397,8 @@ CAUSES: tuple[Rule, ...] = (
        # TensorRT-LLM's plugins checking the size of their serialized fields while the engine is
        # read: an engine serialized by another TensorRT-LLM release
        r"|Assertion failed: d == a \+ length\b"
+       # TensorRT's own reader finding a plan of another size than its format expects
+       r"|Mismatch between allocated memory size and expected size of serialized engine"
        # TensorRT's plan reader itself failing: a plan it cannot read (another version's)
        r"|\bstdArchiveReader\b",
        stage_hint="loading"),

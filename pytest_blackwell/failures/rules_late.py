@@ -97,6 +97,11 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("capture_failed", "unknown",
        r"(?i)(?:capture cuda ?graph|cuda ?graph capture|capturing cuda ?graphs?) failed",
        wrapper=True, stage_hint="graph_capture"),
+    # vLLM's memory profile leaving a negative budget for the KV cache: the cache cannot fit. It
+    # is logged at INFO before the check that raises, which replaces it when it is there: it
+    # counts like a wrapper, when the excerpt has no error that says more
+    rule("negative_kv_budget", "kv_cache_oom", r"Available KV cache memory: -\d",
+       stage_hint="kv_alloc", wrapper=True, keywords=("Available KV cache memory: -",)),
     rule("engine_init_failed", "engine_died",
        r"(?:Engine core initialization failed|EngineCore failed to start|WorkerProc failed to "
        r"start|WorkerProc initialization failed|Engine process failed to start"

@@ -45,6 +45,10 @@ IN_TUNING = {
     "fresh25": (0.93, 0.83),
     "fresh26": (0.82, 0.75),
     "fresh27": (1.00, 0.78),
+    "fresh28": (1.00, 0.85),
+    "fresh29": (0.96, 0.84),
+    "fresh30": (0.85, 0.85),
+    "fresh31": (1.00, 0.90),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
