@@ -80,7 +80,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # CUDA graph begin", vLLM's "Capturing CUDA graphs", and SGLang's capture progress bars
     # ("Capturing batches (bs=8 avail_mem=...)", "Capturing num tokens (num_tokens=64 ...)")
     (
-        r"(?i)\bcaptur(?:e|ing) (?:piecewise )?cuda ?graphs?\b"
+        r"(?i)\bcaptur(?:e|ing) (?:piecewise )?cuda ?graphs?\b|\bcuda ?graph warm ?up\b"
+        r"|\bcreating cuda ?graph instances\b"
         r"|\bCapturing (?:batches|num tokens) \((?:bs|num_tokens)=",
         "graph_capture",
     ),

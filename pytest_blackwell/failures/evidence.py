@@ -120,8 +120,8 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
         if told is not None:
             options.append(told)
     stage = later_stage(stage for stage, _ in options)
-    if stage == "profile" and any(st == "compile" for st, _ in options[1:]):
-        stage = "compile"  # vLLM compiles inside its profiling run: the error is the compile's
+    if stage == "profile" and cand.hint == "compile":
+        stage = "compile"  # vLLM compiles inside its profiling run: a compiler's error is its own
     stage_from = next((why for st, why in options if st == stage), "none")
     if category == "device_oom" and stage == "kv_alloc" and stage_from.startswith("frame "):
         # A plain allocation failing inside the code that builds the KV cache: the cache does

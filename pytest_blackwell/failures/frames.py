@@ -42,6 +42,7 @@ _METHOD = re.compile(
     r"(?:processing|executing|calling|call to) (?:method )?'?(?P<func>[A-Za-z_]\w+)'? ?"
     r"|\bMethod (?P<rpc>[A-Z]\w+) encountered an error"
     r"|\bcoro=<(?:\w+\.)*(?P<coro>\w+)\(\)"
+    r"|\b(?:collective_rpc|_run_workers)\(\s*[\"'](?P<remote>\w+)[\"']"
 )
 
 #: Function names that tell the stage wherever they appear on the stack.
@@ -251,7 +252,8 @@ def parse_frame(text: str) -> Frame | None:
         m = _METHOD.search(text)
         if m is None:
             return None
-        return Frame("", m.group("func") or m.group("coro") or m.group("rpc").lower())
+        named = m.group("func") or m.group("coro") or m.group("remote")
+        return Frame("", named or m.group("rpc").lower())
     func = (m.groupdict().get("func") or "").rsplit(".", 1)[-1]
     return Frame(m.group("path").replace("\\", "/"), func)
 

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 #: What an error message itself says was being done, for excerpts without frames or markers.
 _PHRASES: tuple[tuple[str, str], ...] = (
     (
-        r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph"
+        r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph|cuda ?graph warm ?up"
         # the CUDA graph API itself: a graph being captured or instantiated
-        r"|\bcu(?:da)?(?:GraphInstantiate|StreamBeginCapture|StreamEndCapture)\w*",
+        r"|(?-i:\bcu(?:da)?(?:Graph[A-Z]|StreamBeginCapture|StreamEndCapture)\w*)",
         "graph_capture",
     ),
     (
@@ -50,6 +50,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # TensorRT-LLM's executor loop: "Encountered an error in forward function: ..."
         r"|\b(?:error|failure|exception) in (?:the )?forward (?:function|pass|step)\b"
         r"|inputs? of failed execution|_raise_exception_on_finish"
+        r"|\bEngine iteration timed out\b"  # vLLM's async engine: a step of running requests
         r"|(?i:error was encountered while running the model)"  # Ollama's runner
         # a request being served: validation of one request (vLLM's "your request has N input
         # tokens", "However, you requested N tokens"), the API server's response generators

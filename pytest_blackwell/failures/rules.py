@@ -249,7 +249,9 @@ CAUSES: tuple[Rule, ...] = (
     # ptxas refusing an instruction or feature for this target ("not supported on .target")
     rule("ptxas_target", "dispatch_failure",
        r"(?:ptxas\b.{0,300}?)?(?:error|fatal)\s*: (?:Instruction|Feature|Modifier) '[^']+' "
-       r"(?:not supported|requires) .{0,40}?\.target '?sm_(?P<compute_capability>\d+)",
+       r"(?:not supported|requires) .{0,40}?\.target '?sm_(?P<compute_capability>\d+)"
+       # an MMA variant the target does not have
+       r"|ptxas\b.{0,300}?error\s*: Unexpected instruction types specified for",
        stage_hint="compile", keywords=(".target",)),
     # an operator dispatcher that found no kernel for these inputs (xFormers, others)
     rule("no_operator_for_inputs", "dispatch_failure",

@@ -102,3 +102,66 @@ def test_cudnn_loaded_under_a_progress_bar_is_no_startup_prior(tmp_path: Path) -
         "libcudnn_foo.so.8. Error: libcudnn_foo.so.8: cannot open shared object file"
     )
     classify_as(tmp_path, [line], "env_mismatch", "unknown")
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        (
+            [
+                "CUDA error: invalid argument",
+                "  current device: 1, in function foo_graph_compute at foo.cu:2694",
+                "  cudaGraphKernelNodeSetParams(graph->nodes[i], &graph->params[i])",
+            ],
+            "unknown",
+            "graph_capture",
+        ),
+        (["ERROR Decode cuda graph warmup failed: boom"], "unknown", "graph_capture"),
+        (
+            [
+                "[FOO] [I] Creating CUDA graph instances for 196 batch sizes.",
+                "RuntimeError: CUDA error: an illegal memory access was encountered",
+            ],
+            "illegal_memory_access",
+            "graph_capture",
+        ),
+        (
+            [
+                '    output = self.collective_rpc("determine_available_memory")',
+                '  File "/srv/foo/executor.py", line 243, in collective_rpc',
+                "    result = get_response(w)",
+                "RuntimeError: CUDA error: an illegal memory access was encountered",
+            ],
+            "illegal_memory_access",
+            "profile",
+        ),
+        (
+            [
+                "ptxas /tmp/k.ptx, line 1008; error   : Unexpected instruction types specified for "
+                "'_mma'"
+            ],
+            "dispatch_failure",
+            "compile",
+        ),
+        (
+            [
+                "ERROR 07-31 11:57:33 foo.py:1] Engine iteration timed out. This should never "
+                "happen!"
+            ],
+            "timeout",
+            "execute",
+        ),
+    ],
+)
+def test_graph_rpc_ptxas_and_engine_words(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+def test_torch_naming_its_graphs_is_no_graph_api_call(tmp_path: Path) -> None:
+    line = (
+        "RuntimeError: Error: accessing tensor output of CUDAGraphs that has been overwritten by "
+        "a subsequent run."
+    )
+    classify_as(tmp_path, [line], "unknown", "unknown")

@@ -44,7 +44,7 @@ _TB = "Traceback (most recent call last):"
         (["ERROR 01-01 00:00:00 [engine.py:1] AssertionError('Only FlashAttention backend is "
           "supported for now.')"], "dispatch_failure", "unknown"),
         (["ERROR 01-01 00:00:00 async_llm_engine.py:9] Engine iteration timed out. This should "
-          "never happen!"], "timeout", "unknown"),
+          "never happen!"], "timeout", "execute"),  # round 15: a step of running requests
         # vLLM checks the model path and the architecture while it builds its config
         (["ValueError: Invalid repository ID or local directory specified: 'org/model'."],
          "unsupported_config", "startup"),
