@@ -48,7 +48,7 @@ from pytest_blackwell.failures.candidates import (
     process_name,
     with_its_traceback,
 )
-from pytest_blackwell.failures.errorwords import ASIDE, MORE_TRIGGERS, TRIGGERS, says_error
+from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS, is_aside, says_error
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage
 from pytest_blackwell.failures.model import Failure
@@ -249,7 +249,7 @@ class StreamClassifier:
     def _candidate(
         self, lineno: int, line: LogicalLine, start: int, stage: str
     ) -> Candidate | None:
-        if ASIDE.search(line.text):
+        if is_aside(line.text, lineno, self._ring, self._tail):
             return None
         found = self._match(line)
         if found is None:

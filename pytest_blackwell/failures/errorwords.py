@@ -8,6 +8,7 @@ logged at an error level or says so in words (:data:`ERRORISH`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 #: Literal strings found in (nearly) every error line; lines without any of them (and without a
 #: rule keyword or live stage marker) are skipped unless an error block is open.
@@ -84,6 +85,21 @@ ASIDE = re.compile(
     # problem, such as a GPU the installed torch has no kernels for, so it is read)
     r"|^\S+:\d+: (?:Runtime|Deprecation|PendingDeprecation|Future|Resource)Warning: "
 )
+#: Such a warning whose message goes on past a colon: the next line is the rest of the message
+#: ("RuntimeWarning: Failed to read commit hash:" then "No module named 'x._version'").
+_ASIDE_GOES_ON = re.compile(
+    r"^\S+:\d+: (?:Runtime|Deprecation|PendingDeprecation|Future|Resource)Warning: .*:\s*$"
+)
+
+
+def is_aside(text: str, lineno: int, *recent: Iterable[tuple[int, str]]) -> bool:
+    """Whether line ``lineno`` (``text``) only mentions an error (:data:`ASIDE`) or is the rest
+    of a warning message on the line before it, looked up among the ``(number, line)`` pairs of
+    ``recent``."""
+    if ASIDE.search(text):
+        return True
+    before = next((raw for lines in recent for n, raw in lines if n == lineno - 1), "")
+    return _ASIDE_GOES_ON.match(before.strip()) is not None
 
 
 #: A quiet level the log prefix parser did not recognise (``LMCache WARNING: ...``, a llama.cpp

@@ -64,9 +64,6 @@ KNOWN_UNREACHABLE = {
     "fresh22/flashinfer-bmm-fp8-segv-1738.log": "only a debugger's backtrace (frame #0 at "
     "address 0x0) without the signal that stopped the process; a backtrace is also taken of "
     "processes that hang or run fine",
-    "fresh23/healthy-vllm-dev-pynvml-deprecated-commit-hash-warning-8811.log": "a healthy log "
-    "whose RuntimeWarning message is wrapped onto a line of its own, which then reads as the "
-    "bare 'No module named ...' of a failed import",
 }
 
 

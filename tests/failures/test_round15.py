@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from classify_helpers import classify_as
+from classify_helpers import classify_as, classify_both
 
 NO_OPERATOR = [
     "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:",
@@ -165,3 +165,21 @@ def test_torch_naming_its_graphs_is_no_graph_api_call(tmp_path: Path) -> None:
         "a subsequent run."
     )
     classify_as(tmp_path, [line], "unknown", "unknown")
+
+
+def test_a_warning_message_going_on_past_its_colon_is_no_failure(tmp_path: Path) -> None:
+    lines = [
+        "/srv/foo/connections.py:8: RuntimeWarning: Failed to read commit hash:",
+        "No module named 'foo._version'",
+        "  from foo.version import __version__",
+        "INFO 09-25 19:05:46 api_server.py:526] Foo API server version dev",
+    ]
+    assert classify_both(tmp_path, lines) is None
+
+
+def test_an_import_failing_after_a_finished_warning_is_read(tmp_path: Path) -> None:
+    lines = [
+        "/srv/foo/connections.py:8: RuntimeWarning: Failed to read commit hash.",
+        "ModuleNotFoundError: No module named 'foo._C'",
+    ]
+    classify_as(tmp_path, lines, "env_mismatch", "startup")
