@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from pytest_blackwell.failures.errorwords import SIGNAL_DEATH
+
 #: Memory that could not be had, in the words of allocators, runtimes and frameworks.
 _SHORTAGE = (
     r"\bout of (?:\w+ )?memory\b|\bOOM\b|\bMemoryError\b"
@@ -77,9 +79,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "engine_died",
         (
             r"(?-i:\bSIG(?:KILL|SEGV|ABRT|BUS|FPE|ILL)\b)|\bkilled\b|\bcore dumped\b"
-            r"|\bdied\b|\bcrashed\b"
-            r"|\bfloating point exception\b|\billegal hardware instruction\b|\bbus error\b"
-            r"|\bsegmentation fault\b|\b(?:exited|terminated) (?:unexpectedly|by signal)\b"
+            r"|\bdied\b|\bcrashed\b|"
+            + SIGNAL_DEATH
+            + r"|\bsegmentation fault\b|\b(?:exited|terminated) (?:unexpectedly|by signal)\b"
             r"|\bprocess (?:has )?(?:terminated|exited)\b"
             # a server or backend process gone: the connection to it ends (Go's "EOF")
             r"|\b(?:rpc error|server|backend|Post|Get)\b.{0,100}?(?::|\bfrom server) EOF\b"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+#: A shell's words for the signal a job died of (zsh's "[1]  2771 floating point exception  x").
+SIGNAL_DEATH = r"\bfloating point exception\b|\billegal hardware instruction\b|\bbus error\b"
 #: Literal strings found in (nearly) every error line; lines without any of them (and without a
 #: rule keyword or live stage marker) are skipped unless an error block is open.
 TRIGGERS: tuple[str, ...] = ("rror", "ERROR")
@@ -57,8 +59,7 @@ ERRORISH = re.compile(
     r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurred\b"
     # the CUDA runtime naming an error ("Program hit cudaErrorX ...", "CUDA error (f.h:1): ...")
     r"|\b(?:cuda|hip)Error[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\b(?:CUDA|HIP) error\b"
-    # a shell reporting the signal a job died of (zsh's "[1]  2771 floating point exception  x")
-    r"|(?i:\bfloating point exception\b|\billegal hardware instruction\b|\bbus error\b)"
+    r"|(?i:" + SIGNAL_DEATH + ")"  # a shell reporting the signal a job died of
     r"|(?i:segmentation fault|core dumped)"
 )
 #: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count
@@ -79,17 +80,16 @@ BENIGN = re.compile(
 #: an error that may come ("If you get `CUDA error: invalid device function` errors, ..."), a
 #: program going on with an alternative ("... not available (No module named 'x'), falling back
 #: to a Python version"), and Python's warnings of kinds that never stop a program.
+#: Python's warnings that never stop a program (a library's UserWarning may name a real problem,
+#: such as a GPU the installed torch has no kernels for, so it is read).
+_HARMLESS_WARNING = r"^\S+:\d+: (?:Runtime|Deprecation|PendingDeprecation|Future|Resource)Warning: "
 ASIDE = re.compile(
     r"^\W*If you (?:get|see|encounter|hit|run into|are seeing)\b|\b(?:falling|fall|fell) back to\b"
-    # Python's warnings that never stop a program (a library's UserWarning may name a real
-    # problem, such as a GPU the installed torch has no kernels for, so it is read)
-    r"|^\S+:\d+: (?:Runtime|Deprecation|PendingDeprecation|Future|Resource)Warning: "
+    r"|" + _HARMLESS_WARNING
 )
 #: Such a warning whose message goes on past a colon: the next line is the rest of the message
 #: ("RuntimeWarning: Failed to read commit hash:" then "No module named 'x._version'").
-_ASIDE_GOES_ON = re.compile(
-    r"^\S+:\d+: (?:Runtime|Deprecation|PendingDeprecation|Future|Resource)Warning: .*:\s*$"
-)
+_ASIDE_GOES_ON = re.compile(_HARMLESS_WARNING + r".*:\s*$")
 
 
 def is_aside(text: str, lineno: int, *recent: Iterable[tuple[int, str]]) -> bool:

@@ -115,8 +115,8 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
                 or cand.activity
                 or worded_frame(cand.traceback)
             )
-            if told is not None and "import" in told[1].lower() and first_use(cand.traceback):
-                told = None  # an import in a layer's code runs when the model first does
+            if told is not None and told[0] == "startup" and first_use(cand.traceback):
+                told = None  # a library loaded by a layer's code loads when the model first runs
         if told is not None:
             options.append(told)
     stage = later_stage(stage for stage, _ in options)

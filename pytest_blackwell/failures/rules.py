@@ -162,10 +162,6 @@ CAUSES: tuple[Rule, ...] = (
        r"|.*?\((?:GPU \d+; )?(?P<total_bytes__2>" + SIZE
        + r") total capacity;.*?(?P<free_bytes__2>"
        + SIZE + r") free)?"),
-    # torch's allocator refusing a request over the process's memory limit ("Allocation on
-    # device 0 would exceed allowed memory", read by alloc_failed), which ComfyUI prints cut to
-    # its first words
-    rule("allocation_on_device", "device_oom", r"\bAllocation on device\s*$"),
     rule("cpu_alloc", "device_oom",
        r"DefaultCPUAllocator: (?:can't allocate|not enough memory|could not allocate)"
        r"(?:.*?you tried to allocate (?P<tried_bytes>\d+) bytes)?"),
@@ -179,6 +175,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|(?i:\bcuda\w*(?: runtime)? (?:error|failure|failed)\b.{0,240}?\bout of memory)"
        r"|Cuda Runtime \(out of memory\)|cudaMalloc\w* failed: out of memory"
        r"|Error Code \d+: OutOfMemory|would exceed allowed memory|\(out of memory\)"
+       # torch's "Allocation on device 0 would exceed allowed memory", cut by ComfyUI
+       r"|\bAllocation on device\s*$"
        r"|\[CUDA\]: out of memory"
        r"|CUDA out of(?: m\w*)?\s*$"
        # XLA / TensorFlow status text, also cut at the end of a wrapped line
