@@ -110,6 +110,9 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
             # printed right above its own traceback, and says what was being done.
             return replace(cand, traceback=[best.text, *cand.traceback])
         return _told_later(cand, best)  # ``best`` may have been read first (a quick scan)
+    if is_what_failed(best, cand):
+        hint, hint_from = (cand.hint, cand.hint_from) if cand.hint else (best.hint, best.hint_from)
+        return replace(best, category=cand.category, rule=cand.rule, hint=hint, hint_from=hint_from)
     if best.after is None and cand.rank < WEAK and 0 < cand.start - best.line <= AFTER_GAP:
         # The traceback printed right after the error (and its advice) belongs to it: its
         # frames tell the stage when nothing before the error does (see ``evidence.decide``).
@@ -136,6 +139,20 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
             best, hint=hint, hint_from=cand.hint_from if hint != best.hint else best.hint_from
         )
     return best
+
+
+def is_what_failed(first: Candidate, later: Candidate) -> bool:
+    """Whether ``later``, right below an allocation failure, says what that allocation was for.
+
+    ggml logs its failing ``cudaMalloc`` and then ``llama_kv_cache_init: failed to allocate
+    buffer for kv cache``: the memory that did not fit was the KV cache's.
+    """
+    return (
+        first.category == "device_oom"
+        and later.category == "kv_cache_oom"
+        and later.rank == STRONG
+        and 0 < later.start - first.line <= FOLLOW_GAP
+    )
 
 
 def _told_later(first: Candidate, later: Candidate) -> Candidate:

@@ -93,7 +93,9 @@ CAUSES: tuple[Rule, ...] = (
        # a library refusing to be captured ("NCCL cannot be captured in a graph if ...")
        r"|cannot be captured (?:in|into|by) (?:a |the )?(?:cuda ?)?graph"
        r"|(?i:(?:cannot|can't|not (?:allowed|permitted|supported)|unsupported)\b[^.]{0,80}?"
-       r"\b(?:during|while|when) (?:the )?(?:cuda ?)?(?:graph|stream) (?:is )?captur)",
+       r"\b(?:during|while|when) (?:the )?(?:cuda ?)?(?:graph|stream) (?:is )?captur)"
+       # the CUDA graph API call that failed, as ggml prints it under its "CUDA error: ..."
+       r"|^\s*cuda(?:Graph\w+|Stream(?:Begin|End)Capture\w*)\(",
        stage_hint="graph_capture"),
     # --- KV cache budget --------------------------------------------------------------------------
     rule("kv_no_memory", "kv_cache_oom", r"No available memory for the cache blocks",
@@ -123,8 +125,9 @@ CAUSES: tuple[Rule, ...] = (
        r"(?i)exceeds? (?:the )?available (?:mamba|ssm|state|conv|hybrid)\w* (?:cache )?blocks?"
        r"|(?:mamba|ssm|state) cache (?:blocks? )?(?:is|are)? ?(?:not enough|insufficient|too small)"
        r"|not enough (?:mamba|ssm|state) cache", stage_hint="kv_alloc"),
+    # (not the compute buffers of a KV-cache update, which are the graph's working memory)
     rule("llama_cpp_kv", "kv_cache_oom",
-       r"llama_kv_cache\w*: failed to allocate|llama_kv_cache\w*\(\) failed"
+       r"llama_kv_cache\w*: failed to allocate(?! compute buffer)|llama_kv_cache\w*\(\) failed"
        r"|failed to allocate buffer for kv cache", stage_hint="kv_alloc",
        keywords=("failed to allocate",)),
     rule("kv_tokens_exhausted", "kv_cache_oom",
@@ -154,8 +157,8 @@ CAUSES: tuple[Rule, ...] = (
     # --- plain device allocation ---------------------------------------------------------------
     rule("ray_memory_monitor", "engine_died",
        r"killed due to (?:the )?(?:node running low on memory|memory pressure)"
-       r"|ray\.exceptions\.OutOfMemoryError|Ray killed this worker|ray-oom-prevention",
-       keywords=("killed due to", "Ray killed", "ray-oom-prevention")),
+       r"|ray\.exceptions\.OutOfMe|Ray killed this worker|ray-oom-prevention",  # (cut words too)
+       keywords=("killed due to", "Ray killed", "ray-oom-prevention", "ray.exceptions.OutOfMe")),
     rule("torch_oom", "device_oom",
        r"out of memory\. Tried to allocate (?P<tried_bytes>" + SIZE + r")(?:.*?total capacity of "
        r"(?P<total_bytes>" + SIZE + r") of which (?P<free_bytes>" + SIZE + r") is free"
@@ -418,6 +421,8 @@ CAUSES: tuple[Rule, ...] = (
     rule("backend_not_installed", "env_mismatch",
        r"(?i)is not available or (?:is )?outdated"
        r"|(?:not installed|is outdated)\W+please (?:install|upgrade)"
+       # an exception that asks for a package to be installed: it is missing or too old
+       r"|^(?:[\w.]+\.)?(?:Value|Runtime|Import|Assertion)Error: .{0,300}?\bplease (?:pip )?install\b"
        r"|cudaErrorNotSupported|MemPool\w*\([^)]*\): operation no(?:t supported)?"
        r"|CUDA (?:runtime |driver )?error: operation not supported"),
     rule("extension_not_loaded", "env_mismatch",
@@ -441,6 +446,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict|JSONDecodeError"
        r"|config file at .{0,300}? is not a valid JSON file"
        r"|no file named [\w.\-]+ found in directory"
+       # an OpenAI-compatible server asked for a model it does not serve (vLLM's 404)
+       r"|The model `[^`]+` does not exist"
        r"|\bopen \S*(?:config|tokenizer|adapter|model)\w*\.(?:json|safetensors|gguf|bin): "
        r"no such file"),
     # llama.cpp's loader rejecting the model file: an old GGML file, tensors it does not expect

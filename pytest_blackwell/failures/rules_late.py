@@ -35,15 +35,21 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|Watchdog caught collective operation timeout"
        r"|(?:^|: )(?:Test )?NCCL failure \S+:\d+"
        r"|watchdog got stuck for \d+ seconds without making progress"
-       # Gloo's transport (the CPU collectives of torch.distributed) names its source file
-       r"|\bgloo/transport/\w+/\w+\.cc:\d+\]",
+       # Gloo's transport (the CPU collectives of torch.distributed) names its source file;
+       # when it says it timed out, that is a timeout (below)
+       r"|\bgloo/transport/\w+/\w+\.cc:\d+\](?! Timed out)",
        weak=True, keywords=("NCCL failure", "watchdog got stuck", "gloo/transport/")),
     rule("custom_all_reduce", "nccl_error", r"custom_all_reduce\w*\.cuh?:\d+|CustomAllreduce\w*"),
-    rule("nccl_warn", "nccl_error", r"NCCL WARN", weak=True, keywords=("NCCL WARN",)),
+    # NCCL's debug lines ("host:pid:tid [dev] file.cc:N NCCL WARN ..."; some builds leave out
+    # the word NCCL) and a check of an NCCL call's status (Caffe's "result == ncclSuccess")
+    rule("nccl_warn", "nccl_error",
+       r"NCCL WARN|^\S+:\d+:\d+ \[\d+\] [\w/.-]+:\d+ WARN |== ncclSuccess\b", weak=True,
+       keywords=("NCCL WARN", " WARN ", "ncclSuccess")),
     rule("watchdog_timeout", "timeout",
        r"^Watchdog timeout\b|watchdog_timeout=\d+\)", keywords=("atchdog",)),
     rule("timed_out", "timeout",
-       r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::|$)|[Tt]imed out waiting for"
+       r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::|$)"
+       r"|[Tt]imed out waiting (?:\d+ ?m?s )?for"
        r"|RPC call to \w+ timed out|(?i:\b(?:operation|request|rpc|call|collective|handshake"
        r"|connection|iteration|step|heartbeat|barrier|wait\w*) (?:has )?timed out\b)"
        r"|(?i:\btimed out after \d+)|(?i:\bdid not become (?:ready|available|healthy)\b)"
@@ -59,9 +65,11 @@ LATE_RULES: tuple[Rule, ...] = (
        r"^goroutine \d+ \[[\w ,]+\]:$|^created by \S+ in goroutine \d+$"
        r"|^(?P<signal>SIG[A-Z]+): [a-z ]+$|^rflags\s+0x[0-9a-f]+$",
        weak=True, keywords=("goroutine", "rflags", "SIG")),
+    # Ollama's llama runner (older: "runner process has terminated: exit status 2"; newer, as
+    # logfmt: msg="llama runner terminated" error="exit status 1")
     rule("runner_terminated", "engine_died",
-       r"runner process (?:has )?terminated: "
-       r"(?:exit status (?P<status>\S+)|signal: (?P<signal>[\w ]+))",
+       r"runner (?:process )?(?:has )?terminated(?::|\"? error=\")\s*"
+       r"(?:exit status (?P<status>[^\s\"]+)|signal: (?P<signal>[\w ]+))",
        weak=True),
     rule("worker_died", "engine_died",
        r"actor is dead because its worker process has died|Worker unexpectedly exits"
@@ -106,11 +114,14 @@ LATE_RULES: tuple[Rule, ...] = (
        r"(?:Engine core initialization failed|EngineCore failed to start|WorkerProc failed to "
        r"start|WorkerProc initialization failed|Engine process failed to start"
        r"|Frontend process failed during engine core "
-       r"initialization)(?:.*?Failed core proc\(s\): (?P<failed_procs>\{[^}]*\}))?",
+       r"initialization"
+       # the process that serves the model never came up: Ollama's runner, a TGI shard
+       r"|failed to start a llama runner|\bShard \d+ failed to start)(?:.*?Failed core proc\(s\): (?P<failed_procs>\{[^}]*\}))?",
        wrapper=True),
     rule("engine_dead", "engine_died",
        r"EngineDeadError|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
-       r"|Background loop has errored|Server exited unexpectedly|Backend worker is gone"
+       r"|Background loop has errored|Engine background task failed|Server exited unexpectedly"
+       r"|Backend worker is gone"
        r"|output_handler failed"
        r"|Received sigquit from a child process?\b|MQLLMEngine is already dead"
        # TensorRT-LLM's LLM API: a worker of its executor failed to start
