@@ -38,7 +38,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bllama runner started\b"
         # a progress bar or announcement of the work itself ("Generating: 0/1", "Sampling
         # with k_euler", "Denoising 40%|####")
-        r"|(?i:^\s*(?:generat(?:ing|ion)|sampling|denoising|transcrib\w*)\b.{0,60}?"
+        r"|(?i:^\s*(?:generat(?:ing|ion)|sampling|denoising|transcrib\w*|epoch \d+)\b.{0,60}?"
         r"(?:\d+/\d+|\d+%\||\bwith\b))"
         # nccl-tests' result rows: size, count, type, redop, root, time, algbw, busbw, #wrong
         r"|^\s*\d+\s+\d+\s+(?:float|half|bfloat16|double|u?int(?:8|32|64))\s+(?:sum|prod|max|min|avg"
@@ -95,6 +95,10 @@ ACTIVITY: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
+#: The word an error message starts with: what a line shows before it is not the error.
+_ERROR_WORD = re.compile(r"\S*(?:rror|ERROR|xception)|\[[EF]\d* ")
+
+
 def activity_before(
     ring: Iterable[tuple[int, str]], lineno: int, raw: str, text: str
 ) -> tuple[str, str] | None:
@@ -107,6 +111,9 @@ def activity_before(
     at = raw.find(text) if raw and text else -1
     if at > 0:
         recent.append(raw[:at])
+    elif at == 0:  # the error read with what the line showed first ("(12 / 55 tokens)CUDA error")
+        first = _ERROR_WORD.search(text)
+        recent.append(text[: first.start()] if first else "")
     return activity_stage(recent)
 
 

@@ -11,6 +11,7 @@ more specific cause in the same error block replaces), then ``wrapper`` rules (l
 from __future__ import annotations
 
 from pytest_blackwell.failures.rule import QUIET, Rule, rule
+from pytest_blackwell.failures.rules_config import CONFIG_RULES
 from pytest_blackwell.failures.rules_late import LATE_RULES
 
 __all__ = ["DEFAULT_RULES", "Rule"]
@@ -75,7 +76,8 @@ CAUSES: tuple[Rule, ...] = (
     rule("illegal_instruction_cuda", "illegal_memory_access",
        r"an illegal instruction was encountered|CUDA_ERROR_ILLEGAL_INSTRUCTION"
        r"|cudaErrorIllegalInstruction"),
-    rule("device_assert", "illegal_memory_access", r"device-side assert(?:ion)? triggered"),
+    rule("device_assert", "illegal_memory_access",
+       r"device-side assert(?:ion)? triggered|cudaErrorAssert\b"),
     # The kernel's own assert message (CUDA prints it per failing thread before the fault).
     rule("kernel_assert", "illegal_memory_access",
        r"block: \[\d+, ?\d+, ?\d+\],? thread: \[\d+, ?\d+, ?\d+\],? Assertion\b",
@@ -288,7 +290,11 @@ CAUSES: tuple[Rule, ...] = (
        r"|Ada(?: Lovelace)?|Volta|Pascal|sm_?\d+)\b"
        # no kernel variant for this SM: "No variants in groups [...] support SM103"
        r"|\b(?:[Nn]o \w+[^.:]{0,60}?|does not |doesn't |not )supports? (?:SM|sm_?)"
-       r"(?P<compute_capability>\d+)"),
+       r"(?P<compute_capability>\d+)"
+       # CUTLASS_NOT_IMPLEMENTED() in device code: the instruction this architecture lacks,
+       # printed as the function's signature followed by "not implemented"
+       r"|^(?:void )?cutlass::.{0,3000}?\) const(?: \[with [^\]]*\])? not implemented$",
+       keywords=("cutlass::",)),
     rule("head_dim_unsupported", "dispatch_failure",
        r"Unsupported head_?(?:dim|size)\b(?:[^:=\d]*[:=] ?(?P<head_dim>\d+))?"
        r"|Head size (?P<head_dim__2>\d+) is not supported"
@@ -422,7 +428,8 @@ CAUSES: tuple[Rule, ...] = (
        r"(?i)is not available or (?:is )?outdated"
        r"|(?:not installed|is outdated)\W+please (?:install|upgrade)"
        # an exception that asks for a package to be installed: it is missing or too old
-       r"|^(?:[\w.]+\.)?(?:Value|Runtime|Import|Assertion)Error: .{0,300}?\bplease (?:pip )?install\b"
+       r"|^(?:[\w.]+\.)?(?:Value|Runtime|Import|Assertion)Error: .{0,300}?"
+       r"\bplease (?:pip )?install\b"
        r"|cudaErrorNotSupported|MemPool\w*\([^)]*\): operation no(?:t supported)?"
        r"|CUDA (?:runtime |driver )?error: operation not supported"),
     rule("extension_not_loaded", "env_mismatch",
@@ -433,66 +440,9 @@ CAUSES: tuple[Rule, ...] = (
     # (not CPython's import refused while the interpreter shuts down)
     rule("import_failed", "env_mismatch",
        r"^(?:[\w.]+\.)?ImportError: (?!sys\.meta_path is None)\S", ignore_at=QUIET),
-    # --- configuration or model files rejected ----------------------------------------------------
-    rule("config_validation", "unsupported_config",
-       # (not a response or request object that failed to validate while serving)
-       r"ValidationError: \d+ validation errors? for "
-       r"(?P<config>(?!\w*(?:Response|Request|Message|Chunk)\b)\w+)", stage_hint="startup"),
-    rule("model_files", "unsupported_config",
-       r"does not appear to have (?:a file|files) named (?P<missing_file>[\w\-]+(?:\.\w+)*)"
-       r"|Can't load (?:the )?(?:tokenizer|config|configuration) for"
-       r"|RepositoryNotFoundError|GatedRepoError|HFValidationError|Unrecognized model in"
-       r"|does not recognize this architecture|SafetensorError|Error while deserializing header"
-       r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict|JSONDecodeError"
-       r"|config file at .{0,300}? is not a valid JSON file"
-       r"|no file named [\w.\-]+ found in directory"
-       # an OpenAI-compatible server asked for a model it does not serve (vLLM's 404)
-       r"|The model `[^`]+` does not exist"
-       r"|\bopen \S*(?:config|tokenizer|adapter|model)\w*\.(?:json|safetensors|gguf|bin): "
-       r"no such file"),
-    # llama.cpp's loader rejecting the model file: an old GGML file, tensors it does not expect
-    rule("model_file_rejected", "unsupported_config",
-       r"unknown \(magic, version\) combination|is this really a GG(?:ML|UF) file"
-       r"|\bcreate_tensor: tensor '[^']+' (?:not found|has wrong shape)"
-       r"|\bwrong number of tensors(?:; expected \d+, got \d+)?"
-       r"|invalid (?:GGUF|GGML) (?:magic|file)"
-       r"|\bnot a (?:valid )?GG(?:UF|ML) file|\bmissing tensor '?[\w.]+"
-       r"|\berror loading model: (?:llama\.cpp: )?(?:missing )?tensor '", stage_hint="loading"),
-    # vLLM checks the model path and the architecture while it builds its config (start-up);
-    # frames of a model loader (older versions check there) still say loading
-    rule("model_path_invalid", "unsupported_config",
-       r"Invalid repository ID or local directory specified: '(?P<model>[^']+)'",
-       stage_hint="startup"),
-    # nlohmann::json reading a config (TensorRT-LLM's engine config): a key missing, a value
-    # of the wrong type, a file that does not parse; a wrapped table cell may cut "out_". At
-    # WARNING level the reader went on with a default.
-    rule("json_config", "unsupported_config",
-       r"(?:\bout_|\b)of_range\.403\] key '(?P<key>[^']+)' not found"
-       r"|\[json\.exception\.(?:parse_error|type_error)\.\d+\]", ignore_at=QUIET),
-    rule("unknown_model_architecture", "unsupported_config",
-       r"unknown model architecture: '?(?P<architecture>[\w.\-]*)|error loading model architecture"
-       r"|unknown (?:pre-tokenizer|tokenizer) type", stage_hint="loading"),
-    # A KeyError on a parameter name (or vLLM's log of it, the bare quoted name): the checkpoint
-    # does not hold what the model built from its config expects.
-    rule("parameter_missing", "unsupported_config",
-       r"^(?:[\w.]+\.)?KeyError: '(?:\w+\.)*(?:layers?|blocks?|h)\.\d+\.[\w.]+'"
-       r"|^'(?:\w+\.)*(?:layers?|blocks?|h)\.\d+\.[\w.]+'$", stage_hint="loading"),
-    rule("architecture_unsupported", "unsupported_config",
-       r"Model architectures? \[?'?(?P<architecture>\w+)'?\]? (?:are|is) not supported"
-       r"|Model architectures? \[?'?(?P<architecture__2>\w+)'?\]? failed to be inspected",
-       stage_hint="startup"),
-    rule("config_limit", "unsupported_config",
-       r"\bis (?:greater|larger) than (?:the )?(?:configured )?max_[a-z_]+\b"),
-    rule("argument_rejected", "unsupported_config",
-       r"argument --[\w-]+: invalid|unrecognized arguments:|Failed to parse (?:the )?arguments"
-       r"|got (?:an )?(?:invalid|unexpected|unknown) (?:keyword )?argument"
-       r"|Unknown (?:quantization method|kv cache"
-       r" dtype|attention backend)|Invalid (?:attention backend|kv_cache_dtype)|max_model_len \("
-       r"(?P<max_model_len>\d+)\) is greater than the derived max_model_len|does not match the "
-       r"quantization method specified in the `quantization` argument",
-       stage_hint="startup"),
 )
 # fmt: on
 
-#: The built-in rules: the causes, then kernel driver lines, relays, wrappers and generic lines.
-DEFAULT_RULES: tuple[Rule, ...] = (*CAUSES, *LATE_RULES)
+#: The built-in rules: the causes, the configurations and model files rejected, then kernel driver
+#: lines, relays, wrappers and generic lines.
+DEFAULT_RULES: tuple[Rule, ...] = (*CAUSES, *CONFIG_RULES, *LATE_RULES)

@@ -96,8 +96,11 @@ LATE_RULES: tuple[Rule, ...] = (
        # TGI's launcher: "Shard process was signaled to shutdown with signal 4"
        r"|signaled to shut ?down with signal (?P<signal__9>\d+)"
        # gunicorn's arbiter: "Worker (pid:25134) was sent SIGKILL! Perhaps out of memory?"
-       r"|\bwas sent (?P<signal__10>SIG[A-Z]+)\b",
-       weak=True, keywords=("egmentation", "egfault", "received SIG")),
+       r"|\bwas sent (?P<signal__10>SIG[A-Z]+)\b"
+       # a debugger's backtrace whose innermost frame is address zero: a call through a null
+       # pointer, which the kernel answers with SIGSEGV
+       r"|^#0\s+0x0+ in \?\? \(\)$",
+       weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     rule("value_error", "unsupported_config",
        r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): ", ignore_at=QUIET),
@@ -116,7 +119,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|Frontend process failed during engine core "
        r"initialization"
        # the process that serves the model never came up: Ollama's runner, a TGI shard
-       r"|failed to start a llama runner|\bShard \d+ failed to start)(?:.*?Failed core proc\(s\): (?P<failed_procs>\{[^}]*\}))?",
+       r"|failed to start a llama runner|\bShard \d+ failed to start)"
+       r"(?:.*?Failed core proc\(s\): (?P<failed_procs>\{[^}]*\}))?",
        wrapper=True),
     rule("engine_dead", "engine_died",
        r"EngineDeadError|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
@@ -136,9 +140,13 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("torch_arch_missing", "env_mismatch",
        r"with CUDA capability (?P<arch>sm_\d+a?) is not compatible with the current PyTorch",
        keywords=("is not compatible with the current PyTorch",), wrapper=True),
+    # (or the CUDA runtime or torch library it was linked with is missing; not the driver's
+    # libcuda.so.1, which a host without a GPU, running on the CPU, does not have)
     rule("extension_import_failed", "env_mismatch",
        r"Failed to import from [\w.]+ with ImportError\(.{0,300}?"
-       r"(?:undefined symbol|Symbol not found): (?P<symbol>[^\s')]+)", wrapper=True),
+       r"(?:undefined symbol|Symbol not found): (?P<symbol>[^\s')]+)"
+       r"|Failed to import from [\w.]+ with ImportError\(['\"](?P<library>lib(?:cudart|cublas\w*"
+       r"|nvrtc|torch\w*|c10\w*)\.so[.\d]*): cannot open shared object file", wrapper=True),
     rule("engine_build_failed", "unknown",
        r"(?i)engine build(?:ing)? failed"
        r"|failed to build (?:the |a |serialized )?(?:tensorrt )?engine"

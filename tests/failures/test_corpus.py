@@ -54,16 +54,8 @@ IN_TUNING = {
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
 #: docs/failures.md.
 KNOWN_UNREACHABLE = {
-    "fresh2/vllm-glm4-510.log": "its only sign of trouble is the same WARNING as the healthy "
-    "vllm/vllm-7514.log (vllm._C failed to load a CUDA library), with nothing after it",
     "fresh2/llamacpp-3969.log": "a hang shown only by one normal line repeating; a rule for "
     "repetition alone would call healthy loops hangs",
-    "fresh3/vllm-5804.log": "the same WARNING as fresh2/vllm-glm4-510.log (vllm._C cannot open "
-    "libcudart.so.12) followed only by the normal banner; the healthy vllm/vllm-7514.log shows "
-    "that shape (a missing CUDA library at that WARNING) on a host that runs fine",
-    "fresh22/flashinfer-bmm-fp8-segv-1738.log": "only a debugger's backtrace (frame #0 at "
-    "address 0x0) without the signal that stopped the process; a backtrace is also taken of "
-    "processes that hang or run fine",
 }
 
 

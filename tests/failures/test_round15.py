@@ -113,7 +113,7 @@ def test_cudnn_loaded_under_a_progress_bar_is_no_startup_prior(tmp_path: Path) -
                 "  current device: 1, in function foo_graph_compute at foo.cu:2694",
                 "  cudaGraphKernelNodeSetParams(graph->nodes[i], &graph->params[i])",
             ],
-            "unknown",
+            "stream_capture",  # round 16: the failing graph API call names the category too
             "graph_capture",
         ),
         (["ERROR Decode cuda graph warmup failed: boom"], "unknown", "graph_capture"),
