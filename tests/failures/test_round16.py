@@ -175,3 +175,36 @@ def test_a_failing_graph_api_call_is_a_broken_capture(tmp_path: Path) -> None:
         "  cudaGraphExecUpdate(graph->instance, graph->graph, &info)",
     ]
     classify_as(tmp_path, lines, "stream_capture", "graph_capture")
+
+
+@pytest.mark.parametrize(
+    ("line", "category", "stage"),
+    [
+        (
+            "Processing Prompt [BLAS] (512 / 900 tokens)CUDA error: out of memory",
+            "device_oom",
+            "execute",
+        ),
+        (
+            "Epoch 2:  40%|####      | 400/1000 [01:00<01:30, loss=1.2][E ProcessGroupNCCL.cpp:1] "
+            "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, "
+            "OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600100 milliseconds before timing out.",
+            "nccl_error",
+            "execute",
+        ),
+        (
+            "Loading checkpoint shards:  50%|#####     | 1/2 [00:01<00:01]RuntimeError: CUDA error: "
+            "out of memory",
+            "device_oom",
+            "loading",
+        ),
+    ],
+)
+def test_what_the_error_line_showed_first_tells_the_stage(
+    tmp_path: Path, line: str, category: str, stage: str
+) -> None:
+    classify_as(tmp_path, [line], category, stage)
+
+
+def test_an_error_line_without_a_shown_activity_keeps_an_unknown_stage(tmp_path: Path) -> None:
+    classify_as(tmp_path, ["Epoch of the run: CUDA error: out of memory"], "device_oom", "unknown")
