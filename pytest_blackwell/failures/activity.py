@@ -24,7 +24,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # serving: HTTP access logs, requests accepted, a scheduler with running requests, tokens
     # being generated, a runtime stepping its batch
     (
-        r"\"(?:POST|GET) /\S* HTTP/\d|\bReceived request\b|\bnum_running_reqs=[1-9]"
+        r"\"(?:POST|GET) /\S* HTTP/\d|\bReceived (?:\w+ )?request\b|\bnum_running_reqs=[1-9]"
+        r"|\bNew request\b.{0,80}?\breceived\b"
         r"|\bRunning: [1-9]\d* reqs?\b|generation throughput: (?:[1-9]|0\.\d*[1-9])"
         r"|\b(?:Decode|Prefill) batch\b|\bStep function failed\b|\bDumping scheduler\b"
         # an interactive chat waiting for or answering the user's input (LMDeploy's chat CLI)
@@ -47,7 +48,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     ),
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds
     (
-        r"(?i)\b(?:start(?:ing)? )?building (?:the |an? )?(?:trt-llm |tensorrt )?engine\b"
+        r"(?i)\b(?:start(?:ing)? )?build(?:ing)? (?:the |an? )?(?:trt-llm |tensorrt )?engine\b"
         r"|(?:^|[\s/])(?:nvcc|ptxas)\s+-|\bninja -v\b|\bEmitting ninja build file\b"
         # Inductor's max-autotune benchmarking its kernel choices (a table per op, then a total)
         r"|\bAUTOTUNE (?:[a-z_]\w*\(|benchmarking takes)"

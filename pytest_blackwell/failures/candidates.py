@@ -102,6 +102,8 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
     """The first error once ``cand`` is known too (``best`` itself is never modified)."""
     if best is None:
         return cand
+    if is_cut_traceback_head(best, cand):
+        return replace(cand, start=best.start, traceback=[best.text, *cand.traceback])
     if wins(cand, best):
         if best.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN) and best.hint and cand.rank >= WEAK:
             return merged(cand, best)  # a wrapper that closed first still names the stage
@@ -139,6 +141,20 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
             best, hint=hint, hint_from=cand.hint_from if hint != best.hint else best.hint_from
         )
     return best
+
+
+def is_cut_traceback_head(first: Candidate, later: Candidate) -> bool:
+    """Whether ``first`` is the head of ``later``, a traceback cut before its exception line.
+
+    An excerpt that starts inside a traceback an engine logs at ``ERROR`` (vLLM's engine core)
+    opens on a frame line: no error of its own, but the first line of the cut traceback below.
+    """
+    return (
+        first.rank == later.rank == LEVEL_ONLY
+        and is_frame(first.text)
+        and bool(later.detail.get("truncated"))
+        and 0 < later.start - first.line <= FOLLOW_GAP
+    )
 
 
 def is_what_failed(first: Candidate, later: Candidate) -> bool:

@@ -25,7 +25,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|llama runner to start|start a llama runner|\bllama_model_load\b|\bUNAVAILABLE: "
         r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
         r"|\bfailed to load all models\b"  # Triton server's model repository
-        r"|(?i:\bload(?:ing)? model error\b)",
+        r"|(?i:\bload(?:ing)? model error\b)"
+        r"|\bweights were not initialized from checkpoint\b",  # vLLM's check after loading
         "loading",
     ),
     (
@@ -51,6 +52,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\b(?:error|failure|exception) in (?:the )?forward (?:function|pass|step)\b"
         r"|inputs? of failed execution|_raise_exception_on_finish"
         r"|\bEngine iteration timed out\b"  # vLLM's async engine: a step of running requests
+        r"|\bEngine loop failed\b"  # LMDeploy's engine loop, which steps the running requests
         r"|(?i:error was encountered while running the model)"  # Ollama's runner
         # a request being served: validation of one request (vLLM's "your request has N input
         # tokens", "However, you requested N tokens"), the API server's response generators

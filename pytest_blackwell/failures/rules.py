@@ -42,16 +42,20 @@ CAUSES: tuple[Rule, ...] = (
     rule("dynamic_smem_attribute", "smem_limit",
        r"MaxDynamicSharedMemorySize.{0,200}?(?:invalid argument|failed|exceed)"
        r"|cudaFuncSetAttribute.{0,200}?(?:invalid argument|failed)"
-       # FlashAttention's launch templates raise the kernel's dynamic shared-memory attribute
-       # right before the launch: "invalid argument" there is a request above the card's limit
-       r"|flash_(?:fwd|bwd)\w*launch_template\.h:\d+\)?:? invalid argument"),
+       # FlashAttention's launch templates (FlashAttention 1: its fmha kernel files) raise the
+       # kernel's dynamic shared-memory attribute right before the launch: "invalid argument"
+       # there is a request above the card's limit
+       r"|(?:flash_(?:fwd|bwd)\w*launch_template\.h|fmha_\w+\.sm\d+\.cu):\d+\)?:? "
+       r"invalid argument"),
     rule("smem_exceeds", "smem_limit",
        r"(?i)(?:shared memory|smem)\b[^.]{0,80}?\bexceed(?:s|ed)?\b"
        r"|\bexceeds? (?:the )?(?:max\w* )?"
        r"(?:available )?(?:shared memory|smem)", keywords=("xceed",)),
     # --- the network between ranks: a cause of its own, which later faults do not replace -------
     rule("nccl_transport", "nccl_error",
-       r"NET/(?:IB|Socket|OFI|Plugin)\s?: .{0,120}?(?:[Ee]rror|[Ff]ailed|[Cc]losed|[Tt]imeout)"
+       # (not NCCL's INFO lines: a plugin version it looks for and falls back from)
+       r"(?<!INFO )NET/(?:IB|Socket|OFI|Plugin)\s?: "
+       r".{0,120}?(?:[Ee]rror|[Ff]ailed|[Cc]losed|[Tt]imeout)"
        # its shared-memory transport: a segment /dev/shm cannot hold (a container's small shm)
        r"|(?:creating|create|map\w*|open\w*) shared memory segment /dev/shm/nccl-"
        r"|\bGot completion from peer .{0,80}?with (?:status|error)"
@@ -215,12 +219,14 @@ CAUSES: tuple[Rule, ...] = (
     rule("no_kernel_image", "dispatch_failure",
        r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
        r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function|CUBLAS_STATUS_NOT_SUPPORTED"
+       r"|hipErrorNoBinaryForGpu|Unable to find code object for all current devices"
        r"|CUBLAS_STATUS_ARCH_MISMATCH"
        # cuBLASLt finding no algorithm for this GEMM (an FP8 layout on a GPU without one)
        r"|cublasLtMatmulAlgoGetHeuristic\b.{0,400}?\bfailed"
        r"|CUDNN_STATUS_NOT_SUPPORTED|CUDNN_STATUS_ARCH_MISMATCH"
        # a kernel built without code for this architecture, in the words of ggml and others
        r"|(?i:no (?:device )?code compatible with (?:CUDA |the )?(?:arch|architecture|device|GPU))"
+       r"|\bhas no device code compatible\b"  # ggml's words, also cut after "compatible with"
        r"|(?i:no (?:kernel|binary|code) (?:image )?(?:is )?(?:available |compatible )?for "
        r"(?:this|the current|your) (?:arch\w*|device|GPU))"),
     # cuBLAS status codes printed as numbers (DeepSpeed's "kernel execution error. (m: .., n: ..,
@@ -390,6 +396,7 @@ CAUSES: tuple[Rule, ...] = (
     rule("no_device", "env_mismatch",
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"
+       r"|No CUDA GPUs are available"
        r"|\[Errno 28\] No space left on device"),
     rule("backend_init_failed", "env_mismatch",
        r"Unable to initialize backend '(?:cuda|gpu|rocm)'|no supported devices found for platform",

@@ -20,10 +20,11 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"does not appear to have (?:a file|files) named (?P<missing_file>[\w\-]+(?:\.\w+)*)"
        r"|Can't load (?:the )?(?:tokenizer|config|configuration) for"
        r"|RepositoryNotFoundError|GatedRepoError|HFValidationError|Unrecognized model in"
-       r"|does not recognize this architecture|SafetensorError|Error while deserializing header"
+       r"|SafetensorError|Error while deserializing header"
        r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict|JSONDecodeError"
        r"|config file at .{0,300}? is not a valid JSON file"
        r"|no file named [\w.\-]+ found in directory"
+       r"|couldn't find it in the cached files"  # the hub not reachable, no copy cached
        # an OpenAI-compatible server asked for a model it does not serve (vLLM's 404)
        r"|The model `[^`]+` does not exist"
        r"|\bopen \S*(?:config|tokenizer|adapter|model)\w*\.(?:json|safetensors|gguf|bin): "
@@ -57,12 +58,16 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|^'(?:\w+\.)*(?:layers?|blocks?|h)\.\d+\.[\w.]+'$", stage_hint="loading"),
     rule("architecture_unsupported", "unsupported_config",
        r"Model architectures? \[?'?(?P<architecture>\w+)'?\]? (?:are|is) not supported"
-       r"|Model architectures? \[?'?(?P<architecture__2>\w+)'?\]? failed to be inspected",
+       r"|Model architectures? \[?'?(?P<architecture__2>\w+)'?\]? failed to be inspected"
+       # transformers' check of a checkpoint's model type against the ones it knows
+       r"|has model type `?(?P<architecture__3>\w+)`? but Transformers does not recognize this "
+       r"architecture|does not recognize this architecture",
        stage_hint="startup"),
     rule("config_limit", "unsupported_config",
        r"\bis (?:greater|larger) than (?:the )?(?:configured )?max_[a-z_]+\b"),
     rule("argument_rejected", "unsupported_config",
        r"argument --[\w-]+: invalid|unrecognized arguments:|Failed to parse (?:the )?arguments"
+       r"|\bNotEnoughCUDADevices\b"
        r"|got (?:an )?(?:invalid|unexpected|unknown) (?:keyword )?argument"
        r"|Unknown (?:quantization method|kv cache"
        r" dtype|attention backend)|Invalid (?:attention backend|kv_cache_dtype)|max_model_len \("

@@ -33,12 +33,16 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|NCCL communicator was aborted|retrieving ncclUniqueId"
        r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
        r"|Watchdog caught collective operation timeout"
+       r"|failure detected by watchdog at work sequence"
+       r"|\bNcclError\b|\bNCCL_ERROR_[A-Z_]+|\bMPI error\b|\bMPI_ERR_[A-Z_]+"
+       # NVSHMEM (DeepEP's transport): its source naming a failed status, its own init failure
+       r"|/nvshmem/src/\S+:\d+: (?:non-zero status|NULL value)|nvshmem\w* initialization failed"
        r"|(?:^|: )(?:Test )?NCCL failure \S+:\d+"
        r"|watchdog got stuck for \d+ seconds without making progress"
        # Gloo's transport (the CPU collectives of torch.distributed) names its source file;
        # when it says it timed out, that is a timeout (below)
        r"|\bgloo/transport/\w+/\w+\.cc:\d+\](?! Timed out)",
-       weak=True, keywords=("NCCL failure", "watchdog got stuck", "gloo/transport/")),
+       weak=True, keywords=("NCCL failure", "watchdog got stuck", "gloo/transport/", "nvshmem")),
     rule("custom_all_reduce", "nccl_error", r"custom_all_reduce\w*\.cuh?:\d+|CustomAllreduce\w*"),
     # NCCL's debug lines ("host:pid:tid [dev] file.cc:N NCCL WARN ..."; some builds leave out
     # the word NCCL) and a check of an NCCL call's status (Caffe's "result == ncclSuccess")
@@ -87,7 +91,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"Fatal Python error: (?P<signal>" + _DEATH_WORDS + r")|^(?:.*: )?(?P<signal__2>"
        + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"
        r"|Signal (?P<signal__4>\d+) \(SIG[A-Z]+\) received|(?:killed|terminated|died) (?:by|with) "
-       r"signal (?P<signal__5>SIG[A-Z]+|\d+)|[Ee]xit(?:ed)?(?: with)? (?:code|status)[: ]+"
+       r"signal (?P<signal__5>SIG[A-Z]+|\d+)"
+       r"|[Ee]xit(?:ed)?(?: with)? (?:status )?(?:code|status)[: ]+"
        r"(?P<exit_code>-\d+|1[3-5]\d)\b|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)"
        r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )"
        r"(?P<signal__6>segmentation fault|killed|bus error"
@@ -111,8 +116,10 @@ LATE_RULES: tuple[Rule, ...] = (
     # vLLM's memory profile leaving a negative budget for the KV cache: the cache cannot fit. It
     # is logged at INFO before the check that raises, which replaces it when it is there: it
     # counts like a wrapper, when the excerpt has no error that says more
-    rule("negative_kv_budget", "kv_cache_oom", r"Available KV cache memory: -\d",
-       stage_hint="kv_alloc", wrapper=True, keywords=("Available KV cache memory: -",)),
+    # (older releases: "the rest of the memory reserved for KV Cache is -1.05GiB")
+    rule("negative_kv_budget", "kv_cache_oom",
+       r"Available KV cache memory: -\d|reserved for KV Cache is -\d", stage_hint="kv_alloc",
+       wrapper=True, keywords=("Available KV cache memory: -", "reserved for KV Cache is -")),
     rule("engine_init_failed", "engine_died",
        r"(?:Engine core initialization failed|EngineCore failed to start|WorkerProc failed to "
        r"start|WorkerProc initialization failed|Engine process failed to start"
@@ -168,7 +175,8 @@ LATE_RULES: tuple[Rule, ...] = (
     # the CUDA runtime's own error string with no known cause in it (ggml's "CUDA error: an
     # internal operation failed"): an error of its own, which a death right after does not
     # replace
-    rule("cuda_error_string", "unknown", r"(?:^|\] )(?:CUDA|HIP|cuda|hip) error: \S"),
+    rule("cuda_error_string", "unknown",
+       r"(?:^|\] )(?:CUDA|HIP|cuda|hip) error(?: at \S+:\d+)?: \S"),
     # The message of the C++ exception that ``terminate called after throwing an instance of``
     # announces: the error itself, as an exception line is (a known cause in it matched above).
     rule("cpp_exception_what", "unknown", r"^\s*what\(\):\s+\S", keywords=("what():",)),
