@@ -34,6 +34,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bslot (?:update_slots|launch_slot_\w*|init_sampler|print_timing):"
         # a prompt being processed (llama.cpp's forks), a prompt queued (ComfyUI)
         r"|(?i:\bprocessing (?:the )?prompt\b|\bprompt processing\b)|^\s*got prompt\s*$"
+        # ComfyUI running a node of the workflow (its loader nodes load weights: below)
+        r"|\bError occurred when executing (?!\w*Load)\w+:|\bNode threw an error during execution\b"
         # a server that has come up: the work after it is the requests it serves
         r"|\bServing on https?://|\bUvicorn running on\b|\bApplication startup complete\b"
         r"|\bllama runner started\b"
@@ -66,7 +68,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # the model: "Starting shard", "Waiting for shard to be ready")
         r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b"
         # Ollama's scheduler waiting for its runner to load the model
-        r"|\bwaiting for server to become available\b",
+        r"|\bwaiting for server to become available\b"
+        r"|\bError occurred when executing \w*Load\w*:",  # a ComfyUI loader node
         "loading",
     ),
     # the weights are in: what runs next is the first forward pass, the memory-profiling run

@@ -66,6 +66,8 @@ DECISIVE: dict[str, str] = {
     "get_attn_backend": "startup",
     "wait_for_engine_startup": "startup",
     "_wait_for_engine_startup": "startup",  # vLLM V1's core client, older name
+    # vLLM V0's API server building its client of the engine process it started
+    "build_async_engine_client_from_engine_args": "startup",
     "_init_distributed_environment": "startup",
     "_check_if_gpu_supports_dtype": "startup",
     "_init_executor": "startup",

@@ -53,6 +53,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|inputs? of failed execution|_raise_exception_on_finish"
         r"|\bEngine iteration timed out\b"  # vLLM's async engine: a step of running requests
         r"|\bEngine loop failed\b"  # LMDeploy's engine loop, which steps the running requests
+        r"|!!! Exception during processing !!!"  # ComfyUI's executor, running a workflow
         r"|(?i:error was encountered while running the model)"  # Ollama's runner
         # a request being served: validation of one request (vLLM's "your request has N input
         # tokens", "However, you requested N tokens"), the API server's response generators

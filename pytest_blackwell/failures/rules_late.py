@@ -172,6 +172,13 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|[A-Z]\w*(?:Error|Exception|Failed|Interrupt|OutOfResources|InvalidCxxCompiler"
        r"|Unsupported))(?::|$)", ignore_at=QUIET),
     rule("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
+    # torchrun's failure summary: the rank whose exit it saw first (an exit code of a signal is
+    # a death, above); its own error is in that rank's output, not in the summary
+    rule("elastic_root_cause", "unknown", r"^Root Cause \(first observed failure\):",
+       keywords=("Root Cause (first observed",)),
+    # nvcc's count of a source file's errors (also inside a build log relayed at INFO)
+    rule("nvcc_errors", "unknown", r"\b\d+ errors? detected in the compilation of\b",
+       stage_hint="compile", keywords=("detected in the compilation of",)),
     # the CUDA runtime's own error string with no known cause in it (ggml's "CUDA error: an
     # internal operation failed"): an error of its own, which a death right after does not
     # replace

@@ -49,6 +49,10 @@ IN_TUNING = {
     "fresh29": (0.96, 0.84),
     "fresh30": (0.85, 0.85),
     "fresh31": (1.00, 0.90),
+    "fresh32": (1.00, 0.96),
+    "fresh33": (0.94, 0.88),
+    "fresh34": (0.96, 0.72),
+    "fresh35": (0.95, 0.78),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

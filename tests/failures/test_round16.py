@@ -193,8 +193,8 @@ def test_a_failing_graph_api_call_is_a_broken_capture(tmp_path: Path) -> None:
             "execute",
         ),
         (
-            "Loading checkpoint shards:  50%|#####     | 1/2 [00:01<00:01]RuntimeError: CUDA error: "
-            "out of memory",
+            "Loading checkpoint shards:  50%|#####     | 1/2 [00:01<00:01]RuntimeError: CUDA "
+            "error: out of memory",
             "device_oom",
             "loading",
         ),
