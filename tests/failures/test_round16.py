@@ -61,11 +61,6 @@ def test_nccls_debug_line_and_status_check(tmp_path: Path, line: str) -> None:
     classify_as(tmp_path, [line], "nccl_error", "unknown")
 
 
-def test_an_nccl_info_line_in_the_debug_format_is_no_failure(tmp_path: Path) -> None:
-    lines = ["node7:123:456 [3] NCCL INFO Channel 00/02 : 0 1", "node7:123:456 [3] NCCL INFO ok"]
-    assert classify_both(tmp_path, lines) is None
-
-
 def test_gloo_saying_it_timed_out_is_a_timeout(tmp_path: Path) -> None:
     line = (
         "[/srv/gloo/gloo/transport/tcp/pair.cc:42] Timed out waiting 60000ms for recv operation "
@@ -144,28 +139,12 @@ def test_words_of_round_16(tmp_path: Path, line: str, category: str) -> None:
     classify_as(tmp_path, [line], category, "unknown")
 
 
-def test_a_debugger_backtrace_elsewhere_is_no_failure(tmp_path: Path) -> None:
-    lines = ["(gdb) bt", "#0  0x00007f0000001234 in poll () from /lib/libc.so.6", "#1  main ()"]
-    assert classify_both(tmp_path, lines) is None
-
-
 def test_the_extension_missing_the_cuda_runtime_is_the_environment(tmp_path: Path) -> None:
     line = (
         "WARNING 01-02 03:04:05 _custom_ops.py:14] Failed to import from foo._C with "
         "ImportError('libcudart.so.12: cannot open shared object file: No such file or directory')"
     )
     classify_as(tmp_path, [line], "env_mismatch", "startup")
-
-
-def test_the_extension_missing_the_driver_on_a_host_without_gpu_is_no_failure(
-    tmp_path: Path,
-) -> None:
-    lines = [
-        "WARNING 01-02 03:04:05 _custom_ops.py:14] Failed to import from foo._C with "
-        "ImportError('libcuda.so.1: cannot open shared object file: No such file or directory')",
-        "INFO 01-02 03:04:06 api_server.py:1] Foo API server version 0.1",
-    ]
-    assert classify_both(tmp_path, lines) is None
 
 
 def test_a_failing_graph_api_call_is_a_broken_capture(tmp_path: Path) -> None:
@@ -208,3 +187,24 @@ def test_what_the_error_line_showed_first_tells_the_stage(
 
 def test_an_error_line_without_a_shown_activity_keeps_an_unknown_stage(tmp_path: Path) -> None:
     classify_as(tmp_path, ["Epoch of the run: CUDA error: out of memory"], "device_oom", "unknown")
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # NCCL's debug format at INFO
+        ["node7:123:456 [3] NCCL INFO Channel 00/02 : 0 1", "node7:123:456 [3] NCCL INFO ok"],
+        # a debugger's backtrace of a process stopped in a real function
+        ["(gdb) bt", "#0  0x00007f0000001234 in poll () from /lib/libc.so.6", "#1  main ()"],
+        # vLLM's extension missing the driver's library on a host without a GPU (CPU run)
+        [
+            "WARNING 01-02 03:04:05 _custom_ops.py:14] Failed to import from foo._C with "
+            "ImportError('libcuda.so.1: cannot open shared object file: No such file or "
+            "directory')",
+            "INFO 01-02 03:04:06 api_server.py:1] Foo API server version 0.1",
+        ],
+    ],
+    ids=["nccl-info", "gdb-backtrace", "no-driver-on-cpu-host"],
+)
+def test_lines_of_round_16_that_are_no_failure(tmp_path: Path, lines: list[str]) -> None:
+    assert classify_both(tmp_path, lines) is None
