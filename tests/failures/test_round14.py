@@ -45,7 +45,8 @@ from classify_helpers import classify_as, classify_both
             "env_mismatch",
             "loading",
         ),
-        (["!!! Exception during processing !!! Allocation on device "], "device_oom", "unknown"),
+        # (round 17: ComfyUI's executor reporting a node's failure is execute)
+        (["!!! Exception during processing !!! Allocation on device "], "device_oom", "execute"),
         (
             ["RuntimeError: Allocation on device 0 would exceed allowed memory. (out of memory)"],
             "device_oom",
