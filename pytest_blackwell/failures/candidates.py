@@ -86,7 +86,9 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
             and 0 <= new.start - cur.line <= SOFT_WINDOW
         ):
             return True  # a death says less than the relay right after it that explains it
-        if new.start == cur.start and new.line == cur.line:  # the same error, seen with its frames
+        same_cut = bool(new.detail.get("truncated") and cur.detail.get("truncated"))
+        if new.start == cur.start and (new.line == cur.line or same_cut):
+            # the same error (or the same cut traceback), seen with more of its frames
             return len(new.traceback) > len(cur.traceback)
         return new.start < cur.start
     if new.rank < cur.rank:

@@ -56,7 +56,9 @@ ERRORISH = re.compile(
     # "error loading model: ...", "Error processing request: ...": an error and what it hit
     r"|^(?:[\w.:]+: )?(?:error|Error) (?:\w+ ){0,3}\w+:\s\S"
     r"|\b(?:[Ff]ailed|FAILED|[Aa]bort(?:ed|ing)?|ABORT(?:ED)?|[Pp]anic(?:ked)?)\b"
-    r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurred\b"
+    r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurred\b|\bencountered an? (?:unexpected |fatal )?error\b"
+    # an error code in capitals ("LLAMA_CPP_PROCESS_ERROR"), not a code for no error
+    r"|\b(?!NO_)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_ERROR\b"
     # the CUDA runtime naming an error ("Program hit cudaErrorX ...", "CUDA error (f.h:1): ...")
     r"|\b(?:cuda|hip)Error[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\b(?:CUDA|HIP) error\b"
     r"|(?i:" + SIGNAL_DEATH + ")"  # a shell reporting the signal a job died of
@@ -73,6 +75,9 @@ BENIGN = re.compile(
     # a scheduler taking requests back to free memory (SGLang's "Decode out of memory happened.
     # #retracted_reqs: 1"): they are run again later
     r"|\bretract(?:ed|ing)?(?:_reqs)?\b"
+    # a warning of what may happen ("This is not supported for all configurations of models and
+    # can yield errors."), not an error that happened
+    r"|\b(?:can|may|might|could) (?:yield|cause|lead to|result in|produce) (?:\w+ ){0,2}errors?\b"
 )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from pytest_blackwell.failures.candidates import WRAPPER, Candidate
+from pytest_blackwell.failures.candidates import Candidate
 from pytest_blackwell.failures.cues import READABLE_RULES, cue_category
 from pytest_blackwell.failures.frames import (
     frame_category,
@@ -89,7 +89,9 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
     False for engine runs with explicit stage events, whose stage stays exact.
     """
     category, category_from = cand.category, category_evidence(cand)
-    if (category == "unknown" or cand.rule in GENERIC_RULES) and cand.rank != WRAPPER:
+    # (a wrapper that names a category keeps it; one that does not, such as a worker's "Error
+    # executing method initialize_cache" above the worker's cut traceback, reads its frames)
+    if category == "unknown" or cand.rule in GENERIC_RULES:
         found = frame_category(cand.traceback)
         if found is None and cand.detail.get("truncated"):
             found = waiting_dump(cand.traceback)  # a stuck process's thread dump

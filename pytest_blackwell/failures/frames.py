@@ -194,6 +194,10 @@ CONTEXTUAL: dict[str, str] = {
     # SGLang's and LightLLM's serving loops and the batch steps they run
     "loop_for_forward": "execute",
     "loop_for_fwd": "execute",
+    # Gradio serving a request of its web UI (the app's function runs under these)
+    "process_api": "execute",
+    "call_process_api": "execute",
+    "call_prediction": "execute",
     "forward_prefill_batch": "execute",
     "forward_extend": "execute",
     "get_new_batch_prefill": "execute",

@@ -32,6 +32,8 @@ _TIMESTAMP = re.compile(
 _KUBE = re.compile(
     r"^\s*\[(?:pod|deploy(?:ment)?|job|sts|statefulset|ds|daemonset|rs|replicaset)/[\w.\-]+"
     r"(?:/[\w.\-]+)?\]\s?"
+    # a container runtime's log file (CRI: "<time> stdout F <line>", the time stripped before)
+    r"|^(?:stdout|stderr) [FP] "
 )
 _GUTTER = re.compile(r"^\s*(?:\[[\w.\-]{1,40}\]|[\w.\-]{1,40})?\s*\|\s?")
 _PROC_TAG = re.compile(
@@ -105,6 +107,12 @@ _TRT_LEVEL = re.compile(r"^(?:\[TRT(?:-LLM)?\]\s)?\[(?P<level>[VIWEF])\]\s")
 _NAME_LEVEL = re.compile(
     r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+ (?:\d+ )?"
     r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) +"
+)
+# Python logging as "%(asctime)s - %(name)s - %(levelname)s - %(message)s" (LMDeploy, ComfyUI's
+# file log, the logging cookbook's format; the date was stripped before), with LMDeploy's
+# "%(filename)s:%(lineno)d - " after the level: "- lmdeploy - WARNING - archs.py:55 - ..."
+_DASH_LEVEL = re.compile(
+    r"^-? ?[A-Za-z_][\w.]* - (?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) - (?:[\w.\-]+:\d+ - )?"
 )
 # Chromium's log (Electron apps such as LM Studio): "[3848:0604/123848.823:WARNING:f.cc:605] "
 _CHROMIUM_LEVEL = re.compile(
@@ -207,7 +215,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
         text = _from_rich(text)
     level = ""
     for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL, _TRT_LEVEL, _NAME_LEVEL,
-               _BRACKET_LEVEL, _CHROMIUM_LEVEL):  # fmt: skip
+               _BRACKET_LEVEL, _DASH_LEVEL, _CHROMIUM_LEVEL):  # fmt: skip
         m = rx.match(text)
         if m:
             level = next(name for name in m.groupdict().values() if name)

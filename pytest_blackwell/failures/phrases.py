@@ -33,6 +33,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"(?i)\bbuild(?:ing)? (?:the |an? )?(?:tensorrt )?engine\b|\bbuild_engine\b"
         r"|engine build(?:ing)?\b|BackendCompilerFailed|InductorError|CppCompileError"
         r"|\bbuild_and_load\b|No working C\+\+ compiler|failed to compile|InvalidCxxCompiler"
+        r"|\bbuildSerializedNetwork\b"  # TensorRT's builder
         r"|\b(?:PTX|NVRTC)[- ]?JIT\b|\bJIT compil"
         # Inductor's and Triton's autotuners (the kernel choices are compiled and benchmarked)
         r"|\bduring autotuning\b|\bNo valid triton configs\b"
@@ -104,6 +105,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bmust be divisible by (?:the )?(?:tensor|pipeline)[ _]parallel[ _]size\b"
         # torch.distributed's store waiting for every rank to join the process group
         r"|\bDistStoreError\b|\bwaiting for clients\. \d+/\d+ clients joined\b"
+        # c10d's client socket connecting to the process group's store (TCPStore)
+        r"|\bclient socket has timed out after \S+ while trying to connect to\b"
         # CUDA finding no device: the first thing a process does with CUDA
         r"|\bno CUDA-capable device is detected\b",
         "startup",

@@ -46,7 +46,10 @@ CAUSES: tuple[Rule, ...] = (
        # kernel's dynamic shared-memory attribute right before the launch: "invalid argument"
        # there is a request above the card's limit
        r"|(?:flash_(?:fwd|bwd)\w*launch_template\.h|fmha_\w+\.sm\d+\.cu):\d+\)?:? "
-       r"invalid argument"),
+       r"invalid argument"
+       # Triton's launcher before it opted kernels in to more than 48 KB of dynamic shared
+       # memory: the launch of a kernel that needs more is refused as an invalid argument
+       r"|Triton Error \[CUDA\]: invalid argument"),
     rule("smem_exceeds", "smem_limit",
        r"(?i)(?:shared memory|smem)\b[^.]{0,80}?\bexceed(?:s|ed)?\b"
        r"|\bexceeds? (?:the )?(?:max\w* )?"
@@ -171,6 +174,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|.*?\((?:GPU \d+; )?(?P<total_bytes__2>" + SIZE
        + r") total capacity;.*?(?P<free_bytes__2>"
        + SIZE + r") free)?"),
+    # TensorRT's builder: a layer or plugin needs more workspace (scratch) than the device has
+    rule("trt_scratch", "device_oom",
+       r"requires \d+ bytes of scratch space, but only \d+ (?:is|are) available"),
     rule("cpu_alloc", "device_oom",
        r"DefaultCPUAllocator: (?:can't allocate|not enough memory|could not allocate)"
        r"(?:.*?you tried to allocate (?P<tried_bytes>\d+) bytes)?"),

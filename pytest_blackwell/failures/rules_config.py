@@ -62,7 +62,7 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # transformers' check of a checkpoint's model type against the ones it knows
        r"|has model type `?(?P<architecture__3>\w+)`? but Transformers does not recognize this "
        r"architecture|does not recognize this architecture",
-       stage_hint="startup"),
+       stage_hint="startup", ignore_at=QUIET),  # (a program that falls back warns of it)
     rule("config_limit", "unsupported_config",
        r"\bis (?:greater|larger) than (?:the )?(?:configured )?max_[a-z_]+\b"),
     rule("argument_rejected", "unsupported_config",

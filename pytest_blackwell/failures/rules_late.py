@@ -80,13 +80,15 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|(?:Worker|Engine core|RayWorker\w*) proc(?:ess)? (?P<process>\S+) died unexpectedly"
        r"(?: \(exit code: (?P<exit_code>-?\d+)\))?|(?P<process__2>\S+ rank=\d+) died unexpectedly"
        r"|engine core exited unexpectedly"
+       r"|(?i:\bmodel process (?:encountered an unexpected error|crashed|exited unexpectedly))"
        r"|(?:[Ss]cheduler|[Dd]etokenizer|[Ww]orker|[Ee]ngine\w*)(?: process)? is dead\b",
        weak=True),
     # a router or client that cannot reach the engine process it serves through (TGI's router
     # and its shards over a Unix socket, gRPC clients): that process is gone
     rule("backend_unreachable", "engine_died",
        r"(?i:(?:server|backend|shard|worker|engine|transport) error: (?:error trying to connect"
-       r"|connection refused|broken pipe|connection reset))", weak=True),
+       r"|connection refused|broken pipe|connection reset))"
+       r"|failed starting/connecting to the gRPC", weak=True),  # LocalAI's backend process
     rule("fatal_signal", "engine_died",
        r"Fatal Python error: (?P<signal>" + _DEATH_WORDS + r")|^(?:.*: )?(?P<signal__2>"
        + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"
