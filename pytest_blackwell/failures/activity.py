@@ -36,7 +36,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\bprocessing (?:the )?prompt\b|\bprompt processing\b)|^\s*got prompt\s*$"
         # ComfyUI running a node of the workflow (its loader nodes load weights: below)
         r"|\bError occurred when executing (?!\w*Load)\w+:|\bNode threw an error during execution\b"
-        r"|\bNode Type: (?!\w*Load)\w+$"
+
         # a server that has come up: the work after it is the requests it serves
         r"|\bServing on https?://|\bUvicorn running on\b|\bApplication startup complete\b"
         r"|\bllama runner started\b"
@@ -56,7 +56,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # Inductor's max-autotune benchmarking its kernel choices (a table per op, then a total)
         r"|\bAUTOTUNE (?:[a-z_]\w*\(|benchmarking takes)"
         # TensorRT's builder choosing kernels: tactics are timed and picked only while it builds
-        r"|\[TRT\].{0,120}?\b(?:[Tt]actics?|builder pass)\b",
+        r"|\[TRT\].{0,120}?\b(?:[Tt]actics?|builder pass)\b|Skipping tactic\b",
         "compile",
     ),
     # weights: checkpoint shards, state dicts, weight files being read
@@ -70,7 +70,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b"
         # Ollama's scheduler waiting for its runner to load the model
         r"|\bwaiting for server to become available\b"
-        r"|\bError occurred when executing \w*Load\w*:|\bNode Type: \w*Load\w*$"  # ComfyUI's
+        r"|\bError occurred when executing \w*Load\w*:"  # a ComfyUI loader node
         r"|(?i:\b(?:trying|attempting) to load\b)",
         "loading",
     ),

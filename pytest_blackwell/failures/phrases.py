@@ -38,7 +38,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # Inductor's and Triton's autotuners (the kernel choices are compiled and benchmarked)
         r"|\bduring autotuning\b|\bNo valid triton configs\b"
         # TensorRT's builder: its tactics, its source files, trtexec's report of it
-        r"|\bSkipping tactic\b|\bbuilder\.cpp\b|\bBuilder creation failed\b"
+        r"|Skipping tactic\b|\bbuilder\.cpp\b|\bBuilder creation failed\b"
         # the driver JIT-compiling a PTX module while loading it
         r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*"
         r"|\berrors? detected in the compilation of\b",  # nvcc's count of a file's errors
