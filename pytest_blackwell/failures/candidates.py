@@ -117,9 +117,15 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
     if is_what_failed(best, cand):
         hint, hint_from = (cand.hint, cand.hint_from) if cand.hint else (best.hint, best.hint_from)
         return replace(best, category=cand.category, rule=cand.rule, hint=hint, hint_from=hint_from)
-    if best.after is None and cand.rank < WEAK and 0 < cand.start - best.line <= AFTER_GAP:
+    if (
+        best.after is None
+        and cand.rank < WEAK
+        and 0 < cand.start - best.line <= AFTER_GAP
+        and not any(t.rstrip().endswith(", in __del__") for t in cand.traceback)
+    ):
         # The traceback printed right after the error (and its advice) belongs to it: its
-        # frames tell the stage when nothing before the error does (see ``evidence.decide``).
+        # frames tell the stage when nothing before the error does (see ``evidence.decide``);
+        # not a destructor's, which the garbage collector runs ("Exception ignored in").
         told = frame_stage(cand.traceback)
         if told is not None:
             best = replace(best, after=(told[0], f"{told[1]} (traceback after the error)"))

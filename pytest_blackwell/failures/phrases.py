@@ -105,6 +105,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bmust be divisible by (?:the )?(?:tensor|pipeline)[ _]parallel[ _]size\b"
         # torch.distributed's store waiting for every rank to join the process group
         r"|\bDistStoreError\b|\bwaiting for clients\. \d+/\d+ clients joined\b"
+        # a communicator being set up: TensorRT-LLM's NCCL communicator, NVSHMEM's bootstrap and
+        # initialisation (DeepEP's buffers)
+        r"|\bcreateComm\b|\bnvshmem\w* initialization failed\b"
+        r"|/nvshmem/src/(?:modules/bootstrap|host/init)/"
         # c10d's client socket connecting to the process group's store (TCPStore)
         r"|\bclient socket has timed out after \S+ while trying to connect to\b"
         # CUDA finding no device: the first thing a process does with CUDA
