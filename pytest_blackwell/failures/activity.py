@@ -36,7 +36,6 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\bprocessing (?:the )?prompt\b|\bprompt processing\b)|^\s*got prompt\s*$"
         # ComfyUI running a node of the workflow (its loader nodes load weights: below)
         r"|\bError occurred when executing (?!\w*Load)\w+:|\bNode threw an error during execution\b"
-
         # a server that has come up: the work after it is the requests it serves
         r"|\bServing on https?://|\bUvicorn running on\b|\bApplication startup complete\b"
         r"|\bllama runner started\b"

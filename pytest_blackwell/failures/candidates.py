@@ -121,7 +121,7 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
         best.after is None
         and cand.rank < WEAK
         and 0 < cand.start - best.line <= AFTER_GAP
-        and not any(t.rstrip().endswith(", in __del__") for t in cand.traceback)
+        and not in_destructor(cand.traceback)
     ):
         # The traceback printed right after the error (and its advice) belongs to it: its
         # frames tell the stage when nothing before the error does (see ``evidence.decide``);
@@ -141,6 +141,7 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
         and cand.hint
         and best.rank >= WEAK
         and 0 <= cand.start - best.line <= RING_LINES
+        and not in_destructor(cand.traceback)
     ):
         # A wrapper right after the cause (``Capture cuda graph failed`` after a compiler
         # error) still tells the stage the cause happened in.
@@ -149,6 +150,12 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
             best, hint=hint, hint_from=cand.hint_from if hint != best.hint else best.hint_from
         )
     return best
+
+
+def in_destructor(lines: list[str]) -> bool:
+    """Whether a traceback runs in a destructor (``__del__``): the garbage collector's report of
+    its own (``Exception ignored in: ...``), never the caller of an error before it."""
+    return any(t.rstrip().endswith(", in __del__") for t in lines)
 
 
 def is_cut_traceback_head(first: Candidate, later: Candidate) -> bool:
@@ -207,8 +214,10 @@ def _told_later(first: Candidate, later: Candidate) -> Candidate:
 
 
 def is_header(text: str) -> bool:
-    """A traceback header, also at the end of a message (``EngineCore hit an exception: ...``)."""
-    return text.startswith(HEADERS) or text.endswith(HEADERS[0] + ":")
+    """A traceback header, also at the end of a message (``EngineCore hit an exception: ...``),
+    or Python's report of an exception a destructor raised (``Exception ignored in: ...``): a
+    report of its own, never the rest of the error above it."""
+    return text.startswith((*HEADERS, "Exception ignored in")) or text.endswith(HEADERS[0] + ":")
 
 
 def process_name(tag: str) -> str:
