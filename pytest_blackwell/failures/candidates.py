@@ -196,9 +196,7 @@ def _told_later(first: Candidate, later: Candidate) -> Candidate:
     """
     gap = later.start - first.line
     again = later.category == first.category != "unknown" and gap <= RING_LINES
-    # (a logged line that is no error of its own, such as vLLM's "Dumping input data" of the
-    # step that failed, may come after the error's advice lines: as far as a caller's traceback)
-    caller = later.rank < WEAK and gap <= (AFTER_GAP if later.rank == LEVEL_ONLY else FOLLOW_GAP)
+    caller = later.rank < WEAK and gap <= FOLLOW_GAP
     if first.after is not None or gap <= 0 or not (again or caller):
         return first
     if not any(word in later.text for word in TRIGGERS):

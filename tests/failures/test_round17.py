@@ -17,8 +17,6 @@ from classify_helpers import classify_as, classify_both
 @pytest.mark.parametrize(
     "line",
     [
-        "/opt/nvshmem/src/host/init/init.cu:998: non-zero status: 7 building transport map failed",
-        "/opt/nvshmem/src/host/init/init.cu:foo:1080: nvshmem initialization failed, exiting",
         "cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_UNHANDLED_CUDA_ERROR: unhandled cuda "
         "error",
         "[TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error /srv/mpiUtils.cpp:1 '6'",
@@ -28,6 +26,17 @@ from classify_helpers import classify_as, classify_both
 )
 def test_collective_transports_fail_as_nccl_errors(tmp_path: Path, line: str) -> None:
     classify_as(tmp_path, [line], "nccl_error", "unknown")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "/opt/nvshmem/src/host/init/init.cu:998: non-zero status: 7 building transport map failed",
+        "/opt/nvshmem/src/host/init/init.cu:foo:1080: nvshmem initialization failed, exiting",
+    ],
+)
+def test_nvshmem_failing_to_start_is_nccl_error_at_startup(tmp_path: Path, line: str) -> None:
+    classify_as(tmp_path, [line], "nccl_error", "startup")  # (the stage since round 18)
 
 
 def test_nccl_info_about_a_plugin_version_is_no_failure(tmp_path: Path) -> None:
