@@ -100,8 +100,20 @@ ACTIVITY: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
-#: The word an error message starts with: what a line shows before it is not the error.
-_ERROR_WORD = re.compile(r"\S*(?:rror|ERROR|xception)|\[[EF]\d* ")
+#: The words an error message starts with (or a glog record's mark): what a line shows before
+#: them is not the error.
+_ERROR_WORD = re.compile(r"rror|ERROR|xception|(?P<record>\[[EF]\d* )")
+
+
+def _before_error(text: str) -> str:
+    """What ``text`` shows before its first error word, the word's whole token excluded."""
+    m = _ERROR_WORD.search(text)
+    if m is None:
+        return ""
+    head = text[: m.start()]
+    if m.group("record"):
+        return head
+    return head[: max(head.rfind(" "), head.rfind("\t")) + 1]
 
 
 def activity_before(
@@ -117,8 +129,7 @@ def activity_before(
     if at > 0:
         recent.append(raw[:at])
     elif at == 0:  # the error read with what the line showed first ("(12 / 55 tokens)CUDA error")
-        first = _ERROR_WORD.search(text)
-        recent.append(text[: first.start()] if first else "")
+        recent.append(_before_error(text))
     return activity_stage(recent)
 
 
