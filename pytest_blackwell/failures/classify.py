@@ -249,7 +249,7 @@ class StreamClassifier:
     def _candidate(
         self, lineno: int, line: LogicalLine, start: int, stage: str
     ) -> Candidate | None:
-        if is_aside(line.text, lineno, self._ring, self._tail):
+        if is_aside(line.text, lineno, self._tail):  # (the tail holds every line the ring does)
             return None
         found = self._match(line)
         if found is None:

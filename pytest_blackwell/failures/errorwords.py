@@ -8,7 +8,7 @@ logged at an error level or says so in words (:data:`ERRORISH`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Reversible
 
 #: A shell's words for the signal a job died of (zsh's "[1]  2771 floating point exception  x").
 SIGNAL_DEATH = r"\bfloating point exception\b|\billegal hardware instruction\b|\bbus error\b"
@@ -81,13 +81,13 @@ BENIGN = re.compile(
 )
 
 
+#: Python's warnings of kinds that never stop a program (a library's UserWarning may name a real
+#: problem, such as a GPU the installed torch has no kernels for, so it is read).
+_HARMLESS_WARNING = r"^\S+:\d+: (?:Runtime|Deprecation|PendingDeprecation|Future|Resource)Warning: "
 #: Lines that mention an error without being one, whatever rule their words match: advice about
 #: an error that may come ("If you get `CUDA error: invalid device function` errors, ..."), a
 #: program going on with an alternative ("... not available (No module named 'x'), falling back
-#: to a Python version"), and Python's warnings of kinds that never stop a program.
-#: Python's warnings that never stop a program (a library's UserWarning may name a real problem,
-#: such as a GPU the installed torch has no kernels for, so it is read).
-_HARMLESS_WARNING = r"^\S+:\d+: (?:Runtime|Deprecation|PendingDeprecation|Future|Resource)Warning: "
+#: to a Python version"), and the harmless warnings above.
 ASIDE = re.compile(
     r"^\W*If you (?:get|see|encounter|hit|run into|are seeing)\b|\b(?:falling|fall|fell) back to\b"
     r"|" + _HARMLESS_WARNING
@@ -97,13 +97,13 @@ ASIDE = re.compile(
 _ASIDE_GOES_ON = re.compile(_HARMLESS_WARNING + r".*:\s*$")
 
 
-def is_aside(text: str, lineno: int, *recent: Iterable[tuple[int, str]]) -> bool:
+def is_aside(text: str, lineno: int, recent: Reversible[tuple[int, str]]) -> bool:
     """Whether line ``lineno`` (``text``) only mentions an error (:data:`ASIDE`) or is the rest
     of a warning message on the line before it, looked up among the ``(number, line)`` pairs of
-    ``recent``."""
+    ``recent`` (newest last)."""
     if ASIDE.search(text):
         return True
-    before = next((raw for lines in recent for n, raw in lines if n == lineno - 1), "")
+    before = next((raw for n, raw in reversed(recent) if n == lineno - 1), "")
     return _ASIDE_GOES_ON.match(before.strip()) is not None
 
 

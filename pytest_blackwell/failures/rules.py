@@ -231,8 +231,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|cublasLtMatmulAlgoGetHeuristic\b.{0,400}?\bfailed"
        r"|CUDNN_STATUS_NOT_SUPPORTED|CUDNN_STATUS_ARCH_MISMATCH"
        # a kernel built without code for this architecture, in the words of ggml and others
-       r"|(?i:no (?:device )?code compatible with (?:CUDA |the )?(?:arch|architecture|device|GPU))"
-       r"|\bhas no device code compatible\b"  # ggml's words, also cut after "compatible with"
+       # (ggml's "has no device code compatible with CUDA arch 700", also cut after "with")
+       r"|(?i:\bno device code compatible\b"
+       r"|no code compatible with (?:CUDA |the )?(?:arch|architecture|device|GPU))"
        r"|(?i:no (?:kernel|binary|code) (?:image )?(?:is )?(?:available |compatible )?for "
        r"(?:this|the current|your) (?:arch\w*|device|GPU))"),
     # cuBLAS status codes printed as numbers (DeepSpeed's "kernel execution error. (m: .., n: ..,
