@@ -41,6 +41,7 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Capture cuda graph begin", "graph_capture"),
     ("KV Cache is allocated", "kv_alloc"),
     ("KV cache size:", "kv_alloc"),
+    ("# GPU blocks:", "kv_alloc"),  # vLLM V0: the blocks counted, the cache allocated next
     ("Available KV cache memory", "kv_alloc"),
     ("Memory profiling takes", "kv_alloc"),
     ("Maximum concurrency for", "kv_alloc"),
