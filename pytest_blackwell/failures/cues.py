@@ -38,7 +38,8 @@ _SHORTAGE = (
 _ARCH = (
     r"(?:\bsm_?\d{2,3}[af]?\b|\bcompute[ _]capabilit(?:y|ies)\b|\bcompute_\d{2,3}\b"
     r"|\bgfx\d{3,4}\w*|\b(?:Blackwell|Hopper|Ampere|Lovelace|Turing|Volta|Pascal)\b"
-    r"|\b(?:this|your|the current|current) (?:GPU|device|architecture|arch|hardware|platform)\b)"
+    r"|\b(?:this|your|the current|current) (?:GPU|device|architecture|arch|hardware|platform)\b"
+    r"|\bCUDA capabilit(?:y|ies)\b)"
 )
 #: A kernel-level thing that can be missing for a dtype, a shape or an architecture.
 _KERNEL = (
@@ -49,6 +50,7 @@ _KERNEL = (
 _REFUSAL = (
     r"(?:\bnot (?:yet )?(?:supported|implemented|available|compiled|enabled)\b|\bunsupported\b"
     r"|\bno (?:kernel|implementation|support)\b|\bonly (?:supported|available|works?|implemented)\b"
+    r"|\bonly supports\b|\btoo old to be supported\b"
     r"|\bdoes(?: not|n't) support\b|\bcannot run\b|\bincompatible\b|\brequires?\b)"
 )
 #: The operand a kernel exists for or not: a dtype, a head size, a shape.

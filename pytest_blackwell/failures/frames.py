@@ -77,6 +77,11 @@ DECISIVE: dict[str, str] = {
     "inspect_model_cls": "startup",
     "wait_for_ready": "startup",
     "init_process_group": "startup",
+    # PyTorch's DistributedDataParallel checking and broadcasting the parameters as it is built:
+    # the process group's first collectives
+    "_verify_params_across_processes": "startup",
+    "_verify_model_across_ranks": "startup",
+    "_sync_module_states": "startup",
     "_find_and_load": "startup",  # an import
     "get_open_port": "startup",  # ports and addresses for the engine's processes
     "get_distributed_init_method": "startup",
@@ -152,6 +157,7 @@ CONTEXTUAL: dict[str, str] = {
     "from_pretrained": "loading",  # Hugging Face: a model, tokenizer or config read from files
     "_dummy_sampler_run": "warmup",
     "execute_model": "execute",
+    "start_worker_execution_loop": "execute",  # vLLM V0's workers running the scheduled steps
     "execute_model_with_error_logging": "execute",
     "sample_tokens": "execute",
     "step": "execute",

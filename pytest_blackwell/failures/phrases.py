@@ -16,6 +16,7 @@ from collections.abc import Sequence
 _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph|cuda ?graph warm ?up"
+        r"|\bgraph capture failed\b"
         # the CUDA graph API itself: a graph being captured or instantiated
         r"|(?-i:\bcu(?:da)?(?:Graph[A-Z]|StreamBeginCapture|StreamEndCapture)\w*)",
         "graph_capture",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pytest_blackwell.failures.rule import QUIET, Rule, rule
 from pytest_blackwell.failures.rules_config import CONFIG_RULES
+from pytest_blackwell.failures.rules_env import ENV_RULES
 from pytest_blackwell.failures.rules_late import LATE_RULES
 
 __all__ = ["DEFAULT_RULES", "Rule"]
@@ -31,6 +32,16 @@ CAUSES: tuple[Rule, ...] = (
        r"out of resource: shared memory, Required: (?P<required_bytes>\d+), "
        r"Hardware limit: (?P<limit_bytes>\d+)", ignore_at=AUTOTUNE_QUIET),
     rule("too_many_resources", "smem_limit", r"too many resources requested for launch"),
+    # Triton's resource check as Inductor relays it, naming the kernel where Triton names the
+    # resource ("out of resource: triton_mm Required: 327680 Hardware limit:232448"); only shared
+    # memory is checked against a byte limit there
+    rule("triton_resource_relayed", "smem_limit",
+       r"out of resource: (?!threads|registers)\w+,? Required: (?P<required_bytes>\d+),? "
+       r"Hardware limit: ?(?P<limit_bytes>\d+)", keywords=("Hardware limit",),
+       ignore_at=AUTOTUNE_QUIET),
+    # ptxas: a kernel's static shared memory above the target's limit
+    rule("ptxas_shared_data", "smem_limit", r"uses too much shared data\b", stage_hint="compile",
+       keywords=("too much shared data",)),
     rule("triton_out_of_resources", "smem_limit",
        r"^(?:[\w.]+\.)?OutOfResources\b|out of resource: shared memory",
        keywords=("OutOfResources",), ignore_at=AUTOTUNE_QUIET),
@@ -97,6 +108,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|capture (?:sequence )?(?:was |has been )?invalidated|previous error during capture"
        r"|capturing stream has unjoined work|merge of separate capture sequences"
        r"|capture was not (?:initiated|ended) in (?:this|the same) stream"
+       # the stream-capture errors by number (900-908, the same in the driver and the runtime
+       # APIs) in a failed capture, whatever name a binding prints beside it
+       r"|(?i:graph capture failed\b.{0,80}?\b(?:code|error)\b\W{0,3}90[0-8]\b)"
        r"|event last recorded in a capturing stream|thread-local capture sequence from another"
        r"|outside graph capture encountered unexpectedly"
        # a library refusing to be captured ("NCCL cannot be captured in a graph if ...")
@@ -270,6 +284,10 @@ CAUSES: tuple[Rule, ...] = (
        r"|ptxas\b.{0,300}?error\s*: Unexpected instruction types specified for",
        stage_hint="compile", keywords=(".target",)),
     # an operator dispatcher that found no kernel for these inputs (xFormers, others)
+    # (xFormers lists why each operator refused; one built without CUDA is the installation's
+    # fault, also when the whole list was flattened onto the refusal's line)
+    rule("xformers_build", "env_mismatch", r"xFormers wasn't build with CUDA support",
+       keywords=("xFormers wasn't build",)),
     rule("no_operator_for_inputs", "dispatch_failure",
        r"No operator found for `?\w+`? with inputs|(?i:no (?:kernel|implementation|operator)s? "
        r"(?:found|available|registered) for (?:these|the given|this) (?:inputs|dtype|shape))",
@@ -351,112 +369,9 @@ CAUSES: tuple[Rule, ...] = (
        r"cudaErrorSymbolNotFound|CUDA_ERROR_NOT_FOUND|named symbol not found"),
     rule("op_not_for_backend", "dispatch_failure",
        r"Could not run '[\w:.]+' with arguments from the '(?P<backend>\w+)' backend"),
-    # --- the environment cannot run it ------------------------------------------------------------
-    rule("driver_too_old", "env_mismatch",
-       r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|NVIDIA driver on your "
-       r"system is too old|Found no NVIDIA driver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
-       r"|PTX was compiled with an unsupported toolchain|unsupported display driver"
-       r"|cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
-       # cudaErrorCallRequiresNewerDriver, as cudaGetErrorString words it
-       r"|API call is not supported in the installed CUDA driver|cudaErrorCallRequiresNewerDriver"
-       r"|CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"),
-    # versions that do not fit together, in the wordings of drivers, container runtimes, ptxas,
-    # loaders and packages that say what they were built for
-    rule("version_mismatch", "env_mismatch",
-       r"(?i)please update your (?:nvidia |gpu |display )?driver|unsatisfied condition: cuda"
-       r"|forward compatibility was attempted on non supported HW"
-       r"|Unsupported \.version \d+\.\d+; current version is"
-       r"|(?:compiled|built) (?:for|with|against) (?:a )?(?:different|another|newer|older) "
-       r"(?:version|cuda|torch|pytorch|driver|toolkit)"
-       r"|(?:version|abi) mismatch\b|(?:was )?(?:compiled|built) for:?.{0,80}?\(you have [\w.+]+\)"
-       r"|(?:cuda|driver|toolkit|torch|pytorch) version .{0,60}?(?:is )?"
-       r"(?:not compatible|incompatible)"
-       r"|CUDA (?:SETUP|detection) failed|CUDA SETUP: (?:Required library|Problem)"
-       r"|Required library version not found"
-       # bitsandbytes' set-up finding no CUDA runtime for its native library
-       r"|CUDA runtime files not found in any environmental path",
-       keywords=("driver", "HW", ".version", "SETUP", "you have")),
-    # cudaErrorSystemNotReady: the node's GPU services (NVSwitch fabric manager) are not running
-    rule("system_not_ready", "env_mismatch",
-       r"system not yet initialized|cudaErrorSystemNotReady|CUDA_ERROR_SYSTEM_NOT_READY",
-       stage_hint="startup"),
-    rule("ipc_path_too_long", "env_mismatch",
-       r"ipc path .{0,300}? is longer than (?P<limit>\d+) characters"),
-    rule("missing_compiler", "env_mismatch",
-       r"No working C\+\+ compiler found|InvalidCxxCompiler|Failed to find C compiler"
-       r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"
-       r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory",
-       stage_hint="compile"),
-    # xFormers installed without CUDA kernels, or with extensions built for another torch
-    rule("xformers_build", "env_mismatch", r"xFormers wasn't build with CUDA support",
-       keywords=("xFormers wasn't build",)),
-    # ... which it reports when it is imported
-    rule("xformers_extensions", "env_mismatch", r"xFormers can't load C\+\+/CUDA extensions",
-       stage_hint="startup", keywords=("xFormers can't load",)),
-    # a linker that cannot find a library it was told to link (a JIT build's "-lcuda")
-    rule("link_library_missing", "env_mismatch", r"\bld(?:\.\w+)?: cannot find -l\w+",
-       stage_hint="compile"),
-    # Docker asked for GPUs without the NVIDIA container runtime set up
-    rule("container_gpu_driver", "env_mismatch",
-       r'could not select device driver "\w*" with capabilities', stage_hint="startup"),
-    rule("dnn_init_failed", "env_mismatch", r"\bDNN library initialization failed\b"),
-    rule("no_device", "env_mismatch",
-       r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
-       r"device\(s\) is/are busy or unavailable|Failed to infer device type"
-       r"|No CUDA GPUs are available"
-       r"|\[Errno 28\] No space left on device"),
-    rule("backend_init_failed", "env_mismatch",
-       r"Unable to initialize backend '(?:cuda|gpu|rocm)'|no supported devices found for platform",
-       stage_hint="startup", ignore_at=QUIET),
-    # JAX's CUDA plugin and XLA's stream executor: the CUDA stack itself cannot start (JAX then
-    # falls back to the CPU, logging this at WARNING level)
-    rule("cuda_init_failed", "env_mismatch",
-       r"(?i:cuda|gpu) backend failed to initiali[sz]e|failed call to cuInit",
-       stage_hint="startup", keywords=("backend failed to initiali", "cuInit")),
-    # TensorRT: a serialized engine (plan) built by another TensorRT version
-    rule("trt_plan_version", "env_mismatch",
-       r"Version tag does not match|Serialization assertion \w+ == \w+ failed"
-       r"|plan file is not compatible with this version of TensorRT"
-       # TensorRT-LLM's plugins checking the size of their serialized fields while the engine is
-       # read: an engine serialized by another TensorRT-LLM release
-       r"|Assertion failed: d == a \+ length\b"
-       # TensorRT's own reader finding a plan of another size than its format expects
-       r"|Mismatch between allocated memory size and expected size of serialized engine"
-       # TensorRT's plan reader itself failing: a plan it cannot read (another version's)
-       r"|\bstdArchiveReader\b",
-       stage_hint="loading"),
-    # A name missing from an installed package: packages of versions that do not fit together
-    rule("import_name_missing", "env_mismatch",
-       r"^(?:[\w.]+\.)?ImportError: cannot import name '(?P<name>\w+)' from '(?P<module>[\w.]+)'",
-       ignore_at=QUIET),
-    rule("library_mismatch", "env_mismatch",
-       r"undefined symbol: (?P<symbol>\S+)|cannot open shared object file|version `(?P<glibc>"
-       r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist",
-       ignore_at=QUIET),
-    rule("jit_build_failed", "env_mismatch",
-       r"Error building extension '|ninja: build stopped: subcommand failed|Ninja build failed"
-       r"|^:?/\S*/nvcc\s+-|^FAILED: \S+\.(?:cuda\.)?o\b"
-       r"|CalledProcessError: Command '\[['\"]ninja['\"]",
-       weak=True, stage_hint="compile"),
-    rule("backend_not_installed", "env_mismatch",
-       r"(?i)is not available or (?:is )?outdated"
-       r"|(?:not installed|is outdated)\W+please (?:install|upgrade)"
-       # an exception that asks for a package to be installed: it is missing or too old
-       r"|^(?:[\w.]+\.)?(?:Value|Runtime|Import|Assertion)Error: .{0,300}?"
-       r"\bplease (?:pip )?install\b"
-       r"|cudaErrorNotSupported|MemPool\w*\([^)]*\): operation no(?:t supported)?"
-       r"|CUDA (?:runtime |driver )?error: operation not supported"),
-    rule("extension_not_loaded", "env_mismatch",
-       r"'_OpNamespace' '_C\w*' object has no attribute '(?P<op>\w+)'"),
-    rule("module_missing", "env_mismatch", r"No module named '(?P<module>[\w.]+)'",
-       ignore_at=QUIET),
-    # any other import that fails: a package, or a compiled part of one, is missing or broken
-    # (not CPython's import refused while the interpreter shuts down)
-    rule("import_failed", "env_mismatch",
-       r"^(?:[\w.]+\.)?ImportError: (?!sys\.meta_path is None)\S", ignore_at=QUIET),
 )
 # fmt: on
 
 #: The built-in rules: the causes, the configurations and model files rejected, then kernel driver
 #: lines, relays, wrappers and generic lines.
-DEFAULT_RULES: tuple[Rule, ...] = (*CAUSES, *CONFIG_RULES, *LATE_RULES)
+DEFAULT_RULES: tuple[Rule, ...] = (*CAUSES, *ENV_RULES, *CONFIG_RULES, *LATE_RULES)

@@ -64,6 +64,7 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Initializing an LLM engine", "startup"),
     ("non-default args", "startup"),
     ("Init torch distributed begin", "startup"),
+    ("Init nccl begin", "startup"),  # older SGLang releases
     ("main: build = ", "startup"),  # llama.cpp's start-up banner
     ("API server version", "startup"),
     ("vLLM is using nccl", "startup"),

@@ -1,10 +1,16 @@
-"""Mechanisms of the nineteenth round. The lines are of our own, in the shapes the tools print."""
+"""Mechanisms of the nineteenth round (tuned on fresh40-fresh43): libraries that cannot be
+loaded, toolchains and GPU support missing, versions that do not match, Triton's resource check
+relayed by Inductor, ptxas' shared data, capture errors by number, DistributedDataParallel's
+construction, vLLM V0's worker loop and block counts. The lines are of our own, in the shapes
+the tools print.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from classify_helpers import classify_as
+import pytest
+from classify_helpers import classify_as, classify_both
 
 
 def test_vllm_v0_block_counts_end_kv_cache_sizing(tmp_path: Path) -> None:
@@ -17,3 +23,180 @@ def test_vllm_v0_block_counts_end_kv_cache_sizing(tmp_path: Path) -> None:
     ]
     failure = classify_as(tmp_path, lines, "engine_died", "kv_alloc")
     assert failure.evidence["stage"] == "marker '# GPU blocks:'"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Could not locate cudnn_ops64_9.dll. Please make sure it is in your library path!",
+        "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9}",
+        "Invalid handle. Cannot load symbol cudnnCreateTensorDescriptor",
+        "2024-01-01 10:00:00 [E:onnxruntime:Default, provider_bridge_ort.cc:12 Get] LoadLibrary "
+        'failed with error 126 "" when trying to load "C:\\foo\\onnxruntime_providers_cuda.dll"',
+        "D:\\a\\s\\onnxruntime_pybind_state.cc:891 onnxruntime::python::CreateExecutionProvider"
+        "Instance CUDA_PATH is set but CUDA wasnt able to be loaded. Please install the correct "
+        "version of CUDA andcuDNN",
+        "ERROR 01-02 03:04:05 pynccl.py:44] Failed to load NCCL library from libnccl.so.2 .It is "
+        "expected if you are not running on NVIDIA/AMD GPUs.",
+    ],
+    ids=[
+        "dll-not-located",
+        "none-of-the-sonames",
+        "symbol",
+        "loadlibrary-126",
+        "cuda-path",
+        "nccl-library",
+    ],
+)
+def test_a_runtime_library_that_cannot_be_loaded_is_the_environment(
+    tmp_path: Path, line: str
+) -> None:
+    failure = classify_both(tmp_path, [line])
+    assert failure is not None
+    assert failure.category == "env_mismatch", failure
+    assert failure.evidence["category"] == "rule library_not_loaded"
+
+
+@pytest.mark.parametrize(
+    ("line", "stage"),
+    [
+        ("FileNotFoundError: [Errno 2] No such file or directory: 'nvcc'", "compile"),
+        (
+            "FileNotFoundError: [Errno 2] No such file or directory: '/usr/local/cuda/bin/nvcc'",
+            "compile",
+        ),
+        ("ValueError: This Foo package was not compiled with CUDA support", "unknown"),
+        (
+            "Exception: >- Op Builder: Installed CUDA version 11.1 does not match the version "
+            "torch was compiled with 12.4, unable to compile cuda/cpp extensions",
+            "unknown",
+        ),
+    ],
+    ids=["nvcc-missing", "nvcc-path-missing", "built-without-cuda", "cuda-version-differs"],
+)
+def test_toolchains_gpu_support_and_versions_missing(tmp_path: Path, line: str, stage: str) -> None:
+    classify_as(tmp_path, [line], "env_mismatch", stage)
+
+
+def test_a_data_file_that_is_missing_is_no_toolchain(tmp_path: Path) -> None:
+    line = "FileNotFoundError: [Errno 2] No such file or directory: 'data/nvcc_notes.txt'"
+    failure = classify_both(tmp_path, [line])
+    assert failure is not None
+    assert failure.category != "env_mismatch", failure
+
+
+def test_xformers_built_without_cuda_wins_on_a_flattened_refusal(tmp_path: Path) -> None:
+    line = (
+        "NotImplementedError: No operator found for `memory_efficient_attention_forward` with "
+        "inputs: query : shape=(1, 4, 8, 64) (torch.float16) `cutlassF` is not supported because: "
+        "xFormers wasn't build with CUDA support `flshattF` is not supported because: xFormers "
+        "wasn't build with CUDA support"
+    )
+    failure = classify_both(tmp_path, [line])
+    assert failure is not None
+    assert failure.category == "env_mismatch", failure
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # Inductor relaying Triton's resource check with the kernel's name in the resource's place
+        (
+            [
+                "torch._inductor.exc.InductorError: LoweringException: NoValidChoicesError: "
+                "No valid triton configs. OutOfMemoryError: out of resource: triton_mm Required: "
+                "262144 Hardware limit:232448 Reducing block sizes or `num_stages` may help."
+            ],
+            "smem_limit",
+            "compile",
+        ),
+        # ptxas: a kernel's static shared memory above the target's limit
+        (
+            [
+                "ptxas error   : Entry function '_Z6kernelPf' uses too much shared data "
+                "(0x10000 bytes, 0xc000 max)"
+            ],
+            "smem_limit",
+            "compile",
+        ),
+        # a failed capture reported with the stream-capture error's number
+        (
+            ["Graph capture failed: CUDA_ERROR_UNKNOWN (code: 901)"],
+            "stream_capture",
+            "graph_capture",
+        ),
+        (
+            ["vLLM failed to start.  Retry with --verbose to learn more about the failure."],
+            "engine_died",
+            "unknown",
+        ),
+        # a refusal naming the compute capability in CUDA's words
+        (
+            [
+                "RuntimeError: Found Foo GPU which is too old to be supported by the compiler. It "
+                "only supports devices of CUDA Capability >= 7.0, but your device is of CUDA "
+                "capability 6.1"
+            ],
+            "dispatch_failure",
+            "unknown",
+        ),
+    ],
+    ids=[
+        "inductor-relayed-resource",
+        "ptxas-shared-data",
+        "capture-code-901",
+        "vllm-not-started",
+        "cuda-capability-refused",
+    ],
+)
+def test_causes_of_round_19(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ERROR out of resource: threads, Required: 2048, Hardware limit: 1024",
+        "ERROR request failed (code: 901)",
+    ],
+    ids=["threads-not-smem", "code-901-without-capture"],
+)
+def test_look_alikes_of_round_19_keep_their_own_reading(tmp_path: Path, line: str) -> None:
+    failure = classify_both(tmp_path, [line])
+    assert failure is not None
+    assert failure.category not in ("smem_limit", "stream_capture"), failure
+
+
+def test_distributed_data_parallel_construction_is_startup(tmp_path: Path) -> None:
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "train.py", line 10, in <module>',
+        "    model = DistributedDataParallel(model)",
+        '  File "/x/torch/nn/parallel/distributed.py", line 800, in __init__',
+        "    _verify_param_shape_across_processes(self.process_group, parameters)",
+        '  File "/x/torch/distributed/utils.py", line 280, in _verify_param_shape_across_processes',
+        "    return dist._verify_params_across_processes(process_group, tensors, logger)",
+        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1, internal error",
+    ]
+    failure = classify_as(tmp_path, lines, "nccl_error", "startup")
+    assert failure.evidence["stage"] == "frame _verify_params_across_processes"
+
+
+def test_vllm_v0_worker_loop_is_execute(tmp_path: Path) -> None:
+    tag = "(VllmWorkerProcess pid=11) ERROR 03-19 10:55:18 [multiproc_worker_utils.py:242]"
+    lines = [
+        f"{tag} torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 128.00 MiB.",
+        "(VllmWorkerProcess pid=12) ERROR 03-19 10:55:18 [multiproc_worker_utils.py:242] "
+        "Exception in worker VllmWorkerProcess while processing method "
+        "start_worker_execution_loop.",
+    ]
+    classify_as(tmp_path, lines, "device_oom", "execute")
+
+
+def test_older_sglang_nccl_start_is_startup(tmp_path: Path) -> None:
+    lines = [
+        "[2024-09-01 10:00:00 TP0] Init nccl begin.",
+        "[2024-09-01 10:00:01 TP0] RuntimeError: something broke",
+    ]
+    failure = classify_as(tmp_path, lines, "unknown", "startup")
+    assert failure.evidence["stage"] == "marker 'Init nccl begin'"
