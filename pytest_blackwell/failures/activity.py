@@ -25,6 +25,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # being generated, a runtime stepping its batch
     (
         r"\"(?:POST|GET) /\S* HTTP/\d|\bReceived (?:\w+ )?request\b|\bnum_running_reqs=[1-9]"
+        # a server's answer to a request, its status line as a client prints it (curl -i)
+        r"|^HTTP/\d(?:\.\d)? [1-5]\d\d\b"
         r"|\bNew request\b.{0,80}?\breceived\b"
         r"|\bRunning: [1-9]\d* reqs?\b|generation throughput: (?:[1-9]|0\.\d*[1-9])"
         r"|\b(?:Decode|Prefill) batch\b|\bStep function failed\b|\bDumping scheduler\b"

@@ -45,18 +45,29 @@ _CAPABILITY_WARNING = "is not compatible with the current PyTorch"
 _FIRST_USE = re.compile(r"\bCould not load library |/layers/|\b_?forward\w*\(|\bin _?forward\w*$")
 
 
+#: An engine that says it never finished starting, when its wrapper is all the excerpt shows
+#: (docs/failures.md: from where the excerpt looks, the engine did not start). Only a prior: a
+#: cause with a stage of its own, or the wrapper's frames, say more.
+_NEVER_STARTED = re.compile(
+    r"\b(?:Engine ?[Cc]ore|Engine process|WorkerProc|vLLM(?: server)?) (?:failed to start"
+    r"|initiali[sz]ation failed)\b"
+)
+
+
 def first_use(lines: Sequence[str]) -> bool:
     """Whether ``lines`` show a library loaded on first use (:data:`_FIRST_USE`)."""
     return any(_FIRST_USE.search(text.strip()) for text in lines)
 
 
-def stage_prior(category: str, lines: Sequence[str]) -> tuple[str, str] | None:
+def stage_prior(category: str, lines: Sequence[str], text: str = "") -> tuple[str, str] | None:
     """``(stage, why)`` from the shape of the error alone, else ``None``.
 
     ``category`` is not used as a prior by itself: excerpts of one category come from every
     stage (an ``env_mismatch`` can be a JIT build's), so only the error's own shape counts; a
     precursor warning in the block of another category's cause is not that cause's shape.
     """
+    if category == "engine_died" and any(_NEVER_STARTED.search(t) for t in (text, *lines)):
+        return "startup", "prior: the engine says it never finished starting"
     if first_use(lines):
         return None
     for text in lines:
@@ -130,7 +141,7 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
         # not fit the memory left (ExLlamaV2's cache constructor, vLLM's cache engine).
         category, category_from = "kv_cache_oom", f"{category_from} under {stage_from}"
     if stage == "unknown" and frames:
-        prior = stage_prior(category, cand.traceback)
+        prior = stage_prior(category, cand.traceback, cand.text)
         if prior is not None:
             stage, stage_from = prior
     return Failure(

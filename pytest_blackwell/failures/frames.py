@@ -82,6 +82,9 @@ DECISIVE: dict[str, str] = {
     "_verify_params_across_processes": "startup",
     "_verify_model_across_ranks": "startup",
     "_sync_module_states": "startup",
+    # DeepSpeed's engine broadcasting rank 0's weights as it is built
+    "_broadcast_model": "startup",
+    "in_the_same_node_as": "startup",  # vLLM's check of which ranks share a node, at set-up
     "_find_and_load": "startup",  # an import
     "get_open_port": "startup",  # ports and addresses for the engine's processes
     "get_distributed_init_method": "startup",
@@ -251,6 +254,9 @@ CATEGORY_FRAMES: dict[str, str] = {
 class Frame(NamedTuple):
     path: str
     func: str
+    #: for a constructor (``__init__``), the class the frame above constructs, when its source
+    #: line shows the call (``model = WhisperModel(...)``)
+    constructs: str = ""
 
 
 def parse_frame(text: str) -> Frame | None:
@@ -314,6 +320,8 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
             and _known(callee)
         ):
             frame = Frame(frame.path, callee)  # "in determine_avail" cut: the call above says
+        elif not newest_first and frame.func == "__init__" and callee[:1].isupper():
+            frame = Frame(frame.path, frame.func, callee)
         callee, expect_source = "", not newest_first
         if newest_first:
             segments[-1].insert(0, frame)
@@ -337,12 +345,27 @@ MODEL_PATHS = (
     "srt/layers/",
     "_torch/models/",
     "custom_modeling/",
+    "/models/",  # any library's package of model classes (transformers, diffusers, ...)
+    "torch/nn/modules/",  # torch's layers allocating their parameters as they are built
 )
 
 
 #: Engine functions named for building or reading the weights ("_create_weight",
 #: "create_shared_weights", "load_lora_weights"): whatever the engine, they run while loading.
 _WEIGHTS_FUNC = re.compile(r"^_?(?:load|create|init|read|prepare|alloc\w*)_(?:\w+_)?weights?$")
+
+
+#: Classes whose construction builds a model and reads its weights (``WhisperModel``,
+#: ``LivePortraitPipeline``, ``QwenImageTransformer2DModel``, ``LlamaForCausalLM``); not an
+#: engine or ``LLM``, whose constructor runs every stage of the start.
+_MODEL_CLASS = re.compile(
+    r"^[A-Z]\w*(?:Model|Pipeline|Transformer|ForCausalLM|ForConditionalGeneration)$"
+)
+
+
+#: Classes whose construction sets a communicator up between the ranks (vLLM's
+#: ``PyNcclCommunicator``, ``CustomAllreduce``, a ``ProcessGroupNCCL``): distributed start-up.
+_COMMUNICATOR_CLASS = re.compile(r"^[A-Z]\w*(?:Communicator|ProcessGroup\w*|Allreduce)$")
 
 
 #: Modules of KV caches (vLLM's cache engine, SGLang's memory pool, ExLlamaV2's and
@@ -371,6 +394,10 @@ def _named(frame: Frame) -> str | None:
         stage = "kv_alloc"
     if stage is None and frame.func == "__init__" and any(p in frame.path for p in MODEL_PATHS):
         stage = "loading"
+    if stage is None and _MODEL_CLASS.search(frame.constructs):
+        stage = "loading"  # a model or pipeline being built: its weights are being loaded
+    if stage is None and _COMMUNICATOR_CLASS.search(frame.constructs):
+        stage = "startup"  # a communicator or process group being set up
     return stage
 
 

@@ -36,6 +36,12 @@ _KUBE = re.compile(
     r"|^(?:stdout|stderr) [FP] "
 )
 _GUTTER = re.compile(r"^\s*(?:\[[\w.\-]{1,40}\]|[\w.\-]{1,40})?\s*\|\s?")
+# pdsh's "host: " in front of every line of a multi-node launch (DeepSpeed's runner), when what
+# follows is a record, a traceback line or an indented source line
+_HOST = re.compile(
+    r"^(?P<tag>[A-Za-z][\w.\-]{0,62}\d): (?=\s|Traceback \(|[\w.]*(?:Error|Exception)\b|\["
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b)"
+)
 _PROC_TAG = re.compile(
     r"^\s*\((?P<tag>[A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+)(?:, ip=[\w.:\-]+)?\)\s?"
 )
@@ -101,7 +107,11 @@ _GLOG_LEVEL = re.compile(
 _BRACKET_LEVEL = re.compile(
     r"^\[[\w\-]{1,20}\]\[(?P<level>ERROR|WARNING|WARN|INFO|DEBUG|FATAL)\](?:\[[^\]]{1,60}\])*\s?"
 )
-_TRT_LEVEL = re.compile(r"^(?:\[TRT(?:-LLM)?\]\s)?\[(?P<level>[VIWEF])\]\s")
+_TRT_LEVEL = re.compile(
+    r"^(?:\[TRT(?:-LLM)?\]\s)?\[(?P<level>[VIWEF])\]\s"
+    # ONNX Runtime: "[E:onnxruntime:Default, inference_session.cc:1529 operator()] "
+    r"|^\[(?P<ort>[VIWEF]):onnxruntime:[^\]]{0,200}\]\s?"
+)
 # Python logging as "%(asctime)s %(name)s %(process)d %(levelname)-8s %(message)s" (Xinference
 # and others; the date was stripped before): "vllm.attention.selector 3980157 INFO     ..."
 _NAME_LEVEL = re.compile(
@@ -199,6 +209,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
             _LINENO,
             _OTHER_STAMP,
             _GUTTER,
+            _HOST,
             _KUBE,
             _LABEL,
             _PROC_TAG,

@@ -42,7 +42,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|Skipping tactic\b|\bbuilder\.cpp\b|\bBuilder creation failed\b"
         # the driver JIT-compiling a PTX module while loading it
         r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*"
-        r"|\berrors? detected in the compilation of\b",  # nvcc's count of a file's errors
+        r"|\berrors? detected in the compilation of\b"  # nvcc's count of a file's errors
+        r"|\bunable to compile\b",
         "compile",
     ),
     (
@@ -62,7 +63,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\byour request\b|\bHowever, you requested\b|\bcompletion stream generator\b"
         r"|(?:^|:)(?:prefill|decode|generate)\{"  # TGI's tracing spans of a request
         r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b"
-        r"|\bHTTP [45]\d\d\b",  # a server answering a request with an error
+        r"|\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b",  # a server answering a request with an error
         "execute",
     ),
     (r"Exception ignored in.{0,80}__del__|likely shutting down|interpreter shutdown", "shutdown"),
@@ -113,7 +114,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # c10d's client socket connecting to the process group's store (TCPStore)
         r"|\bclient socket has timed out after \S+ while trying to connect to\b"
         # CUDA finding no device: the first thing a process does with CUDA
-        r"|\bno CUDA-capable device is detected\b",
+        r"|\bno CUDA-capable device is detected\b"
+        # a server that could not be started (its model server, inference server)
+        r"|(?i:\bfailed to start (?:the )?(?:model |inference )?server\b)"
+        # an error said to have happened while a session or a backend initialised
+        r"|(?i:\b(?:exception|error|failure) during initiali[sz]ation\b)",
         "startup",
     ),
 )

@@ -69,7 +69,7 @@ def test_a_runtime_library_that_cannot_be_loaded_is_the_environment(
         (
             "Exception: >- Op Builder: Installed CUDA version 11.1 does not match the version "
             "torch was compiled with 12.4, unable to compile cuda/cpp extensions",
-            "unknown",
+            "compile",
         ),
     ],
     ids=["nvcc-missing", "nvcc-path-missing", "built-without-cuda", "cuda-version-differs"],
@@ -128,7 +128,7 @@ def test_xformers_built_without_cuda_wins_on_a_flattened_refusal(tmp_path: Path)
         (
             ["vLLM failed to start.  Retry with --verbose to learn more about the failure."],
             "engine_died",
-            "unknown",
+            "startup",
         ),
         # a refusal naming the compute capability in CUDA's words
         (
@@ -200,3 +200,129 @@ def test_older_sglang_nccl_start_is_startup(tmp_path: Path) -> None:
     ]
     failure = classify_as(tmp_path, lines, "unknown", "startup")
     assert failure.evidence["stage"] == "marker 'Init nccl begin'"
+
+
+def test_an_engine_that_never_started_is_at_startup_when_nothing_says_more(tmp_path: Path) -> None:
+    lines = ["EngineCore failed to start."]
+    failure = classify_as(tmp_path, lines, "engine_died", "startup")
+    assert failure.evidence["stage"] == "prior: the engine says it never finished starting"
+
+
+def test_a_cause_before_the_start_up_wrapper_keeps_its_own_stage(tmp_path: Path) -> None:
+    lines = [
+        "(EngineCore pid=3) RuntimeError: CUDA error: an illegal memory access was encountered",
+        "RuntimeError: Engine core initialization failed. See root cause above.",
+    ]
+    classify_as(tmp_path, lines, "illegal_memory_access", "unknown")
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # a model class being constructed (the caller's source line names it)
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "app.py", line 5, in <module>',
+                '    model = WhisperModel("large-v3", device="cuda")',
+                '  File "/x/faster_whisper/transcribe.py", line 600, in __init__',
+                "    self.model = ctranslate2.models.Whisper(model_path)",
+                "RuntimeError: CUDA failed with error out of memory",
+            ],
+            "device_oom",
+            "loading",
+        ),
+        # a layer of torch allocating its parameters as the model is built
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/x/foo/image/transformer.py", line 638, in __init__',
+                "    nn.Linear(dim, 6 * dim, bias=True),",
+                '  File "/x/torch/nn/modules/linear.py", line 109, in __init__',
+                "    self.weight = Parameter(torch.empty((out_features, in_features)))",
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 108.00 MiB.",
+            ],
+            "device_oom",
+            "loading",
+        ),
+        # a communicator being constructed
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/x/foo/parallel_state.py", line 154, in init_groups',
+                "    self.comm = FooNcclCommunicator(group=self.cpu_group)",
+                '  File "/x/foo/pynccl.py", line 99, in __init__',
+                "    self.nccl.ncclCommInitRank(self.world_size, self.unique_id, self.rank)",
+                "RuntimeError: NCCL error: unhandled system error",
+            ],
+            "nccl_error",
+            "startup",
+        ),
+        # DeepSpeed's engine broadcasting the weights, behind pdsh's host prefix
+        (
+            [
+                "node-3: Traceback (most recent call last):",
+                'node-3:   File "/x/deepspeed/runtime/engine.py", line 200, in __init__',
+                "node-3:     self._broadcast_model()",
+                'node-3:   File "/x/deepspeed/runtime/engine.py", line 561, in _broadcast_model',
+                "node-3:     dist.broadcast(p, self.src_rank, group=self.data_parallel_group)",
+                "node-3: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1, system error",
+            ],
+            "nccl_error",
+            "startup",
+        ),
+    ],
+    ids=["model-class-built", "torch-layer-built", "communicator-built", "deepspeed-broadcast"],
+)
+def test_what_is_being_built_tells_the_stage(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+@pytest.mark.parametrize(
+    ("lines", "stage"),
+    [
+        (["HTTP/1.1 500 Internal Server Error", "", "RuntimeError: something broke"], "execute"),
+        (["RuntimeError: foo failed: HTTP/1.1 503 Service Unavailable"], "execute"),
+        (["Exception: Foo builder: unable to compile cuda/cpp extensions"], "compile"),
+        (["ERROR: Failed to start model server: integer division by zero"], "startup"),
+        (
+            ["[E:onnxruntime:, session.cc:1 Initialize] Exception during initialization: foo bar"],
+            "startup",
+        ),
+    ],
+    ids=[
+        "http-status-line-before",
+        "http-status-in-error",
+        "unable-to-compile",
+        "model-server-not-started",
+        "exception-during-initialization",
+    ],
+)
+def test_phrases_and_activity_of_round_19(tmp_path: Path, lines: list[str], stage: str) -> None:
+    failure = classify_both(tmp_path, lines)
+    assert failure is not None
+    assert failure.stage == stage, failure
+
+
+def test_a_host_prefix_is_stripped_only_before_a_record(tmp_path: Path) -> None:
+    failure = classify_both(tmp_path, ["node-3: RuntimeError: CUDA error: out of memory"])
+    assert failure is not None
+    assert failure.first_error == "RuntimeError: CUDA error: out of memory"
+    # a label ending in a digit before plain words is part of the message
+    failure = classify_both(tmp_path, ["layer2: error at step 3, the value is out of range"])
+    assert failure is not None
+    assert failure.first_error.startswith("layer2: ")
+
+
+def test_onnx_runtime_records_are_read_at_their_level(tmp_path: Path) -> None:
+    error = "[E:onnxruntime:, session.cc:1 Initialize] Exception during initialization: foo bar"
+    failure = classify_both(tmp_path, [error])
+    assert failure is not None
+    assert failure.first_error == "Exception during initialization: foo bar"
+    warning = (
+        "[W:onnxruntime:, transformer_memcpy.cc:74 ApplyImpl] 4 Memcpy nodes are added to the "
+        "graph for CUDAExecutionProvider. It might have negative impact on performance"
+    )
+    assert classify_both(tmp_path, [warning]) is None
