@@ -35,11 +35,15 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # llama.cpp's server working on a request in one of its slots
         r"|\bslot (?:update_slots|launch_slot_\w*|init_sampler|print_timing):"
         # a prompt being processed (llama.cpp's forks), a prompt queued (ComfyUI)
-        r"|(?i:\bprocessing (?:the )?prompt\b|\bprompt processing\b)|^\s*got prompt\s*$"
+        r"|(?i:\bprocessing (?:the )?(?:prompt|audio|image|video|frames?)\b|\bprompt processing\b)"
+        r"|^\s*got prompt\s*$"
+        # mistral.rs' engine logger with tokens moving
+        r"|\bThroughput \(T/s\) (?:[1-9]|0\.\d*[1-9])"
         # ComfyUI running a node of the workflow (its loader nodes load weights: below)
         r"|\bError occurred when executing (?!\w*Load)\w+:|\bNode threw an error during execution\b"
         # a server that has come up: the work after it is the requests it serves
         r"|\bServing on https?://|\bUvicorn running on\b|\bApplication startup complete\b"
+        r"|\bRunning on (?:local|public) URL:"  # a Gradio app serving its interface
         r"|\bllama runner started\b"
         # a progress bar or announcement of the work itself ("Generating: 0/1", "Sampling
         # with k_euler", "Denoising 40%|####")

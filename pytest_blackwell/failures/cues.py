@@ -39,7 +39,8 @@ _ARCH = (
     r"(?:\bsm_?\d{2,3}[af]?\b|\bcompute[ _]capabilit(?:y|ies)\b|\bcompute_\d{2,3}\b"
     r"|\bgfx\d{3,4}\w*|\b(?:Blackwell|Hopper|Ampere|Lovelace|Turing|Volta|Pascal)\b"
     r"|\b(?:this|your|the current|current) (?:GPU|device|architecture|arch|hardware|platform)\b"
-    r"|\bCUDA capabilit(?:y|ies)\b)"
+    r"|\bCUDA capabilit(?:y|ies)\b|\b\d\.\d capability\b|\bcapability \d\.\d\b"
+    r"|\bthe target (?:GPU|device)\b)"
 )
 #: A kernel-level thing that can be missing for a dtype, a shape or an architecture.
 _KERNEL = (
@@ -51,7 +52,7 @@ _REFUSAL = (
     r"(?:\bnot (?:yet )?(?:supported|implemented|available|compiled|enabled)\b|\bunsupported\b"
     r"|\bno (?:kernel|implementation|support)\b|\bonly (?:supported|available|works?|implemented)\b"
     r"|\bonly supports\b|\btoo old to be supported\b"
-    r"|\bdoes(?: not|n't) support\b|\bcannot run\b|\bincompatible\b|\brequires?\b)"
+    r"|\bdo(?:es)?(?: not|n't) support\b|\bcannot run\b|\bincompatible\b|\brequires?\b)"
 )
 #: The operand a kernel exists for or not: a dtype, a head size, a shape.
 _OPERAND = (
@@ -74,6 +75,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             r"\b(?:shared[ _]?mem(?:ory)?|smem)\b",
             r"\bexceed|\btoo (?:large|much|big|many)\b|\blimit\b|\binsufficient\b|\bnot enough\b"
+            r"|\bconstraint\b"
             r"|\bout of resource|\blarger than\b|\bmore than\b",
         ),
     ),
@@ -132,6 +134,13 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bsetup failed\b"
             r"|\bno (?:CUDA |GPU |HIP )?(?:devices?|GPUs?) (?:available|found|detected)\b"
             r"|\b(?:CUDA|GPU) (?:is )?not available\b"
+            # a library that is not there ("Library cublas64_12.dll is not found or cannot be
+            # loaded")
+            r"|\b\w+\.(?:dll|so(?:\.\d+)*)\b.{0,40}?\b(?:is not found|cannot be loaded"
+            r"|could not be loaded)\b"
+            # a feature of a newer runtime ("streamIsCapturing is supported since CUDA 10.1+")
+            r"|\b(?:supported|available) (?:only )?(?:since|from|starting with) "
+            r"(?:CUDA|ROCm|HIP|cuDNN|driver|torch|PyTorch)\b"
             # a driver library that cannot be loaded, or lacks a symbol the runtime needs
             r"|\bsymbol lookup\b.{0,60}?\bfailed\b|\b(?:unable|failed) to load .{0,40}?\bdriver\b",
         ),
@@ -144,6 +153,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bonly (?:supported|available|allowed) (?:for|with|when)\b"
             r"|\bmissing (?:required )?(?:field|key|argument|tensor|weight|parameter|config\w*)s?\b"
             r"|\bno file named\b"
+            r"|\bunknown (?:\w+ )?model[ _]type\b"
             r"|\bunknown (?:model )?(?:architecture|model type|field|option|argument|parameter"
             r"|quantization|dtype|backend)\b|\bno (?:module or )?parameter named\b"
             r"|\binvalid (?:value|config\w*|option|choice|model|format|dtype|quantization)\b"

@@ -38,7 +38,10 @@ _STARTUP_SHAPE = re.compile(
 #: of a start-up failure when it is the error itself (``env_mismatch``), but only a precursor of
 #: another cause (no kernel image when the first kernel runs, wherever that is), whose stage it
 #: does not tell.
-_CAPABILITY_WARNING = "is not compatible with the current PyTorch"
+_CAPABILITY_WARNINGS = (
+    "is not compatible with the current PyTorch",
+    "which is not compatible with Paddle installation",  # PaddlePaddle's own check
+)
 #: Loads that happen when a library is first used, not when the process starts: cuDNN loading
 #: one of its sub-libraries ("Could not load library libcudnn_ops_infer.so.8"), an import in
 #: the body of a model's layer or forward function (a kernel package imported on first call).
@@ -71,7 +74,7 @@ def stage_prior(category: str, lines: Sequence[str], text: str = "") -> tuple[st
     if first_use(lines):
         return None
     for text in lines:
-        if _CAPABILITY_WARNING in text:
+        if any(warning in text for warning in _CAPABILITY_WARNINGS):
             startup = category == "env_mismatch"
         else:
             startup = _STARTUP_SHAPE.search(text) is not None

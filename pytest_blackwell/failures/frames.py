@@ -149,6 +149,11 @@ DECISIVE: dict[str, str] = {
     # teardown
     "__del__": "shutdown",
     "shutdown": "shutdown",
+    # the distributed state torn down as a process exits
+    "destroy_model_parallel": "shutdown",
+    "destroy_distributed_environment": "shutdown",
+    "destroy_process_group": "shutdown",
+    "_shutdown_backend": "shutdown",
 }
 
 #: Function names that tell the stage only when no decisive name is on the stack.
@@ -161,6 +166,7 @@ CONTEXTUAL: dict[str, str] = {
     "_dummy_sampler_run": "warmup",
     "execute_model": "execute",
     "start_worker_execution_loop": "execute",  # vLLM V0's workers running the scheduled steps
+    "retract_decode": "execute",  # SGLang's decode scheduler making room for running requests
     "execute_model_with_error_logging": "execute",
     "sample_tokens": "execute",
     "step": "execute",

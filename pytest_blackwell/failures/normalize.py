@@ -49,7 +49,7 @@ _PROC_TAG = re.compile(
 # a counter of numbered output before a timestamped record ("[1] 2019-06-13 01:17:08: E ...").
 # and a bold label of a Markdown error report ("- **Exception Message:** ...", ComfyUI's).
 _PASTE = re.compile(
-    r"^(?:E {2,}|>+ ?|\+> ?|[-*] (?=\[|\(|\w+ \|)|\[\d{1,4}\] (?=\d{4}-\d\d-\d\d)"
+    r"^(?: ?E {2,}|>+ ?|\+> ?|[-*] (?=\[|\(|\w+ \|)|\[\d{1,4}\] (?=\d{4}-\d\d-\d\d)"
     r"|(?:[-*] )?\*\*[\w ]{1,40}:\*\* ?)"
 )
 # Line numbers of a log viewer or an editor ("  39 [rank0]:W0103 ...", "1234  ERROR 03-10 ..."):
@@ -100,6 +100,8 @@ _GLOG_LEVEL = re.compile(
     # glog/absl without brackets: "W0429 13:55:49.384 12345 file.cc:12] ", and TensorFlow's
     # "2021-02-27 01:33:51.779607: W file.cc:235] " (its date stripped before, the colon left)
     r"|^(?::\s)?(?P<bare>[EWIF])(?:\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+)? [\w./\-]+\.\w+:\d+\]\s"
+    # PyTorch's logging with a full date: "E2025-08-13T11:34:14+08:00.677000 8929 f.py:2100] "
+    r"|^(?P<iso>[EWIF])\d{4}-\d\d-\d\dT[\d:.+\-]+ \d+ [\w./\-]+\.\w+:\d+\]\s?"
 )
 # TensorRT's logger (trtexec, the builder): "[V] [TRT] ...", "[E] Engine creation failed"
 # and TensorRT-LLM's "[TRT] [E] ..." / "[TRT-LLM] [W] ..."; TensorRT-LLM's C++ logger and

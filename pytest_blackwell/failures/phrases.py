@@ -43,7 +43,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # the driver JIT-compiling a PTX module while loading it
         r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*"
         r"|\berrors? detected in the compilation of\b"  # nvcc's count of a file's errors
-        r"|\bunable to compile\b",
+        r"|\bunable to compile\b"
+        # XLA's autotuner (its profiling of kernel configs, its C++ frames in a native stack)
+        r"|\bconfigs? failed during profiling\b|\bAutotuner\w*::\w+",
         "compile",
     ),
     (
@@ -63,7 +65,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\byour request\b|\bHowever, you requested\b|\bcompletion stream generator\b"
         r"|(?:^|:)(?:prefill|decode|generate)\{"  # TGI's tracing spans of a request
         r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b"
-        r"|\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b",  # a server answering a request with an error
+        r"|\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b"  # a server answering a request with an error
+        # the work item the error broke ("Error processing image: CUDA error: ...")
+        r"|(?i:\berror (?:while )?processing (?:the )?(?:image|prompt|audio|request|video|frame"
+        r"|batch)\b)",
         "execute",
     ),
     (r"Exception ignored in.{0,80}__del__|likely shutting down|interpreter shutdown", "shutdown"),
@@ -101,6 +106,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a check that asks for another command-line flag, or pydantic validating the arguments
         # of an engine's config (vLLM: "[type=value_error, input_value=ArgsKwargs(...")
         r"|\bsetting the ?`?\w+`? flag in (?:the )?CLI\b|\binput_value=ArgsKwargs\("
+        r"|\b[Ss]et --[a-z][\w-]+ to\b"
         # vLLM's check of the model's dtype against the GPU, run while the engine is created
         r"|\bBfloat16 is only supported on GPUs with compute capability\b"
         # the engine's parallel-configuration check against the model's shape

@@ -46,7 +46,7 @@ CAUSES: tuple[Rule, ...] = (
        r"^(?:[\w.]+\.)?OutOfResources\b|out of resource: shared memory",
        keywords=("OutOfResources",), ignore_at=AUTOTUNE_QUIET),
     rule("dynamic_smem_set_failed", "smem_limit",
-       r"(?i)(?:failed to set|cannot set|unable to set)\b.{0,60}?dynamic shared"
+       r"(?i)(?:failed to set|cannot set|unable to set)\b.{0,60}?(?:dynamic|max\w*) shared"
        r"|(?:requested|required) (?:dynamic )?shared memory.{0,80}?"
        r"(?:exceeds|larger than|greater than)"
        r"|shared memory (?:size )?(?:too large|too big|overflow)"),
@@ -231,7 +231,9 @@ CAUSES: tuple[Rule, ...] = (
        keywords=("unable to allocate",)),
     rule("ggml_pool_full", "device_oom",
        r"not enough space in the context's memory pool(?: \(needed (?P<needed_bytes>\d+), "
-       r"available (?P<available_bytes>\d+)\))?", keywords=("not enough space",)),
+       r"available (?P<available_bytes>\d+)\))?"
+       # ggml's tensor allocator: the buffer planned for the graph's tensors is too small
+       r"|not enough space in the buffer\b", keywords=("not enough space",)),
     rule("buffer_alloc_failed", "device_oom",
        r"(?:alloc_buffer|ggml_gallocr\w*): (?:failed to allocate|allocating .{0,80}?failed)",
        weak=True, keywords=("failed to allocate", "alloc_buffer")),
@@ -288,6 +290,10 @@ CAUSES: tuple[Rule, ...] = (
     # fault, also when the whole list was flattened onto the refusal's line)
     rule("xformers_build", "env_mismatch", r"xFormers wasn't build with CUDA support",
        keywords=("xFormers wasn't build",)),
+    # TensorRT's builder finding no tactic that runs a layer on this GPU (Error Code 10)
+    rule("trt_no_implementation", "dispatch_failure",
+       r"Could not find any implementation for node\b", stage_hint="compile",
+       keywords=("Could not find any implementation",)),
     rule("no_operator_for_inputs", "dispatch_failure",
        r"No operator found for `?\w+`? with inputs|(?i:no (?:kernel|implementation|operator)s? "
        r"(?:found|available|registered) for (?:these|the given|this) (?:inputs|dtype|shape))",

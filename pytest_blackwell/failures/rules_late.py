@@ -106,8 +106,12 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|\bwas sent (?P<signal__10>SIG[A-Z]+)\b"
        # a debugger's backtrace whose innermost frame is address zero: a call through a null
        # pointer, which the kernel answers with SIGSEGV
-       r"|^#0\s+0x0+ in \?\? \(\)$",
-       weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??")),
+       r"|^#0\s+0x0+ in \?\? \(\)$"
+       # faulthandler on Windows: the process crashed in native code
+       r"|^Windows fatal exception: (?P<signal__11>access violation|stack overflow"
+       r"|illegal instruction|int divide by zero)",
+       weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??",
+                            "fatal exception")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     rule("value_error", "unsupported_config",
        r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): ", ignore_at=QUIET),
@@ -151,16 +155,23 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("torch_arch_missing", "env_mismatch",
        r"with CUDA capability (?P<arch>sm_\d+a?) is not compatible with the current PyTorch",
        keywords=("is not compatible with the current PyTorch",), wrapper=True),
+    # PaddlePaddle's check of the card against the architectures its wheel was built for
+    rule("paddle_arch_missing", "env_mismatch",
+       r"The GPU architecture in your current machine is \w+, which is not compatible with "
+       r"Paddle installation", keywords=("which is not compatible with Paddle",), wrapper=True),
     # (or the CUDA runtime or torch library it was linked with is missing; not the driver's
     # libcuda.so.1, which a host without a GPU, running on the CPU, does not have)
     rule("extension_import_failed", "env_mismatch",
        r"Failed to import from [\w.]+ with ImportError\(.{0,300}?"
        r"(?:undefined symbol|Symbol not found): (?P<symbol>[^\s')]+)"
+       # (or it needs a newer C library than the system has)
+       r"|Failed to import from [\w.]+ with ImportError\(.{0,300}?version .(?P<glibc>GLIBC\w*_[\d.]+)"
+       r". not found"
        r"|Failed to import from [\w.]+ with ImportError\(['\"](?P<library>lib(?:cudart|cublas\w*"
        r"|nvrtc|torch\w*|c10\w*)\.so[.\d]*): cannot open shared object file", wrapper=True),
     rule("engine_build_failed", "unknown",
        r"(?i)engine build(?:ing)? failed"
-       r"|failed to build (?:the |a |serialized )?(?:tensorrt )?engine"
+       r"|failed to build (?:the |a |serialized )?(?:tensorrt |cuda )?engine"
        r"|^Engine creation failed",  # trtexec, after the builder failed
        wrapper=True, stage_hint="compile", keywords=("building failed", "ailed to build")),
     # Triton server's model table: a model whose status is "UNAVAILABLE: <reason>" failed to
@@ -176,6 +187,14 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|[A-Z]\w*(?:Error|Exception|Failed|Interrupt|OutOfResources|InvalidCxxCompiler"
        r"|Unsupported))(?::|$)", ignore_at=QUIET),
     rule("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
+    # errors of their own that carry no exception line: ONNX Runtime's status
+    # ("[ONNXRuntimeError] : 1 : FAIL : ..."), a library call its CUDA macros checked ("CUDNN
+    # error executing cudnnConvolutionForward(...)"), ggml's assertion ("GGML_ASSERT: f.c:1: x")
+    rule("library_status_error", "unknown",
+       r"^\[\w+(?:Error|Exception)\] : \d+ : [A-Z_]+ :"
+       r"|\b(?:CUDA|CUDNN|CUBLAS|CUFFT|CURAND|CUSPARSE|CUSOLVER|NCCL|cuDNN|cuBLAS) error executing \w+"
+       r"|\bGGML_ASSERT: \S+:\d+: ",
+       keywords=("error executing", "GGML_ASSERT:")),
     # torchrun's failure summary: the rank whose exit it saw first (an exit code of a signal is
     # a death, above); its own error is in that rank's output, not in the summary
     rule("elastic_root_cause", "unknown", r"^Root Cause \(first observed failure\):",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from pytest_blackwell.failures.frames import THREAD_DUMP, waiting_dump
 from pytest_blackwell.failures.normalize import logical_lines, strip_ansi, unflatten
 from pytest_blackwell.failures.vocabulary import LIFECYCLE_STAGES
 
@@ -256,4 +257,10 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
         if len(repeats) >= 2 and repeats[-1][0] > last_other and not expected:
             _, lineno, text = repeats[-1]
             return lineno, text, "repeated waiting without progress"
+    # a thread dump (faulthandler's) whose first thread is blocked waiting, and no error: the
+    # process was dumped while it was stuck
+    found = waiting_dump([text for _, text in pieces])
+    if found is not None:
+        lineno, text = next((n, t) for n, t in pieces if THREAD_DUMP.match(t))
+        return lineno, text, found[1].removeprefix("hang: ")
     return None
