@@ -46,9 +46,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bRunning on (?:local|public) URL:"  # a Gradio app serving its interface
         r"|\bllama runner started\b"
         # a progress bar or announcement of the work itself ("Generating: 0/1", "Sampling
-        # with k_euler", "Denoising 40%|####")
-        r"|(?i:^\s*(?:generat(?:ing|ion)|sampling|denoising|transcrib\w*|epoch \d+)\b.{0,60}?"
-        r"(?:\d+/\d+|\d+%\||\bwith\b))"
+        # with k_euler", "Denoising 40%|####", a spinner's "Transcribing... 0:00:03")
+        r"|(?i:^\s*(?:[\u2800-\u28ff]\s*)?(?:generat(?:ing|ion)|sampling|denoising|transcrib\w*"
+        r"|epoch \d+)\b.{0,60}?(?:\d+/\d+|\d+%\||\bwith\b|\.\.\.\s*\d+:\d\d:\d\d))"
         # nccl-tests' result rows: size, count, type, redop, root, time, algbw, busbw, #wrong
         r"|^\s*\d+\s+\d+\s+(?:float|half|bfloat16|double|u?int(?:8|32|64))\s+(?:sum|prod|max|min|avg"
         r"|none)\s+-?\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+",
@@ -108,7 +108,9 @@ ACTIVITY: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 
 #: The words an error message starts with (or a glog record's mark): what a line shows before
 #: them is not the error.
-_ERROR_WORD = re.compile(r"rror|ERROR|xception|(?P<record>\[[EF]\d* )")
+_ERROR_WORD = re.compile(
+    r"rror|ERROR|xception|(?P<record>\[[EF]\d* )|(?P<plain>Could not|Cannot|Unable to|Failed to)\b"
+)
 
 
 def _before_error(text: str) -> str:
@@ -117,7 +119,7 @@ def _before_error(text: str) -> str:
     if m is None:
         return ""
     head = text[: m.start()]
-    if m.group("record"):
+    if m.group("record") or m.group("plain"):
         return head
     return head[: max(head.rfind(" "), head.rfind("\t")) + 1]
 

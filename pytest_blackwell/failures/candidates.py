@@ -145,6 +145,13 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
     ):
         # A wrapper right after the cause (``Capture cuda graph failed`` after a compiler
         # error) still tells the stage the cause happened in.
+        if cand.detail.get("truncated") and cand.hint_from.startswith("frame "):
+            # a cut traceback's own frames: the traceback after the error, as a quick scan
+            # reading it apart finds it (weaker than the error's own words)
+            if best.after is not None:
+                return best
+            why = f"{cand.hint_from} (traceback after the error)"
+            return replace(best, after=(str(cand.hint), why))
         hint = later_stage((best.hint, cand.hint))
         return replace(
             best, hint=hint, hint_from=cand.hint_from if hint != best.hint else best.hint_from

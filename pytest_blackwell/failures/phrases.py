@@ -97,6 +97,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:unable to initialize backend|failed to create stream executor)"
         # the CUDA stack or a library's CUDA set-up, initialised while the process starts
         r"|(?i:cuda initiali[sz]ation|backend failed to initiali[sz]e|cuda setup)"
+        # the CUDA runtime that cannot initialise itself (cudaErrorInitializationError, 3)
+        r"|\bCUDA error\(3\)|\bcudaErrorInitializationError\b|\bCUDA_ERROR_NOT_INITIALIZED\b"
         r"|\bcuInit\b"
         # devices counted or selected: what a process does first with CUDA
         r"|\bcu(?:da)?(?:GetDeviceCount|SetDevice|DeviceGetCount)\b|\bNumCudaDevices\b"

@@ -81,8 +81,10 @@ ENV_RULES: tuple[Rule, ...] = (
     # JAX's CUDA plugin and XLA's stream executor: the CUDA stack itself cannot start (JAX then
     # falls back to the CPU, logging this at WARNING level)
     rule("cuda_init_failed", "env_mismatch",
-       r"(?i:cuda|gpu) backend failed to initiali[sz]e|failed call to cuInit",
-       stage_hint="startup", keywords=("backend failed to initiali", "cuInit")),
+       r"(?i:cuda|gpu) backend failed to initiali[sz]e|failed call to cuInit"
+       r"|CUDA error\(3\), initialization error|cudaErrorInitializationError",
+       stage_hint="startup",
+       keywords=("backend failed to initiali", "cuInit", "initialization error", "Initialization")),
     # TensorRT: a serialized engine (plan) built by another TensorRT version
     rule("trt_plan_version", "env_mismatch",
        r"Version tag does not match|Serialization assertion \w+ == \w+ failed"

@@ -165,8 +165,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"Failed to import from [\w.]+ with ImportError\(.{0,300}?"
        r"(?:undefined symbol|Symbol not found): (?P<symbol>[^\s')]+)"
        # (or it needs a newer C library than the system has)
-       r"|Failed to import from [\w.]+ with ImportError\(.{0,300}?version .(?P<glibc>GLIBC\w*_[\d.]+)"
-       r". not found"
+       r"|Failed to import from [\w.]+ with ImportError\(.{0,300}?version "
+       r".(?P<glibc>GLIBC\w*_[\d.]+). not found"
        r"|Failed to import from [\w.]+ with ImportError\(['\"](?P<library>lib(?:cudart|cublas\w*"
        r"|nvrtc|torch\w*|c10\w*)\.so[.\d]*): cannot open shared object file", wrapper=True),
     rule("engine_build_failed", "unknown",
@@ -192,7 +192,8 @@ LATE_RULES: tuple[Rule, ...] = (
     # error executing cudnnConvolutionForward(...)"), ggml's assertion ("GGML_ASSERT: f.c:1: x")
     rule("library_status_error", "unknown",
        r"^\[\w+(?:Error|Exception)\] : \d+ : [A-Z_]+ :"
-       r"|\b(?:CUDA|CUDNN|CUBLAS|CUFFT|CURAND|CUSPARSE|CUSOLVER|NCCL|cuDNN|cuBLAS) error executing \w+"
+       r"|\b(?:CUDA|CUDNN|CUBLAS|CUFFT|CURAND|CUSPARSE|CUSOLVER|NCCL|cuDNN|cuBLAS) error "
+       r"executing \w+"
        r"|\bGGML_ASSERT: \S+:\d+: ",
        keywords=("error executing", "GGML_ASSERT:")),
     # torchrun's failure summary: the rank whose exit it saw first (an exit code of a signal is

@@ -252,7 +252,7 @@ def test_a_cause_before_the_start_up_wrapper_keeps_its_own_stage(tmp_path: Path)
                 '  File "/x/foo/parallel_state.py", line 154, in init_groups',
                 "    self.comm = FooNcclCommunicator(group=self.cpu_group)",
                 '  File "/x/foo/pynccl.py", line 99, in __init__',
-                "    self.nccl.ncclCommInitRank(self.world_size, self.unique_id, self.rank)",
+                "    self.handle = self.lib.create_handle(self.world_size, self.rank)",
                 "RuntimeError: NCCL error: unhandled system error",
             ],
             "nccl_error",
@@ -326,3 +326,228 @@ def test_onnx_runtime_records_are_read_at_their_level(tmp_path: Path) -> None:
         "graph for CUDAExecutionProvider. It might have negative impact on performance"
     )
     assert classify_both(tmp_path, [warning]) is None
+
+
+def test_a_thread_dump_of_a_waiting_thread_alone_is_a_hang(tmp_path: Path) -> None:
+    lines = [
+        "Thread 0x00007ff5755ab4c0 (most recent call first):",
+        '  File "/usr/lib/python3.10/threading.py", line 320 in wait',
+        '  File "/srv/foo/managers/scheduler.py", line 519 in event_loop_overlap',
+        '  File "/usr/lib/python3.10/multiprocessing/process.py", line 108 in run',
+        "",
+        "Extension modules: numpy.core._multiarray_umath, uvloop.loop (total: 2)",
+    ]
+    failure = classify_as(tmp_path, lines, "timeout", "execute")
+    assert failure.evidence["category"].startswith("hang: a thread dump")
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        (
+            ["[FooError] : 1 : FAIL : Non-zero status code returned while running Conv node."],
+            "unknown",
+            "unknown",
+        ),
+        (
+            ["Status Message: CUDNN error executing cudnnConvolutionForward(s_.handle, &alpha)"],
+            "unknown",
+            "unknown",
+        ),
+        (
+            ['GGML_ASSERT: ggml-alloc.c:114: !"not enough space in the buffer"'],
+            "device_oom",
+            "unknown",
+        ),
+        (
+            ["Windows fatal exception: access violation", "", "Main thread:"],
+            "engine_died",
+            "unknown",
+        ),
+        (
+            ["[TRT]    10: Could not find any implementation for node conv1/7x7_s2 + conv1/relu."],
+            "dispatch_failure",
+            "compile",
+        ),
+        (
+            [
+                "W0616 17:16:24.460505  2840 gpu_resources.cc:96] The GPU architecture in your "
+                "current machine is Pascal, which is not compatible with Paddle installation with "
+                "arch: 70 75 80 86 , it is recommended to install the corresponding wheel package"
+            ],
+            "env_mismatch",
+            "startup",
+        ),
+        (
+            [
+                "WARNING 07-17 20:03:10 _custom_ops.py:14] Failed to import from vllm._C with "
+                "ImportError(\"/lib64/libc.so.6: version `GLIBC_2.32' not found (required by "
+                '/x/vllm/_C.abi3.so)")'
+            ],
+            "env_mismatch",
+            "startup",
+        ),
+    ],
+    ids=[
+        "bracketed-status",
+        "cuda-macro",
+        "ggml-assert-buffer",
+        "windows-fatal-exception",
+        "trt-no-implementation",
+        "paddle-arch",
+        "glibc-for-extension",
+    ],
+)
+def test_errors_without_an_exception_line(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+@pytest.mark.parametrize(
+    ("line", "category"),
+    [
+        ("RuntimeError: Library foo64_12.dll is not found or cannot be loaded", "env_mismatch"),
+        (" E   RuntimeError: fooIsCapturing is supported since CUDA 10.1+", "env_mismatch"),
+        ("GPU #0: FATAL: the 'x' kernel requires 5.0 capability!", "dispatch_failure"),
+        (
+            "ValueError: Requested int8_float16 compute type, but the target device or backend do "
+            "not support efficient int8_float16 computation.",
+            "dispatch_failure",
+        ),
+        (
+            "ERROR Failed to find groupsize for Foo Attention that satisfies Shared Memory "
+            "constraint.",
+            "smem_limit",
+        ),
+        (
+            "RuntimeError: Failed to set maximum shared memory size (requested 147456 bytes)",
+            "smem_limit",
+        ),
+        ("RuntimeError: Unknown gguf model_type: foo_v9", "unsupported_config"),
+    ],
+    ids=[
+        "library-not-found",
+        "newer-runtime",
+        "capability-number",
+        "target-device-refuses",
+        "smem-constraint",
+        "max-smem-not-set",
+        "unknown-model-type",
+    ],
+)
+def test_general_words_of_round_19(tmp_path: Path, line: str, category: str) -> None:
+    failure = classify_both(tmp_path, [line])
+    assert failure is not None
+    assert failure.category == category, failure
+
+
+@pytest.mark.parametrize(
+    ("lines", "stage"),
+    [
+        (
+            ["Running on local URL:  http://0.0.0.0:7860", "RuntimeError: something broke"],
+            "execute",
+        ),
+        (
+            ["INFO:foo:Processing audio with duration 00:29.466", "RuntimeError: something broke"],
+            "execute",
+        ),
+        (
+            [
+                "2025-06-06T22:33:08.343990Z  INFO foo::engine::logger: Throughput (T/s) 212.20, "
+                "Prefix cache hitrate 0.00%, 1 running, 0 waiting",
+                "2025-06-07T01:01:16.617523Z ERROR foo::engine: step - Model failed with error",
+            ],
+            "execute",
+        ),
+        (
+            ["ValueError: foo supports at most 32768. Set --max_model_len to 32768 or lower."],
+            "startup",
+        ),
+        (["Error processing image: RuntimeError: something broke"], "execute"),
+        (
+            ["jax.errors.JaxRuntimeError: NOT_FOUND: All configs failed during profiling."],
+            "compile",
+        ),
+        (
+            [
+                "E2025-08-13T11:34:14+08:00.677000 8929 torch/_inductor/select_algorithm.py:2100] "
+                "[1/0] Runtime error during autotuning:"
+            ],
+            "compile",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/x/foo/distributed/parallel_state.py", line 10, in destroy_model_parallel',
+                "    _TP.destroy()",
+                "RuntimeError: something broke",
+            ],
+            "shutdown",
+        ),
+    ],
+    ids=[
+        "gradio-up",
+        "audio-processed",
+        "tokens-moving",
+        "flag-to-set",
+        "work-item-failed",
+        "xla-autotuner",
+        "dated-glog-level",
+        "teardown-frames",
+    ],
+)
+def test_stages_of_round_19(tmp_path: Path, lines: list[str], stage: str) -> None:
+    failure = classify_both(tmp_path, lines)
+    assert failure is not None
+    assert failure.stage == stage, failure
+
+
+def test_a_cut_traceback_after_an_error_is_weaker_than_the_errors_own_words(
+    tmp_path: Path,
+) -> None:
+    # the frames of the traceback printed after the error lend their stage only when the error's
+    # own words say none; a quick scan (which reads the traceback apart) and a full read agree
+    lines = [
+        "2024-12-05T05:51:01.414955 - !!! Exception during processing !!! Allocation on device ",
+        "2024-12-05T05:51:01.416983 - Traceback (most recent call last):",
+        '  File "/srv/app/execution.py", line 159, in process_inputs',
+        "    results.append(getattr(obj, func)(**inputs))",
+        '  File "/srv/app/nodes.py", line 10, in load_checkpoint',
+        "    model = load(path)",
+    ]
+    failure = classify_as(tmp_path, lines, "device_oom", "execute")
+    assert failure.evidence["stage"] == "phrase '!!! Exception during processing !!!'"
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        (
+            [
+                "⠴ Transcribing... 0:00:03Could not locate foo_ops64_9.dll. Please make sure it "
+                "is in your library path!"
+            ],
+            "env_mismatch",
+            "execute",
+        ),
+        (["OSError: (External) CUDA error(3), initialization error."], "env_mismatch", "startup"),
+    ],
+    ids=["spinner-before-the-error", "cuda-cannot-initialise"],
+)
+def test_last_readings_of_round_19(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+def test_an_engine_building_its_executor_is_at_startup(tmp_path: Path) -> None:
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/x/foo/engine/llm_engine.py", line 307, in __init__',
+        "    self.model_executor = executor_class(vllm_config=vllm_config, )",
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+    ]
+    failure = classify_as(tmp_path, lines, "dispatch_failure", "startup")
+    assert failure.evidence["stage"] == "frame executor_class"

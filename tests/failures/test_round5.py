@@ -38,7 +38,8 @@ def _frame(func: str, path: str = "/opt/eng/engine.py") -> list[str]:
             "frame _process_engine_step (traceback after the error)",
         ),
         # a known cause, a blank line, the thread's banner, then its traceback (cut): the cut
-        # traceback right after a cause lends it its frames' stage, as a wrapper does
+        # traceback right after a cause lends it its frames' stage (weaker than the cause's own
+        # words, as a quick scan reading it apart finds it)
         (
             [
                 "RuntimeError: LayerNorm failed with error code no kernel image is available "
@@ -51,7 +52,7 @@ def _frame(func: str, path: str = "/opt/eng/engine.py") -> list[str]:
             ],
             "dispatch_failure",
             "execute",
-            "frame forward_prefill_batch",
+            "frame forward_prefill_batch (traceback after the error)",
         ),
     ],
 )

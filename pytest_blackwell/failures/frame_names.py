@@ -1,0 +1,222 @@
+"""The names and paths of engine functions whose frames tell a stage or a category.
+
+Function names from the engines' own sources (vLLM V0 and V1, SGLang, TensorRT-LLM, TGI, ...),
+library paths (Dynamo/Inductor, the model loaders, CUDA graphs) and checks that raise for one
+reason only. :mod:`pytest_blackwell.failures.frames` reads tracebacks against these tables.
+"""
+
+from __future__ import annotations
+
+#: Function names that tell the stage wherever they appear on the stack.
+DECISIVE: dict[str, str] = {
+    # start-up: argument and config validation, device and process-group setup
+    "create_engine_config": "startup",
+    "from_cli_args": "startup",
+    "parse_args": "startup",
+    "check_server_args": "startup",
+    "init_device": "startup",
+    "init_worker_distributed_environment": "startup",
+    "init_distributed_environment": "startup",
+    "ensure_model_parallel_initialized": "startup",
+    "initialize_model_parallel": "startup",
+    "init_torch_distributed": "startup",
+    "initialize_torch_distributed": "startup",  # TGI's process-group set-up
+    "_verify_args": "startup",
+    "_verify_quantization": "startup",
+    "_verify_cuda_graph": "startup",
+    "verify_with_parallel_config": "startup",
+    "get_attn_backend": "startup",
+    "wait_for_engine_startup": "startup",
+    "_wait_for_engine_startup": "startup",  # vLLM V1's core client, older name
+    # vLLM V0's API server building its client of the engine process it started
+    "build_async_engine_client_from_engine_args": "startup",
+    "_init_distributed_environment": "startup",
+    "_check_if_gpu_supports_dtype": "startup",
+    "_init_executor": "startup",
+    # vLLM's engines building their executor (the call on the engine's source line, V0 and V1);
+    # the model it loads next shows its own frames
+    "executor_class": "startup",
+    "_init_workers_ray": "startup",
+    "_start_executor_workers": "startup",  # TensorRT-LLM's executor proxy starting its workers
+    "_try_inspect_model_cls": "startup",
+    "inspect_model_cls": "startup",
+    "wait_for_ready": "startup",
+    "init_process_group": "startup",
+    # PyTorch's DistributedDataParallel checking and broadcasting the parameters as it is built:
+    # the process group's first collectives
+    "_verify_params_across_processes": "startup",
+    "_verify_model_across_ranks": "startup",
+    "_sync_module_states": "startup",
+    # DeepSpeed's engine broadcasting rank 0's weights as it is built
+    "_broadcast_model": "startup",
+    "in_the_same_node_as": "startup",  # vLLM's check of which ranks share a node, at set-up
+    "_find_and_load": "startup",  # an import
+    "get_open_port": "startup",  # ports and addresses for the engine's processes
+    "get_distributed_init_method": "startup",
+    # weights
+    "load_model": "loading",
+    "load_weights": "loading",
+    "get_model": "loading",
+    "_prepare_weights": "loading",
+    "download_weights_from_hf": "loading",
+    "safetensors_weights_iterator": "loading",
+    "initialize_model": "loading",
+    "_initialize_model": "loading",
+    "load_checkpoint": "loading",
+    "load_single_module": "loading",
+    "create_weights": "loading",
+    "make_layers": "loading",
+    "init_inference": "loading",
+    "process_weights_after_loading": "loading",
+    "from_dir": "loading",
+    "build_engine": "compile",
+    "backend_compile": "compile",  # JAX handing a computation to XLA's compiler
+    "build_serialized_network": "compile",
+    "build_cuda_engine": "compile",
+    "build_and_load": "compile",
+    "get_nvcc_flags_list": "compile",
+    # memory profiling
+    "profile_run": "profile",
+    "determine_available_memory": "profile",
+    "determine_num_available_blocks": "profile",
+    "profile_max_num_token": "profile",
+    "estimate_max_tokens": "profile",
+    # KV cache sizing and allocation
+    "get_kv_cache_config": "kv_alloc",
+    "get_kv_cache_configs": "kv_alloc",
+    "check_enough_kv_cache_memory": "kv_alloc",
+    "_check_enough_kv_cache_memory": "kv_alloc",
+    "initialize_from_config": "kv_alloc",
+    "initialize_kv_cache": "kv_alloc",
+    "initialize_kv_cache_tensors": "kv_alloc",
+    "_allocate_kv_cache_tensors": "kv_alloc",
+    "_reshape_kv_cache_tensors": "kv_alloc",
+    "initialize_cache": "kv_alloc",
+    "_init_cache_engine": "kv_alloc",
+    "raise_if_cache_size_invalid": "kv_alloc",
+    "init_memory_pool": "kv_alloc",
+    "unify_hybrid_kv_cache_specs": "kv_alloc",
+    "_create_kv_cache_manager": "kv_alloc",
+    "build_managers": "kv_alloc",
+    # CUDA graphs
+    "capture_model": "graph_capture",
+    "_capture_cudagraphs": "graph_capture",
+    "init_cuda_graphs": "graph_capture",
+    "capture_one_batch_size": "graph_capture",
+    "_warmup_and_capture": "graph_capture",
+    # warm-up
+    "_warm_up_model": "warmup",
+    "compile_or_warm_up_model": "warmup",
+    "_run_warmup": "warmup",
+    "_execute_server_warmup": "warmup",
+    "warmup": "warmup",  # TGI's model warm-up (its launcher's Warmup method)
+    "kernel_warmup": "warmup",
+    # teardown
+    "__del__": "shutdown",
+    "shutdown": "shutdown",
+    # the distributed state torn down as a process exits
+    "destroy_model_parallel": "shutdown",
+    "destroy_distributed_environment": "shutdown",
+    "destroy_process_group": "shutdown",
+    "_shutdown_backend": "shutdown",
+}
+
+#: Function names that tell the stage only when no decisive name is on the stack.
+CONTEXTUAL: dict[str, str] = {
+    "_initialize_kv_caches": "kv_alloc",
+    "_apply": "loading",  # torch's Module.to()/cuda(): parameters moved onto the device
+    "get_tensor": "loading",  # safetensors' safe_open(...).get_tensor: a checkpoint tensor read
+    "safe_open": "loading",  # safetensors opening a checkpoint file
+    "from_pretrained": "loading",  # Hugging Face: a model, tokenizer or config read from files
+    "_dummy_sampler_run": "warmup",
+    "execute_model": "execute",
+    "start_worker_execution_loop": "execute",  # vLLM V0's workers running the scheduled steps
+    "retract_decode": "execute",  # SGLang's decode scheduler making room for running requests
+    "execute_model_with_error_logging": "execute",
+    "sample_tokens": "execute",
+    "step": "execute",
+    "step_with_batch_queue": "execute",
+    "run_busy_loop": "execute",
+    "_process_engine_step": "execute",
+    "run_batch": "execute",
+    "forward_batch_generation": "execute",
+    "event_loop_normal": "execute",
+    "event_loop_overlap": "execute",
+    "_executor_loop": "execute",
+    "_forward_step": "execute",
+    "generate": "execute",
+    "output_handler": "execute",
+    "create_chat_completion": "execute",
+    "create_completion": "execute",
+    "engine_step": "execute",
+    "step_async": "execute",
+    "run_engine_loop": "execute",
+    "_run_engine": "execute",
+    "get_output": "execute",
+    "get_output_async": "execute",  # vLLM V1's AsyncLLM output loop, only while serving
+    "process_inputs": "execute",
+    "add_request": "execute",
+    "_validate_model_input": "execute",
+    "get_model_worker_batch": "execute",  # SGLang's scheduler building a batch of requests
+    # ComfyUI's executor running the nodes of a queued workflow
+    "recursive_execute": "execute",
+    "get_output_data": "execute",
+    "map_node_over_list": "execute",
+    "_async_map_node_over_list": "execute",
+    "_lazy_init": "startup",  # torch initialising CUDA on first use
+    "set_device": "startup",
+    "_init_backend": "startup",  # JAX initialising a platform backend
+    # SGLang's (older) model RPC and batch preparation, TGI's token generation and RPC methods
+    "exposed_step": "execute",
+    "forward_thread_func": "execute",  # SGLang's overlap scheduler thread that runs batches
+    "forward_step": "execute",
+    "forward_fill_batch": "execute",
+    # SGLang's and LightLLM's serving loops and the batch steps they run
+    "loop_for_forward": "execute",
+    "loop_for_fwd": "execute",
+    # Gradio serving a request of its web UI (the app's function runs under these)
+    "process_api": "execute",
+    "call_process_api": "execute",
+    "call_prediction": "execute",
+    "forward_prefill_batch": "execute",
+    "forward_extend": "execute",
+    "get_new_batch_prefill": "execute",
+    "forward_decode_batch": "execute",
+    "prepare_for_extend": "execute",
+    "prepare_for_decode": "execute",
+    "generate_token": "execute",
+    "prefill": "execute",
+    "decode": "execute",
+    "swap_blocks": "execute",  # KV-cache swaps/offloads, native frames included
+    "swap_blocks_batch": "execute",
+}
+
+#: Library paths whose frames tell the stage like a decisive name (fragment of the file path).
+PATHS: tuple[tuple[str, str], ...] = (
+    ("torch/_dynamo/", "compile"),
+    ("torch/_inductor/", "compile"),
+    ("vllm/compilation/", "compile"),
+    ("triton/compiler/", "compile"),
+    ("flashinfer/jit/", "compile"),
+    ("torch/cuda/graphs.py", "graph_capture"),
+    ("model_loader/", "loading"),
+    ("openai/resources/", "execute"),  # the OpenAI client sending a request to the server
+)
+
+#: Frames that raise for one reason only: they tell the category of an unrecognised message.
+CATEGORY_FRAMES: dict[str, str] = {
+    "check_enough_kv_cache_memory": "kv_cache_oom",
+    "_check_enough_kv_cache_memory": "kv_cache_oom",
+    "raise_if_cache_size_invalid": "kv_cache_oom",
+    "_init_handles": "smem_limit",  # Triton: the launch-time shared-memory check
+    "_check_if_gpu_supports_dtype": "dispatch_failure",
+    # torch.cuda.graphs: ending a capture fails only when the capture was invalidated
+    "capture_end": "stream_capture",
+    # vLLM V1's AsyncLLM output loop raises what its engine-core client queued: the error that
+    # ended the engine core's output socket, i.e. the engine core is gone (EngineDeadError)
+    "get_output_async": "engine_died",
+    # SGLang's KV token pool: these raise only when the pool has no free slots for a batch
+    "alloc_token_slots": "kv_cache_oom",
+    "alloc_paged_token_slots_extend": "kv_cache_oom",
+    "alloc_paged_token_slots_decode": "kv_cache_oom",
+}
