@@ -280,32 +280,6 @@ def test_what_is_being_built_tells_the_stage(
     classify_as(tmp_path, lines, category, stage)
 
 
-@pytest.mark.parametrize(
-    ("lines", "stage"),
-    [
-        (["HTTP/1.1 500 Internal Server Error", "", "RuntimeError: something broke"], "execute"),
-        (["RuntimeError: foo failed: HTTP/1.1 503 Service Unavailable"], "execute"),
-        (["Exception: Foo builder: unable to compile cuda/cpp extensions"], "compile"),
-        (["ERROR: Failed to start model server: integer division by zero"], "startup"),
-        (
-            ["[E:onnxruntime:, session.cc:1 Initialize] Exception during initialization: foo bar"],
-            "startup",
-        ),
-    ],
-    ids=[
-        "http-status-line-before",
-        "http-status-in-error",
-        "unable-to-compile",
-        "model-server-not-started",
-        "exception-during-initialization",
-    ],
-)
-def test_phrases_and_activity_of_round_19(tmp_path: Path, lines: list[str], stage: str) -> None:
-    failure = classify_both(tmp_path, lines)
-    assert failure is not None
-    assert failure.stage == stage, failure
-
-
 def test_a_host_prefix_is_stripped_only_before_a_record(tmp_path: Path) -> None:
     failure = classify_both(tmp_path, ["node-3: RuntimeError: CUDA error: out of memory"])
     assert failure is not None
@@ -486,6 +460,14 @@ def test_general_words_of_round_19(tmp_path: Path, line: str, category: str) -> 
             ],
             "shutdown",
         ),
+        (["HTTP/1.1 500 Internal Server Error", "", "RuntimeError: something broke"], "execute"),
+        (["RuntimeError: foo failed: HTTP/1.1 503 Service Unavailable"], "execute"),
+        (["Exception: Foo builder: unable to compile cuda/cpp extensions"], "compile"),
+        (["ERROR: Failed to start model server: integer division by zero"], "startup"),
+        (
+            ["[E:onnxruntime:, session.cc:1 Initialize] Exception during initialization: foo bar"],
+            "startup",
+        ),
     ],
     ids=[
         "gradio-up",
@@ -496,6 +478,11 @@ def test_general_words_of_round_19(tmp_path: Path, line: str, category: str) -> 
         "xla-autotuner",
         "dated-glog-level",
         "teardown-frames",
+        "http-status-line-before",
+        "http-status-in-error",
+        "unable-to-compile",
+        "model-server-not-started",
+        "exception-during-initialization",
     ],
 )
 def test_stages_of_round_19(tmp_path: Path, lines: list[str], stage: str) -> None:
