@@ -62,14 +62,16 @@ def first_use(lines: Sequence[str]) -> bool:
     return any(_FIRST_USE.search(text.strip()) for text in lines)
 
 
-def stage_prior(category: str, lines: Sequence[str], text: str = "") -> tuple[str, str] | None:
+def stage_prior(category: str, lines: Sequence[str], message: str = "") -> tuple[str, str] | None:
     """``(stage, why)`` from the shape of the error alone, else ``None``.
 
     ``category`` is not used as a prior by itself: excerpts of one category come from every
     stage (an ``env_mismatch`` can be a JIT build's), so only the error's own shape counts; a
     precursor warning in the block of another category's cause is not that cause's shape.
+    ``message`` is the error's own line, which a wrapper alone may be (``EngineCore failed to
+    start``).
     """
-    if category == "engine_died" and any(_NEVER_STARTED.search(t) for t in (text, *lines)):
+    if category == "engine_died" and any(_NEVER_STARTED.search(t) for t in (message, *lines)):
         return "startup", "prior: the engine says it never finished starting"
     if first_use(lines):
         return None
