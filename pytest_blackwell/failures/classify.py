@@ -54,6 +54,7 @@ from pytest_blackwell.failures.frames import frame_stage
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.phrases import phrase_stage
+from pytest_blackwell.failures.rule import checked_rules
 from pytest_blackwell.failures.rules import DEFAULT_RULES, Rule
 from pytest_blackwell.failures.stages import (
     HANG_TAIL_LINES,
@@ -81,14 +82,11 @@ class StreamClassifier:
     """
 
     def __init__(self, rules: Sequence[Rule] | None = None, *, quick: bool = False) -> None:
-        self._rules: tuple[Rule, ...] = tuple(DEFAULT_RULES if rules is None else rules)
-        for rule in self._rules:
-            if not isinstance(rule, Rule):
-                raise TypeError(f"rules must be Rule objects, got {type(rule).__name__}: {rule!r}")
+        self._rules = checked_rules(DEFAULT_RULES if rules is None else rules)
         self._hint_rules = tuple(r for r in self._rules if r.wrapper and r.stage_hint)
-        self._rule_keywords = tuple(dict.fromkeys(k for r in self._rules for k in r.keywords))
-        if quick:
-            self._rule_keywords = ()
+        self._rule_keywords = (
+            () if quick else tuple(dict.fromkeys(k for r in self._rules for k in r.keywords))
+        )
         self._triggers = TRIGGERS if quick else (*TRIGGERS, *MORE_TRIGGERS)
         self.known_cause = False  # set by result(): the first error is a known cause
         self.cause_start = 0  # set by result(): the line its error block starts at
@@ -235,8 +233,9 @@ class StreamClassifier:
         return decide(cand, self._stage_sources, frames=not self._events)
 
     def _match(self, line: LogicalLine) -> tuple[Rule, dict[str, Any]] | None:
+        lowered = line.text.lower()
         for rule in self._rules:
-            detail = rule.match(line.text, line.level)
+            detail = rule.match(line.text, line.level, lowered)
             if detail is not None:
                 if line.tag:
                     detail.setdefault("process", process_name(line.tag))

@@ -8,10 +8,12 @@ exception lines, which come after every cause).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_blackwell.failures.detail import convert_groups
+from pytest_blackwell.failures.needles import Needles, needles
 from pytest_blackwell.failures.vocabulary import LIFECYCLE_STAGES
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -44,6 +46,7 @@ class Rule:
     ignore_at: tuple[str, ...] = ()
     fixed_detail: tuple[tuple[str, Any], ...] = ()
     regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    needles: Needles = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         where = f"rule {self.name!r}"
@@ -70,10 +73,18 @@ class Rule:
                 f"{where}: pattern {self.pattern!r} is not a valid regular expression: {exc}"
             ) from None
         object.__setattr__(self, "regex", compiled)
+        object.__setattr__(self, "needles", needles(self.pattern))
 
-    def match(self, text: str, level: str = "") -> dict[str, Any] | None:
-        """The detail of a match of this rule in ``text`` (logged at ``level``), else ``None``."""
+    def match(
+        self, text: str, level: str = "", lowered: str | None = None
+    ) -> dict[str, Any] | None:
+        """The detail of a match of this rule in ``text`` (logged at ``level``), else ``None``.
+
+        ``lowered`` is ``text.lower()`` when the caller has it (for the literal pre-test).
+        """
         if level and level in self.ignore_at:
+            return None
+        if not self.needles.admits(text, lowered):
             return None
         m = self.regex.search(text)
         if m is None:
@@ -82,6 +93,16 @@ class Rule:
         for key, value in self.fixed_detail:
             detail.setdefault(key, value)
         return detail
+
+
+def checked_rules(rules: Iterable[object]) -> tuple[Rule, ...]:
+    """``rules`` as a tuple, after checking that each is a :class:`Rule`."""
+    checked = []
+    for item in rules:
+        if not isinstance(item, Rule):
+            raise TypeError(f"rules must be Rule objects, got {type(item).__name__}: {item!r}")
+        checked.append(item)
+    return tuple(checked)
 
 
 def rule(name: str, category: str, pattern: str, **kw: Any) -> Rule:
