@@ -76,7 +76,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # Ollama's scheduler waiting for its runner to load the model
         r"|\bwaiting for server to become available\b"
         r"|\bError occurred when executing \w*Load\w*:"  # a ComfyUI loader node
-        r"|(?i:\b(?:trying|attempting) to load\b)",
+        r"|(?i:\b(?:trying|attempting) to load\b)"
+        # files of a model repository being fetched (Hugging Face's download bars)
+        r"|\bFetching \d+ files\b|^\s*Downloading\b",
         "loading",
     ),
     # the weights are in: what runs next is the first forward pass, the memory-profiling run
@@ -91,7 +93,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # CUDA graph begin", vLLM's "Capturing CUDA graphs", and SGLang's capture progress bars
     # ("Capturing batches (bs=8 avail_mem=...)", "Capturing num tokens (num_tokens=64 ...)")
     (
-        r"(?i)\bcaptur(?:e|ing) (?:piecewise )?cuda ?graphs?\b|\bcuda ?graph warm ?up\b"
+        r"(?i)\bcaptur(?:e|ing) (?:a |piecewise )?cuda ?graphs?\b|\bcuda ?graph warm ?up\b"
         r"|\bcreating cuda ?graph instances\b"
         r"|\bCapturing (?:batches|num tokens) \((?:bs|num_tokens)=",
         "graph_capture",
@@ -100,6 +102,15 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     (r"(?i)^\s*warm(?:ing)?[ -]?up\b", "warmup"),
     # start-up: the parsed command line, a library's set-up report printed at import
     (r"\bargs: Namespace\(|\bCUDA SETUP: ", "startup"),
+    # last: a progress bar (tqdm's counter and rate) whose words said nothing above: the
+    # program's own loop over its work items ("Epoch 0:", "Processing:", a bare bar); byte
+    # rates are downloads, not work
+    (
+        r"\d+%\|[^|]{0,100}\|\s*\d+/\d+\s*\[\d"
+        r"|\[\d+:\d\d(?::\d\d)?(?:<[\d:?]+)?,\s*(?:\?|\d+(?:\.\d+)?)\s?(?:(?:it|frames?|steps?"
+        r"|batch(?:es)?|samples?|img|ex|tokens?|toks?)/s|s/(?:it|frame|step|batch|sample|img))\b",
+        "execute",
+    ),
 )
 ACTIVITY: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), stage) for pattern, stage in _ACTIVITY

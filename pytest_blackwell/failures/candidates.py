@@ -93,6 +93,10 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
         return new.start < cur.start
     if new.rank < cur.rank:
         return False
+    if cur.rank == LEVEL_ONLY and new.category == DIED and "Check failed" in cur.text:
+        # a failed CHECK (glog's, TVM's, XLA's) aborts the process itself: the death right
+        # after it is its doing and does not replace it
+        return new.start - cur.line > SOFT_WINDOW
     if cur.rank < UNKNOWN:
         return True
     if cur.rank == UNKNOWN:

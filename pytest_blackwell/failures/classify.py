@@ -438,7 +438,7 @@ class StreamClassifier:
                 if cand is not None and cand.rank >= WEAK:
                     if hint and later_stage((cand.hint, hint)) != cand.hint:
                         cand.hint, cand.hint_from = later_stage((cand.hint, hint)), hint_from
-                    cand.traceback = [line.text]
+                    cand.traceback, cand.activity = [line.text], self._activity(lineno, line.text)
                     self._offer(cand)
         if self._ring:
             self._recovered_upto = self._ring[-1][0]

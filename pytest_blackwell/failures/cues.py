@@ -66,7 +66,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "kv_cache_oom",
         (
-            r"\bkv[ _-]?cache\b|\b(?:cache|kv) blocks?\b|\b(?:ssm|mamba) (?:state|cache)\b",
+            r"\bkv[ _-]?cache\b|\b(?:cache|kv) blocks?\b|\b(?:ssm|mamba) (?:state|cache)\b"
+            r"|\brs cache\b|\brecurrent[ -]state cache\b",
             _SHORTAGE,
         ),
     ),

@@ -111,6 +111,8 @@ def is_aside(text: str, lineno: int, recent: Reversible[tuple[int, str]]) -> boo
 #: ``12.30.001.002 W srv ...`` record).
 _QUIET_WORD = re.compile(
     r"^[^:]{0,40}?\b(?:WARNING|WARN|INFO|DEBUG)\b[:\]]?\s|^[\d.:\- ]{6,}[WID] "
+    # spdlog's bracketed lower-case levels ("[ctranslate2] [thread 144] [warning] ...")
+    r"|^(?:\[[^\]]{1,40}\] ){0,3}\[(?:warning|info|debug|trace)\] "
 )
 
 

@@ -165,6 +165,10 @@ CONTEXTUAL: dict[str, str] = {
     "_async_map_node_over_list": "execute",
     "_lazy_init": "startup",  # torch initialising CUDA on first use
     "set_device": "startup",
+    "ggml_cuda_set_device": "startup",  # ggml's CUDA backend selecting the device
+    # TensorRT-LLM's worker setting up its PyExecutor (what else it does has frames of its own)
+    "setup_engine": "startup",
+    "_create_py_executor": "startup",
     "_init_backend": "startup",  # JAX initialising a platform backend
     # SGLang's (older) model RPC and batch preparation, TGI's token generation and RPC methods
     "exposed_step": "execute",
@@ -193,6 +197,7 @@ CONTEXTUAL: dict[str, str] = {
 
 #: Library paths whose frames tell the stage like a decisive name (fragment of the file path).
 PATHS: tuple[tuple[str, str], ...] = (
+    ("torch/serialization.py", "loading"),  # torch.load reading a checkpoint
     ("torch/_dynamo/", "compile"),
     ("torch/_inductor/", "compile"),
     ("vllm/compilation/", "compile"),

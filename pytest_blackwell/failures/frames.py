@@ -45,6 +45,8 @@ _METHOD = re.compile(
     r"|\bMethod (?P<rpc>[A-Z]\w+) encountered an error"
     r"|\bcoro=<(?:\w+\.)*(?P<coro>\w+)\(\)"
     r"|\b(?:collective_rpc|_run_workers)\(\s*[\"'](?P<remote>\w+)[\"']"
+    # ggml's CUDA errors name the function they were raised in: "in function X at file:line"
+    r"|\bin function (?P<native>[A-Za-z_]\w+) at \S+:\d+"
 )
 
 
@@ -67,7 +69,7 @@ def parse_frame(text: str) -> Frame | None:
         m = _METHOD.search(text)
         if m is None:
             return None
-        named = m.group("func") or m.group("coro") or m.group("remote")
+        named = m.group("func") or m.group("coro") or m.group("remote") or m.group("native")
         return Frame("", named or m.group("rpc").lower())
     func = (m.groupdict().get("func") or "").rsplit(".", 1)[-1]
     return Frame(m.group("path").replace("\\", "/"), func)

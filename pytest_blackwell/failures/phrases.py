@@ -26,6 +26,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|llama runner to start|start a llama runner|\bllama_model_load\b|\bUNAVAILABLE: "
         r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
         r"|\bfailed to load all models\b"  # Triton server's model repository
+        r"|(?i:\b(?:could not|couldn't|unable to|cannot|can't) load (?:the )?model\b)"
         r"|(?i:\bload(?:ing)? model error\b)"
         r"|\bweights were not initialized from checkpoint\b",  # vLLM's check after loading
         "loading",
@@ -44,6 +45,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*"
         r"|\berrors? detected in the compilation of\b"  # nvcc's count of a file's errors
         r"|\bunable to compile\b"
+        # a compiler's own error line (nvcc, ptxas, nvlink, cicc), TensorRT's builder namespace
+        r"|\b(?:nvcc|ptxas|nvlink|cicc)(?:\.exe)?\s*(?:fatal|error)\b|::builder::"
         # XLA's autotuner (its profiling of kernel configs, its C++ frames in a native stack)
         r"|\bconfigs? failed during profiling\b|\bAutotuner\w*::\w+",
         "compile",
@@ -59,6 +62,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bEngine iteration timed out\b"  # vLLM's async engine: a step of running requests
         r"|\bEngine loop failed\b"  # LMDeploy's engine loop, which steps the running requests
         r"|!!! Exception during processing !!!"  # ComfyUI's executor, running a workflow
+        r"|\bwhile running (?:the )?\w+ node\b"  # ONNX Runtime's executor running a graph node
         r"|(?i:error was encountered while running the model)"  # Ollama's runner
         # a request being served: validation of one request (vLLM's "your request has N input
         # tokens", "However, you requested N tokens"), the API server's response generators
@@ -102,6 +106,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bcuInit\b"
         # devices counted or selected: what a process does first with CUDA
         r"|\bcu(?:da)?(?:GetDeviceCount|SetDevice|DeviceGetCount)\b|\bNumCudaDevices\b"
+        r"|(?i:\b(?:failed to|unable to|could not|cannot) (?:fetch|enumerate|list|query|detect"
+        r"|get) (?:any |the )?(?:cuda |gpu )?devices\b)"
         # an argument check: the message names a command-line flag it refuses
         r"|\bnot (?:supported|compatible|allowed) (?:with|when using) --[a-z]"
         r"|(?<![\w-])--[a-z][\w-]+ (?:is not supported|is not allowed|must be|cannot be used)"

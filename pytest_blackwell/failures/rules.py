@@ -74,8 +74,12 @@ CAUSES: tuple[Rule, ...] = (
        r"|(?:creating|create|map\w*|open\w*) shared memory segment /dev/shm/nccl-"
        r"|\bGot completion from peer .{0,80}?with (?:status|error)"
        r"|socketProgress\w*: Connection (?:closed|reset) by (?:remote )?peer"
-       r"|\bSocket recv failed while polling|\bibv_\w+ failed\b",
-       keywords=("NET/", "socketProgress", "Socket recv failed", "ibv_", "/dev/shm/nccl-")),
+       r"|\bSocket recv failed while polling|\bibv_\w+ failed\b"
+       # an RDMA work completion with an error status, in the verbs provider's or another
+       # collective library's words (mlx5's "got completion with error", a CQE error status)
+       r"|\bgot completion with error\b|\bCQE error\b.{0,80}?\bstatus=[1-9]|\bIBV_WC_\w+_ERR\b",
+       keywords=("NET/", "socketProgress", "Socket recv failed", "ibv_", "/dev/shm/nccl-",
+                 "IBV_WC_")),
     # --- kernel faults (before NCCL, which may relay them) --------------------------------------
     rule("illegal_address", "illegal_memory_access",
        r"an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS"
@@ -151,7 +155,8 @@ CAUSES: tuple[Rule, ...] = (
     # (not the compute buffers of a KV-cache update, which are the graph's working memory)
     rule("llama_cpp_kv", "kv_cache_oom",
        r"llama_kv_cache\w*: failed to allocate(?! compute buffer)|llama_kv_cache\w*\(\) failed"
-       r"|failed to allocate buffer for kv cache", stage_hint="kv_alloc",
+       # the recurrent-state cache of a hybrid model is part of the same budget ("rs cache")
+       r"|failed to allocate buffer for (?:kv|rs|recurrent[ -]state) cache", stage_hint="kv_alloc",
        keywords=("failed to allocate",)),
     rule("kv_tokens_exhausted", "kv_cache_oom",
        r"(?i)(?:remaining|available|free) \d+ kv ?cache tokens?,? but"
@@ -206,7 +211,7 @@ CAUSES: tuple[Rule, ...] = (
        r"|Error Code \d+: OutOfMemory|would exceed allowed memory|\(out of memory\)"
        # torch's "Allocation on device 0 would exceed allowed memory", cut by ComfyUI
        r"|\bAllocation on device\s*$"
-       r"|\[CUDA\]: out of memory"
+       r"|\[CUDA\]: out of memory|\bCUDA: out of memory"
        r"|CUDA out of(?: m\w*)?\s*$"
        # XLA / TensorFlow status text, also cut at the end of a wrapped line
        r"|(?i:resource[ _]?exhausted)(?:Error)?: ?(?:(?i:out of memory|failed to allocate)"

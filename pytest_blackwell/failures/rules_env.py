@@ -69,7 +69,7 @@ ENV_RULES: tuple[Rule, ...] = (
     rule("no_device", "env_mismatch",
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"
-       r"|No CUDA GPUs are available"
+       r"|No CUDA GPUs are available|all CUDA-capable devices are busy or unavailable"
        # a package built without GPU support ("This CTranslate2 package was not compiled with
        # CUDA support")
        r"|\b(?:package|library|build|binary|wheel|installation) (?:was |is )?not (?:compiled|built)"
