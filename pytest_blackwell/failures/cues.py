@@ -108,7 +108,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\btimeout (?:after|of \d|waiting|while|expired|reached|exceeded)\b"
             r"|\btimeout (?:check )?failed\b"
             r"|\b(?:did not|didn't|never) (?:become ready|respond\w*|finish\w*|complete\w*)\b"
-            r"|\bnot (?:ready|up|healthy|responding) (?:after|within)\b",
+            r"|\bnot (?:ready|up|healthy|responding) (?:after|within)\b"
+            r"|\b(?:for|taking|takes|took) too long\b",
         ),
     ),
     ("nccl_error", (r"(?-i:\b[NR]CCL\b|\bProcessGroupNCCL\b|\bnccl[A-Z]\w+)|\bc10d\b",)),

@@ -198,6 +198,8 @@ CONTEXTUAL: dict[str, str] = {
 #: Library paths whose frames tell the stage like a decisive name (fragment of the file path).
 PATHS: tuple[tuple[str, str], ...] = (
     ("torch/serialization.py", "loading"),  # torch.load reading a checkpoint
+    # vLLM reading the model's configuration while it builds the engine's config
+    ("vllm/transformers_utils/config.py", "startup"),
     ("torch/_dynamo/", "compile"),
     ("torch/_inductor/", "compile"),
     ("vllm/compilation/", "compile"),

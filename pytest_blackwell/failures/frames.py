@@ -250,7 +250,11 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
     exercises a kernel, it serves nothing.)"""
     for segment in _segments(lines):
         for frame in reversed(segment):
-            if _SERVING_WORDS.search(frame.func) and not frame.func.startswith("test_"):
+            if frame.func.startswith("test_"):
+                continue
+            if _CAPTURE_WORDS.search(frame.func):  # "_capture_generation_cuda_graphs"
+                return "graph_capture", f"frame {frame.func}"
+            if _SERVING_WORDS.search(frame.func):
                 return "execute", f"frame {frame.func}"
     return None
 
@@ -260,6 +264,8 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
 #: ``generate_sequences``, ``training_step``). Read only when no engine function of the table
 #: names the stage: a program of its own calling a model is running it,
 #: unless the message or the lines before the error say otherwise.
+#: A function named for capturing CUDA graphs, whatever else its name says.
+_CAPTURE_WORDS = re.compile(r"(?i)captur\w*?_(?:\w+_)?(?:cuda_?)?graphs?\b|graphs?_captur")
 _SERVING_WORDS = re.compile(
     r"(?i)(?:^|_)(?:generate|generation|sample|sampling|sampler|decode|decoding|prefill"
     r"|completions?|chat|infer|inference|predict|serve|serving|train|training|requests?)(?:_|$)"

@@ -27,6 +27,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
         r"|\bfailed to load all models\b"  # Triton server's model repository
         r"|(?i:\b(?:could not|couldn't|unable to|cannot|can't) load (?:the )?model\b)"
+        r"|\bError occurred when executing \w*Load\w*:"  # a ComfyUI loader node
         r"|(?i:\bload(?:ing)? model error\b)"
         r"|\bweights were not initialized from checkpoint\b",  # vLLM's check after loading
         "loading",
@@ -62,6 +63,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bEngine iteration timed out\b"  # vLLM's async engine: a step of running requests
         r"|\bEngine loop failed\b"  # LMDeploy's engine loop, which steps the running requests
         r"|!!! Exception during processing !!!"  # ComfyUI's executor, running a workflow
+        r"|\bError occurred when executing (?!\w*Load)\w+:"  # ComfyUI running a node (not a loader)
         r"|\bwhile running (?:the )?\w+ node\b"  # ONNX Runtime's executor running a graph node
         r"|(?i:error was encountered while running the model)"  # Ollama's runner
         # a request being served: validation of one request (vLLM's "your request has N input
@@ -70,6 +72,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?:^|:)(?:prefill|decode|generate)\{"  # TGI's tracing spans of a request
         r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b"
         r"|\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b"  # a server answering a request with an error
+        # an OpenAI-compatible API's error object, the answer to a request
+        r"|\"object\":\s*\"error\"|\{\"error\":\s*\{\"(?:code|message)\""
         # the work item the error broke ("Error processing image: CUDA error: ...")
         r"|(?i:\berror (?:while )?processing (?:the )?(?:image|prompt|audio|request|video|frame"
         r"|batch)\b)",

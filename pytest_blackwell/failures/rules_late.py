@@ -26,6 +26,10 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("gpu_lost", "unknown",
        r"NVRM: Xid \([^)]*\): (?P<xid>\d+)|fallen off the bus|NVRM: .{0,80}?(?:failed|error)",
        keywords=("Xid", "off the bus", "NVRM")),
+    # the kernel's OOM killer ending a process (host memory): a death, not a device allocation
+    rule("oom_killer", "engine_died",
+       r"\boom-kill:constraint=|\bOut of memory: Killed process \d+|\binvoked oom-killer\b",
+       keywords=("oom-kill", "Killed process")),
     # --- relays: a more specific cause in the same block wins -------------------------------------
     rule("nccl", "nccl_error",
        r"NCCL [Ee]rror"
@@ -181,6 +185,10 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("worker_wrapper", "unknown",
        r"Worker failed with error|Exception in worker \S+ while processing method"
        r"|Error executing method|Exception in thread ", wrapper=True),
+    # asyncio cancelling a task: the consequence of a stop or of another failure, never a cause
+    rule("task_cancelled", "unknown",
+       r"^(?:asyncio\.(?:exceptions\.)?|concurrent\.futures\._base\.)?CancelledError\b",
+       wrapper=True),
     # --- anything else that is an exception -------------------------------------------------------
     rule("exception", "unknown",
        r"^(?:[A-Za-z_][\w]*\.)*(?P<exception>Exception|(?:Base)?ExceptionGroup"

@@ -135,8 +135,8 @@ def _repaired_paste(stream: BinaryIO, name: str) -> tuple[list[str], int | None]
     else ``None`` (its head is looked at first; a file too large for a paste is read as it is)."""
     head = stream.read(PASTE_PEEK_BYTES)
     peek = head.decode("utf-8", errors="replace").split("\n")
-    if len(head) == PASTE_PEEK_BYTES:
-        peek.pop()  # the last line may go on
+    if len(head) == PASTE_PEEK_BYTES or (peek and not peek[-1]):
+        peek.pop()  # the last line may go on, or is the empty rest after the final newline
     if _repaired([line.rstrip("\r") for line in peek]) is None:
         return None
     body = head + stream.read(MAX_PASTE_BYTES - len(head) + 1)

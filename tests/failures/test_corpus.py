@@ -65,6 +65,10 @@ IN_TUNING = {
     "fresh45": (0.95, 0.85),
     "fresh46": (0.91, 0.91),
     "fresh47": (0.90, 0.72),
+    "fresh48": (0.91, 0.79),
+    "fresh49": (1.00, 0.80),
+    "fresh50": (0.89, 0.82),
+    "fresh51": (0.92, 0.92),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -82,6 +86,10 @@ KNOWN_UNREACHABLE = {
     "saying in plain words that a requested engine is not supported (its smoke test failed) and "
     "going on with another one, named on the next line without a word of falling back; the same "
     "words end excerpts whose program stopped there",
+    "fresh50/mlc-llm-cli-cannot-find-model-library-982.log": "a dmlc-style log record "
+    "(`[time] file.cc:line: message`) without an error word, followed by a list and a native "
+    "stack trace; the same record shape is printed at INFO, and only the backtrace after it says "
+    "the program died (native backtraces are not read, as for tensorrtllm-backend above)",
 }
 
 

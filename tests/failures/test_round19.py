@@ -321,7 +321,7 @@ def test_a_thread_dump_of_a_waiting_thread_alone_is_a_hang(tmp_path: Path) -> No
         (
             ["[FooError] : 1 : FAIL : Non-zero status code returned while running Conv node."],
             "unknown",
-            "unknown",
+            "execute",  # round 20: ONNX Runtime's executor running a graph node is execute
         ),
         (
             ["Status Message: CUDNN error executing cudnnConvolutionForward(s_.handle, &alpha)"],
