@@ -126,9 +126,7 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|(?:not installed|is outdated)\W+please (?:install|upgrade)"
        # an exception that asks for a package to be installed: it is missing or too old
        r"|^(?:[\w.]+\.)?(?:Value|Runtime|Import|Assertion)Error: .{0,300}?"
-       r"\bplease (?:pip )?install\b"
-       r"|cudaErrorNotSupported|MemPool\w*\([^)]*\): operation no(?:t supported)?"
-       r"|CUDA (?:runtime |driver )?error: operation not supported"),
+       r"\bplease (?:pip )?install\b"),
     rule("extension_not_loaded", "env_mismatch",
        r"'_OpNamespace' '_C\w*' object has no attribute '(?P<op>\w+)'"),
     rule("module_missing", "env_mismatch", r"No module named '(?P<module>[\w.]+)'",

@@ -185,6 +185,11 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("worker_wrapper", "unknown",
        r"Worker failed with error|Exception in worker \S+ while processing method"
        r"|Error executing method|Exception in thread ", wrapper=True),
+    # the CUDA runtime's "operation not supported" (cudaErrorNotSupported, 801), also cut after
+    # a memory pool's call: one of its own strings, which names no category (docs: hard cases)
+    rule("runtime_not_supported", "unknown",
+       r"\boperation not supported\b|\bcudaErrorNotSupported\b"
+       r"|MemPool\w*\([^)]*\): operation no(?:t(?: s\w*)?)?\s*$"),
     # asyncio cancelling a task: the consequence of a stop or of another failure, never a cause
     rule("task_cancelled", "unknown",
        r"^(?:asyncio\.(?:exceptions\.)?|concurrent\.futures\._base\.)?CancelledError\b",

@@ -289,3 +289,21 @@ def test_comfyui_names_the_node_it_was_executing(tmp_path: Path, node: str, stag
     lines = [f"Error occurred when executing {node}:", "", "'sigmas'"]
     failure = classify_as(tmp_path, lines, "unknown", stage)
     assert failure.evidence["stage"].startswith(("phrase ", "activity "))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "RuntimeError: CUDA error: operation not supported",
+        "RuntimeError: [TM][ERROR] CUDA runtime error: operation not supported src/alloc.h:10",
+        "RuntimeError: BatchPrefillRun failed with error: operation not supported",
+        "[TensorRT-LLM][ERROR] CUDA runtime error in cudaDeviceGetDefaultMemPool(&pool, 0): "
+        "operation no",
+    ],
+    ids=["cuda-error", "runtime-error", "kernel-run", "mempool-cut"],
+)
+def test_the_runtime_s_not_supported_names_no_category(tmp_path: Path, line: str) -> None:
+    failure = classify_both(tmp_path, [line])
+    assert failure is not None
+    assert failure.category == "unknown", failure
+    assert failure.evidence["category"] == "rule runtime_not_supported"
