@@ -244,7 +244,8 @@ def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
 
 def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
     """``("execute", evidence)`` when the name of a frame among ``lines`` says the model runs on
-    work (:data:`_SERVING_WORDS`); weaker evidence than any engine function, read innermost
+    work (:data:`_SERVING_WORDS`), ``graph_capture`` when it is named for capturing CUDA graphs
+    (:data:`_CAPTURE_WORDS`); weaker evidence than any engine function, read innermost
     first. (Validation is no such word: a configuration, a repository id or a response object
     are all validated, at start-up, while loading and while serving; a unit test's ``test_decode``
     exercises a kernel, it serves nothing.)"""
@@ -259,13 +260,14 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
     return None
 
 
+#: A function named for capturing CUDA graphs, whatever else its name says
+#: (``_capture_generation_cuda_graphs``): ``graph_capture`` before any word below.
+_CAPTURE_WORDS = re.compile(r"(?i)captur\w*?_(?:\w+_)?(?:cuda_?)?graphs?\b|graphs?_captur")
 #: The words of a function that runs the model on work: generating, sampling, decoding, serving
 #: a completion, a training step (``stream_generate_chat_completion``, ``_random_sample``,
 #: ``generate_sequences``, ``training_step``). Read only when no engine function of the table
 #: names the stage: a program of its own calling a model is running it,
 #: unless the message or the lines before the error say otherwise.
-#: A function named for capturing CUDA graphs, whatever else its name says.
-_CAPTURE_WORDS = re.compile(r"(?i)captur\w*?_(?:\w+_)?(?:cuda_?)?graphs?\b|graphs?_captur")
 _SERVING_WORDS = re.compile(
     r"(?i)(?:^|_)(?:generate|generation|sample|sampling|sampler|decode|decoding|prefill"
     r"|completions?|chat|infer|inference|predict|serve|serving|train|training|requests?)(?:_|$)"
