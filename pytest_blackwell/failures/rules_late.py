@@ -190,6 +190,12 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("runtime_not_supported", "unknown",
        r"\boperation not supported\b|\bcudaErrorNotSupported\b"
        r"|MemPool\w*\([^)]*\): operation no(?:t(?: s\w*)?)?\s*$"),
+    # ggml's report of where its CUDA error was raised, printed right after the error ("current
+    # device: 0, in function ggml_cuda_set_device at file:line"): a wrapper whose function, read
+    # like a frame, lends the error its stage
+    rule("ggml_error_site", "unknown",
+       r"^\s*current device: -?\d+, in function \w+ at \S+:\d+", wrapper=True,
+       keywords=("current device:",)),
     # asyncio cancelling a task: the consequence of a stop or of another failure, never a cause
     rule("task_cancelled", "unknown",
        r"^(?:asyncio\.(?:exceptions\.)?|concurrent\.futures\._base\.)?CancelledError\b",

@@ -142,9 +142,9 @@ def test_ggml_names_the_function_its_cuda_error_was_raised_in(tmp_path: Path) ->
         "  current device: 0, in function ggml_cuda_set_device at ggml/src/ggml-cuda.cu:88",
         "  cudaSetDevice(device)",
     ]
-    failure = classify_both(tmp_path, lines)
-    assert failure is not None
-    assert failure.category == "env_mismatch"
+    # the report of where it was raised, right after the error, lends the error its stage
+    failure = classify_as(tmp_path, lines, "env_mismatch", "startup")
+    assert failure.first_error == lines[0]
     assert parse_frame(lines[1]) is not None
     assert frame_stage([lines[1]]) == ("startup", "frame ggml_cuda_set_device")
 
