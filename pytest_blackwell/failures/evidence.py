@@ -110,7 +110,8 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
     if category == "unknown" or cand.rule in GENERIC_RULES:
         found = frame_category(cand.traceback)
         if found is None and cand.detail.get("truncated"):
-            found = waiting_dump(cand.traceback)  # a stuck process's thread dump
+            dump = waiting_dump(cand.traceback)  # a stuck process's thread dump
+            found = None if dump is None else ("timeout", f"hang: {dump}")
         if found is None and cand.rule in READABLE_RULES:
             # the error's own words, the last evidence (a refusal a generic rule read as a
             # configuration error may name an architecture: no kernel for it)

@@ -296,14 +296,14 @@ _WAITS = frozenset(
 )
 
 
-def waiting_dump(lines: Sequence[str]) -> tuple[str, str] | None:
-    """``("timeout", why)`` for a faulthandler thread dump, with no fatal error, whose first
-    thread is blocked waiting: a process dumped while stuck (a hang), else ``None``."""
+def waiting_dump(lines: Sequence[str]) -> str | None:
+    """What a faulthandler thread dump shows, when it has no fatal error and its first thread is
+    blocked waiting (a process dumped while stuck: a hang), else ``None``."""
     if not any(THREAD_DUMP.match(t) for t in lines) or any("Fatal Python" in t for t in lines):
         return None
     segments = _segments(lines)
     if segments and segments[0][-1].func in _WAITS:
-        return "timeout", f"hang: a thread dump of a waiting thread ({segments[0][-1].func})"
+        return f"a thread dump of a waiting thread ({segments[0][-1].func})"
     return None
 
 

@@ -259,8 +259,8 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
             return lineno, text, "repeated waiting without progress"
     # a thread dump (faulthandler's) whose first thread is blocked waiting, and no error: the
     # process was dumped while it was stuck
-    found = waiting_dump([text for _, text in pieces])
-    if found is not None:
+    dump = waiting_dump([text for _, text in pieces])
+    if dump is not None:
         lineno, text = next((n, t) for n, t in pieces if THREAD_DUMP.match(t))
-        return lineno, text, found[1].removeprefix("hang: ")
+        return lineno, text, dump
     return None
