@@ -130,7 +130,7 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
         # The traceback printed right after the error (and its advice) belongs to it: its
         # frames tell the stage when nothing before the error does (see ``evidence.decide``);
         # not a destructor's, which the garbage collector runs ("Exception ignored in").
-        told = frame_stage(cand.traceback)
+        told = frame_stage(cand.traceback) or worded_frame(cand.traceback)
         if told is not None:
             best = replace(best, after=(told[0], f"{told[1]} (traceback after the error)"))
     best = _told_later(best, cand)

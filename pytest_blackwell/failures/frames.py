@@ -27,6 +27,8 @@ from pytest_blackwell.failures.frame_names import CATEGORY_FRAMES, CONTEXTUAL, D
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:,? in (?P<func>[\w<>.]+))?')
 # A frame line cut inside its path by a paste: the path so far, no function.
 _CUT_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)$')
+# A frame line a paste broke after its "in": the function's name alone on the next line.
+_NAME_ALONE = re.compile(r"^\s*(?P<func>[A-Za-z_<][\w<>.]*)\s*$")
 # The function a frame's source line calls ("    self.model_runner.profile_run()"): the next
 # frame's, which names it when that frame's own line was cut.
 _CALL = re.compile(r"(?:^|[\s.=(\[,])(?P<func>[A-Za-z_]\w*)\s*\(")
@@ -98,7 +100,8 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
     newest_first = False  # faulthandler prints "(most recent call first)": innermost on top
     callee = ""  # what the source line of the last frame calls
     expect_source = False
-    for text in lines:
+    lines = list(lines)
+    for i, text in enumerate(lines):
         if "(most recent call " in text or _PYSPY_THREAD.match(text):
             _called(segments[-1], callee)
             if segments[-1]:
@@ -107,6 +110,10 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
             callee, expect_source = "", False
             continue
         frame = parse_frame(text)
+        if frame is not None and not frame.func and text.rstrip().endswith(" in"):
+            alone = _NAME_ALONE.match(lines[i + 1]) if i + 1 < len(lines) else None
+            if alone is not None:  # "line 572, in" / "stream_generate_chat_completion"
+                frame = Frame(frame.path, alone.group("func").rsplit(".", 1)[-1])
         if frame is None:
             if expect_source and text.startswith("    ") and text.strip()[:1] not in ("^", "~"):
                 callee = _callee(text)
@@ -248,10 +255,10 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
     (:data:`_CAPTURE_WORDS`); weaker evidence than any engine function, read innermost
     first. (Validation is no such word: a configuration, a repository id or a response object
     are all validated, at start-up, while loading and while serving; a unit test's ``test_decode``
-    exercises a kernel, it serves nothing.)"""
+    exercises a kernel, it serves nothing; nor does a command-line entry tell its stage.)"""
     for segment in _segments(lines):
         for frame in reversed(segment):
-            if frame.func.startswith("test_"):
+            if frame.func.startswith("test_") or _COMMAND.search(frame.path):
                 continue
             if _CAPTURE_WORDS.search(frame.func):  # "_capture_generation_cuda_graphs"
                 return "graph_capture", f"frame {frame.func}"
@@ -260,6 +267,9 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
     return None
 
 
+#: A program's command-line entry (``vllm/scripts.py``'s ``serve``, ``sglang/cli/serve.py``,
+#: a ``__main__``): it runs the whole life of a server, so its words tell no stage.
+_COMMAND = re.compile(r"(?:^|/)(?:cli|commands?)/|(?:^|/)(?:scripts|__main__)\.py$")
 #: A function named for capturing CUDA graphs, whatever else its name says
 #: (``_capture_generation_cuda_graphs``): ``graph_capture`` before any word below.
 _CAPTURE_WORDS = re.compile(r"(?i)captur\w*?_(?:\w+_)?(?:cuda_?)?graphs?\b|graphs?_captur")

@@ -26,7 +26,7 @@ from pytest_blackwell.failures.classify import STALE_LINES, StreamClassifier
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.rules import Rule
 from pytest_blackwell.failures.stages import HANG_TAIL_LINES
-from pytest_blackwell.failures.unwrap import dedented, unwrapped, wrap_width
+from pytest_blackwell.failures.unwrap import dedented, unbordered, unwrapped, wrap_width
 
 CHUNK_BYTES = 1 << 22
 WINDOW_BYTES = 1 << 17  # searched by all keywords in turn while it sits in the CPU cache
@@ -79,8 +79,10 @@ def _check_line(line: object, number: int) -> None:
 
 
 def _repaired(lines: list[str]) -> tuple[list[str], int | None] | None:
-    """``(lines, wrap width)`` of a paste indented or wrapped as a whole, else ``None``."""
-    plain = dedented(lines) or lines
+    """``(lines, wrap width)`` of a paste bordered, indented or wrapped as a whole, else
+    ``None``."""
+    unframed = unbordered(lines) or lines
+    plain = dedented(unframed) or unframed
     width = wrap_width(plain)
     return (plain, width) if width is not None or plain is not lines else None
 

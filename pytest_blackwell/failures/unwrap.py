@@ -1,4 +1,5 @@
-"""Undo what a paste did to a log's lines as a whole: a common indentation, a fixed-width wrap.
+"""Undo what a paste did to a log's lines as a whole: a common indentation, a fixed-width wrap,
+the right border of a terminal pane.
 
 A log pasted into Markdown as an indented code block has every line indented by four spaces
 (or a tab): :func:`dedented` takes that indentation off again, so that traceback frames are
@@ -50,6 +51,24 @@ def dedented(lines: Sequence[str]) -> list[str] | None:
     if not common:
         return None
     return [line[len(common) :] if line.strip() else "" for line in lines]
+
+
+#: The right border of a terminal pane or window a paste was copied from, after padding: an
+#: ``x`` where the terminal drew line-drawing characters as plain letters, or the bar itself.
+_RIGHT_BORDER = re.compile(r"\s{2,}(?P<bar>[x│┃|])\s*$")
+
+
+def unbordered(lines: Sequence[str]) -> list[str] | None:
+    """``lines`` without the right border of the pane they were copied from, or ``None`` when
+    there is none: at least three lines, and nine in ten of the non-blank ones, end in padding and
+    the same bar, and none starts with one (a box drawn on both sides is a Rich traceback)."""
+    filled = [line for line in lines if line.strip()]
+    bars = [m.group("bar") for m in map(_RIGHT_BORDER.search, filled) if m is not None]
+    if len(bars) < 3 or 10 * len(bars) < 9 * len(filled) or len(set(bars)) != 1:
+        return None
+    if any(line.lstrip()[:1] in ("│", "┃", "|") for line in filled):
+        return None
+    return [_RIGHT_BORDER.sub("", line) for line in lines]
 
 
 def _continues(piece: str, following: str, width: int) -> bool:
