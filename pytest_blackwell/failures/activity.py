@@ -51,7 +51,12 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|epoch \d+)\b.{0,60}?(?:\d+/\d+|\d+%\||\bwith\b|\.\.\.\s*\d+:\d\d:\d\d))"
         # nccl-tests' result rows: size, count, type, redop, root, time, algbw, busbw, #wrong
         r"|^\s*\d+\s+\d+\s+(?:float|half|bfloat16|double|u?int(?:8|32|64))\s+(?:sum|prod|max|min|avg"
-        r"|none)\s+-?\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+",
+        r"|none)\s+-?\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+"
+        # a training loop reporting its loss (Megatron's "lm loss: 1.42E+00", the Trainer's
+        # "{'loss': 3.55, ...}", "loss 61.1") or its step (MMEngine's "Epoch(train) [1][8/10]")
+        r"|(?:^|[\s|{,'\"])(?:lm |train(?:ing)?_)?loss['\"]?(?::\s*|\s+|=)-?\d+(?:\.\d+)?"
+        r"(?:[eE][+-]?\d+)?\b"
+        r"|\bEpoch\(train\)",
         "execute",
     ),
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds
@@ -61,7 +66,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # Inductor's max-autotune benchmarking its kernel choices (a table per op, then a total)
         r"|\bAUTOTUNE (?:[a-z_]\w*\(|benchmarking takes)"
         # TensorRT's builder choosing kernels: tactics are timed and picked only while it builds
-        r"|\[TRT\].{0,120}?\b(?:[Tt]actics?|builder pass)\b|Skipping tactic\b",
+        r"|\[TRT\].{0,120}?\b(?:[Tt]actics?|builder pass)\b|Skipping tactic\b"
+        # trtexec given a model to build an engine from, or a plan file to write
+        r"|\btrtexec\b.{0,400}?--(?:onnx|saveEngine)\b",
         "compile",
     ),
     # weights: checkpoint shards, state dicts, weight files being read
@@ -69,7 +76,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"(?i)\bloading (?:\w+ )?checkpoint shards\b|\bload(?:ing)?_state_dict\b"
         r"|\bfrom_pretrained\b|\bloading (?:model )?weights\b(?! took)"
         r"|\bUsing model weights format\b"
-        r"|\bloading (?:the )?model\b(?! (?:weights )?took)"
+        r"|\bload(?:ing)? (?:the )?model\b(?! (?:weights )?took)"
         # the model's tokenizer files being read; TGI's launcher starting a shard (which loads
         # the model: "Starting shard", "Waiting for shard to be ready")
         r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b"
@@ -101,7 +108,13 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # a warm-up announced by the program itself ("Warmup...", "Warming up the model")
     (r"(?i)^\s*warm(?:ing)?[ -]?up\b", "warmup"),
     # start-up: the parsed command line, a library's set-up report printed at import
-    (r"\bargs: Namespace\(|\bCUDA SETUP: ", "startup"),
+    (
+        r"\bargs: Namespace\(|\bCUDA SETUP: "
+        # the distributed set-up announced ("> initializing model parallel with size 1")
+        r"|(?i:\binitiali[sz]ing (?:model parallel|ddp|pipeline|data parallel) with size\b"
+        r"|\binitiali[sz]ing (?:the )?(?:distributed|process group|torch\.distributed)\b)",
+        "startup",
+    ),
     # last: a progress bar (tqdm's counter and rate) whose words said nothing above: the
     # program's own loop over its work items ("Epoch 0:", "Processing:", a bare bar); byte
     # rates are downloads, not work

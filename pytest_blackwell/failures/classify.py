@@ -48,7 +48,7 @@ from pytest_blackwell.failures.candidates import (
     process_name,
     with_its_traceback,
 )
-from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS, is_aside, says_error
+from pytest_blackwell.failures.errorwords import is_aside, looked_at, says_error, triggers
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage
 from pytest_blackwell.failures.model import Failure
@@ -87,7 +87,7 @@ class StreamClassifier:
         self._rule_keywords = (
             () if quick else tuple(dict.fromkeys(k for r in self._rules for k in r.keywords))
         )
-        self._triggers = TRIGGERS if quick else (*TRIGGERS, *MORE_TRIGGERS)
+        self._triggers = triggers(quick)
         self.known_cause = False  # set by result(): the first error is a known cause
         self.cause_start = 0  # set by result(): the line its error block starts at
         self._stage = "unknown"
@@ -173,7 +173,7 @@ class StreamClassifier:
         self._tail.append((lineno, line))
         if self._blocks:
             self._expire(lineno)
-        if self._blocks or lineno <= self._follow_until or any(k in line for k in self.keywords):
+        if self._blocks or lineno <= self._follow_until or looked_at(line, self.keywords):
             for logical in logical_lines(line):
                 self._process(lineno, logical)
         self._ring.append((lineno, line))

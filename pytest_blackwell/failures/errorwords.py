@@ -35,7 +35,29 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "egmentation",
     "atal",
     "ailure",
+    # a glog or c10 record at an error level without brackets at the start of a line
+    # ("E0305 20:23:38.866000 747 f.py:533] ..."), whatever its message says: found by the
+    # stream scan with the line break before it, by :func:`looked_at` with its first letters
+    *(f"\n{level}{month}" for level in "EF" for month in "01"),
 )
+#: How a line starting with a bare glog record at an error level begins (month 01 to 12).
+GLOG_HEADS = ("E0", "E1", "F0", "F1")
+
+
+def triggers(quick: bool) -> tuple[str, ...]:
+    """The words that make a line worth a close look: the common ones for a quick scan, all of
+    them for a thorough one."""
+    return TRIGGERS if quick else (*TRIGGERS, *MORE_TRIGGERS)
+
+
+def looked_at(line: str, keywords: tuple[str, ...]) -> bool:
+    """Whether the scan reads ``line`` closely: it holds one of ``keywords`` (those that start
+    with a line break: ``line`` starts with the rest)."""
+    return any(k in line for k in keywords) or (
+        line.startswith(GLOG_HEADS) and f"\n{line[:2]}" in keywords
+    )
+
+
 ERROR_LEVELS = ("ERROR", "CRITICAL")
 #: A line logged at one of these levels is not an error by its wording alone ("Failed to create
 #: oneDNN linear, fallback to torch linear. Exception: ..." is a warning); only a rule, or an

@@ -78,7 +78,12 @@ def parse_frame(text: str) -> Frame | None:
 
 
 def _known(func: str) -> bool:
-    return func in DECISIVE or func in CONTEXTUAL or func in CATEGORY_FRAMES
+    return (
+        func in DECISIVE
+        or func in CONTEXTUAL
+        or func in CATEGORY_FRAMES
+        or _WEIGHTS_FUNC.search(func) is not None
+    )
 
 
 def _callee(source: str) -> str:
@@ -158,7 +163,13 @@ MODEL_PATHS = (
 
 #: Engine functions named for building or reading the weights ("_create_weight",
 #: "create_shared_weights", "load_lora_weights"): whatever the engine, they run while loading.
-_WEIGHTS_FUNC = re.compile(r"^_?(?:load|create|init|read|prepare|alloc\w*)_(?:\w+_)?weights?$")
+_WEIGHTS_FUNC = re.compile(
+    r"^_?(?:load|create|init|read|prepare|alloc\w*)_(?:\w+_)?weights?$"
+    # a model built from its weight files (TensorRT-LLM's "from_hugging_face", diffusers'
+    # "from_single_file", "from_checkpoint"; not "from_pretrained", which reads configurations
+    # and tokenizers too: see frame_names.CONTEXTUAL)
+    r"|^from_(?:hugging_?face|single_file|\w*checkpoint|\w*ckpt)$"
+)
 
 
 #: Classes whose construction builds a model and reads its weights (``WhisperModel``,
@@ -280,7 +291,8 @@ _CAPTURE_WORDS = re.compile(r"(?i)captur\w*?_(?:\w+_)?(?:cuda_?)?graphs?\b|graph
 #: unless the message or the lines before the error say otherwise.
 _SERVING_WORDS = re.compile(
     r"(?i)(?:^|_)(?:generate|generation|sample|sampling|sampler|decode|decoding|prefill"
-    r"|completions?|chat|infer|inference|predict|serve|serving|train|training|requests?)(?:_|$)"
+    r"|completions?|chat|infer|inference|predict|serve|serving|train|training|requests?"
+    r"|translate|translation|transcribe|transcription|beam)(?:_|$)"
 )
 
 

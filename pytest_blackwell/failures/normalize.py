@@ -35,6 +35,13 @@ _KUBE = re.compile(
     # a container runtime's log file (CRI: "<time> stdout F <line>", the time stripped before)
     r"|^(?:stdout|stderr) [FP] "
 )
+# A cloud logging export's severity before the entry's RFC 3339 time ("ERROR
+# 2025-03-30T23:51:21.299840450Z ..."): the severity of the stream (stderr is ERROR), not the
+# program's level, so it is dropped; the time goes with the timestamps.
+_SEVERITY = re.compile(
+    r"^(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY) "
+    r"(?=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z )"
+)
 _GUTTER = re.compile(r"^\s*(?:\[[\w.\-]{1,40}\]|[\w.\-]{1,40})?\s*\|\s?")
 # pdsh's "host: " in front of every line of a multi-node launch (DeepSpeed's runner), when what
 # follows is a record, a traceback line or an indented source line
@@ -206,6 +213,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
     for _ in range(6):  # a handful of stacked prefixes at most
         before = text
         for rx in (
+            _SEVERITY,
             _TIMESTAMP,
             _PASTE,
             _LINENO,

@@ -41,7 +41,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # Inductor's and Triton's autotuners (the kernel choices are compiled and benchmarked)
         r"|\bduring autotuning\b|\bNo valid triton configs\b"
         # TensorRT's builder: its tactics, its source files, trtexec's report of it
-        r"|Skipping tactic\b|\bbuilder\.cpp\b|\bBuilder creation failed\b"
+        r"|Skipping tactic\b|\bbuilder\.cpp\b|\bBuilder creation failed\b|(?:^|[\s/])builder/\w+/"
         # the driver JIT-compiling a PTX module while loading it
         r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*"
         r"|\berrors? detected in the compilation of\b"  # nvcc's count of a file's errors
@@ -104,14 +104,14 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bimport(?:ing)? \w+|ImportError"
         r"|(?i:unable to initialize backend|failed to create stream executor)"
         # the CUDA stack or a library's CUDA set-up, initialised while the process starts
-        r"|(?i:cuda initiali[sz]ation|backend failed to initiali[sz]e|cuda setup)"
+        r"|(?i:cuda (?:driver )?initiali[sz]ation|backend failed to initiali[sz]e|cuda setup)"
         # the CUDA runtime that cannot initialise itself (cudaErrorInitializationError, 3)
         r"|\bCUDA error\(3\)|\bcudaErrorInitializationError\b|\bCUDA_ERROR_NOT_INITIALIZED\b"
         r"|\bcuInit\b"
         # devices counted or selected: what a process does first with CUDA
         r"|\bcu(?:da)?(?:GetDeviceCount|SetDevice|DeviceGetCount)\b|\bNumCudaDevices\b"
         r"|(?i:\b(?:failed to|unable to|could not|cannot) (?:fetch|enumerate|list|query|detect"
-        r"|get) (?:any |the )?(?:cuda |gpu )?devices\b)"
+        r"|get) (?:any |the )?(?:number of )?(?:cuda |gpu )?devices\b)"
         # an argument check: the message names a command-line flag it refuses
         r"|\bnot (?:supported|compatible|allowed) (?:with|when using) --[a-z]"
         r"|(?<![\w-])--[a-z][\w-]+ (?:is not supported|is not allowed|must be|cannot be used)"
@@ -131,6 +131,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|/nvshmem/src/(?:modules/bootstrap|host/init)/"
         # c10d's client socket connecting to the process group's store (TCPStore)
         r"|\bclient socket has timed out after \S+ while trying to connect to\b"
+        # and its server socket (the store itself, on the master port) that cannot be opened
+        r"|\bserver socket has failed to (?:bind|listen)\b"
         # CUDA finding no device: the first thing a process does with CUDA
         r"|\bno CUDA-capable device is detected\b"
         # a server that could not be started (its model server, inference server)

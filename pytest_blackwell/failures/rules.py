@@ -98,6 +98,10 @@ CAUSES: tuple[Rule, ...] = (
     rule("illegal_instruction_cuda", "illegal_memory_access",
        r"an illegal instruction was encountered|CUDA_ERROR_ILLEGAL_INSTRUCTION"
        r"|cudaErrorIllegalInstruction"),
+    # cuda-gdb stopping on a kernel's exception ("CUDA_EXCEPTION_6, Warp Misaligned Address.",
+    # "CUDA_EXCEPTION_14, Warp Illegal Address."): a faulted kernel, whatever the number
+    rule("debugger_kernel_exception", "illegal_memory_access", r"\bCUDA_EXCEPTION_\d+\b",
+         keywords=("CUDA_EXCEPTION_",)),
     rule("device_assert", "illegal_memory_access",
        r"device-side assert(?:ion)? triggered|cudaErrorAssert\b"),
     # The kernel's own assert message (CUDA prints it per failing thread before the fault).
@@ -116,6 +120,8 @@ CAUSES: tuple[Rule, ...] = (
        # APIs) in a failed capture, whatever name a binding prints beside it
        r"|(?i:graph capture failed\b.{0,80}?\b(?:code|error)\b\W{0,3}90[0-8]\b)"
        r"|event last recorded in a capturing stream|thread-local capture sequence from another"
+       # an instantiated graph that could not be updated to a newly captured one (910)
+       r"|cudaErrorGraphExecUpdateFailure|CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE"
        r"|outside graph capture encountered unexpectedly"
        # a library refusing to be captured ("NCCL cannot be captured in a graph if ...")
        r"|cannot be captured (?:in|into|by) (?:a |the )?(?:cuda ?)?graph"

@@ -82,9 +82,12 @@ ENV_RULES: tuple[Rule, ...] = (
     # falls back to the CPU, logging this at WARNING level)
     rule("cuda_init_failed", "env_mismatch",
        r"(?i:cuda|gpu) backend failed to initiali[sz]e|failed call to cuInit"
-       r"|CUDA error\(3\), initialization error|cudaErrorInitializationError",
+       r"|CUDA error\(3\), initialization error|cudaErrorInitializationError"
+       # torch's lazy CUDA set-up finding no driver it can use
+       r"|CUDA driver initiali[sz]ation failed",
        stage_hint="startup",
-       keywords=("backend failed to initiali", "cuInit", "initialization error", "Initialization")),
+       keywords=("backend failed to initiali", "cuInit", "initialization error", "Initialization",
+                 "driver initiali")),
     # TensorRT: a serialized engine (plan) built by another TensorRT version
     rule("trt_plan_version", "env_mismatch",
        r"Version tag does not match|Serialization assertion \w+ == \w+ failed"

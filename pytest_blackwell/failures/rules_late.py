@@ -45,7 +45,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|watchdog got stuck for \d+ seconds without making progress"
        # Gloo's transport (the CPU collectives of torch.distributed) names its source file;
        # when it says it timed out, that is a timeout (below)
-       r"|\bgloo/transport/\w+/\w+\.cc:\d+\](?! Timed out)",
+       r"|\bgloo/transport/\w+/\w+\.cc:\d+\](?! Timed out)"
+       # an NCCL call named as failing ("ncclCommInitRank failed: unhandled cuda error")
+       r"|\bnccl[A-Z]\w+ failed\b",
        weak=True, keywords=("NCCL failure", "watchdog got stuck", "gloo/transport/", "nvshmem")),
     rule("custom_all_reduce", "nccl_error", r"custom_all_reduce\w*\.cuh?:\d+|CustomAllreduce\w*"),
     # NCCL's debug lines ("host:pid:tid [dev] file.cc:N NCCL WARN ..."; some builds leave out
@@ -113,9 +115,11 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|^#0\s+0x0+ in \?\? \(\)$"
        # faulthandler on Windows: the process crashed in native code
        r"|^Windows fatal exception: (?P<signal__11>access violation|stack overflow"
-       r"|illegal instruction|int divide by zero)",
+       r"|illegal instruction|int divide by zero)"
+       # Open MPI's launcher: "mpirun noticed that process rank 6 ... exited on signal 9 (Killed)"
+       r"|\bexited on signal (?P<signal__12>\d+)\b",
        weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??",
-                            "fatal exception")),
+                            "fatal exception", "exited on signal")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     rule("value_error", "unsupported_config",
        r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): ", ignore_at=QUIET),

@@ -267,6 +267,18 @@ def _feed_line(classifier: StreamClassifier, body: bytes, pos: int, hi: int) -> 
     return stop + 1
 
 
+def _find(body: bytes, needle: bytes, pos: int, end: int) -> int:
+    """Where ``needle`` is in ``body[pos:end]`` (``end`` if nowhere). A needle that starts with
+    a line break finds the line after it, the line starting at ``pos`` included."""
+    if needle[:1] != b"\n":
+        at = body.find(needle, pos, end)
+        return end if at == -1 else at
+    if body.startswith(needle[1:], pos) and (pos == 0 or body[pos - 1 : pos] == b"\n"):
+        return pos
+    at = body.find(needle, pos, end)
+    return end if at == -1 else at + 1
+
+
 def _scan(classifier: StreamClassifier, body: bytes, lo: int, hi: int) -> None:
     """Feed the whole lines of ``body[lo:hi]`` to ``classifier``, skipping lines no keyword can
     touch. The text is searched window by window so that the keyword passes hit the CPU cache."""
@@ -291,8 +303,7 @@ def _scan(classifier: StreamClassifier, body: bytes, lo: int, hi: int) -> None:
         for i, needle in enumerate(needles):
             at = nexts[i]
             if at < pos:
-                at = body.find(needle, pos, win_end)
-                at = win_end if at == -1 else at
+                at = _find(body, needle, pos, win_end)
                 nexts[i] = at
             if at < hit:
                 hit = at

@@ -95,13 +95,28 @@ def wrap_width(lines: Sequence[str]) -> int | None:
     return width if continued >= 2 and 2 * continued >= len(at_width) else None
 
 
+def _open_header(piece: str, following: str) -> bool:
+    """Whether ``piece`` is a record header cut before its bracket closes (``[W:onnxruntime:
+    Default, f.cc:`` with the rest on the next line), wherever a wrapped paste cut it."""
+    return (
+        piece.startswith("[")
+        and piece.count("[") > piece.count("]")
+        and bool(following.strip())
+        and _RECORD.match(following) is None
+    )
+
+
 def unwrapped(lines: Sequence[str], width: int) -> Iterator[tuple[str, int]]:
     """``(line, pieces)``: each logical line of ``lines`` wrapped at ``width``, put back
-    together, with the number of physical lines it took."""
+    together, with the number of physical lines it took. (In a wrapped paste, a record header
+    whose bracket is still open goes on on the next line too, wherever the line was cut.)"""
     i = 0
     while i < len(lines):
         joined, count = lines[i], 1
-        while i + count < len(lines) and _continues(lines[i + count - 1], lines[i + count], width):
+        while i + count < len(lines) and (
+            _continues(lines[i + count - 1], lines[i + count], width)
+            or _open_header(joined, lines[i + count])
+        ):
             joined += lines[i + count]
             count += 1
         yield joined, count

@@ -69,6 +69,10 @@ IN_TUNING = {
     "fresh49": (1.00, 0.84),
     "fresh50": (0.89, 0.82),
     "fresh51": (0.92, 0.92),
+    "fresh52": (1.00, 0.88),
+    "fresh53": (1.00, 1.00),
+    "fresh54": (0.96, 1.00),
+    "fresh55": (0.96, 0.92),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
