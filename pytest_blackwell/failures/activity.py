@@ -34,6 +34,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bdouble enter to end input\b"
         # llama.cpp's server working on a request in one of its slots
         r"|\bslot (?:update_slots|launch_slot_\w*|init_sampler|print_timing):"
+        r"|\bslot \d+ is processing\b"  # its older wording
         # a prompt being processed (llama.cpp's forks), a prompt queued (ComfyUI)
         r"|(?i:\bprocessing (?:the )?(?:prompt|audio|image|video|frames?)\b|\bprompt processing\b)"
         r"|^\s*got prompt\s*$"
@@ -106,7 +107,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         "graph_capture",
     ),
     # a warm-up announced by the program itself ("Warmup...", "Warming up the model")
-    (r"(?i)^\s*warm(?:ing)?[ -]?up\b", "warmup"),
+    (r"(?i)^\s*warm(?:ing)?[ -]?up\b|\bwarming[ -]up (?:the )?\w", "warmup"),
+    # the distributed teardown (torch.distributed's process group destroyed)
+    (r"(?i)\bprocess group (?:has been )?destroyed\b", "shutdown"),
     # start-up: the parsed command line, a library's set-up report printed at import
     (
         r"\bargs: Namespace\(|\bCUDA SETUP: "

@@ -6,10 +6,11 @@ rule) and a known cause. :func:`merged` decides which of two candidates is the f
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pytest_blackwell.failures.errorwords import TRIGGERS
+from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS
 from pytest_blackwell.failures.frames import frame_stage, worded_frame
 from pytest_blackwell.failures.phrases import phrase_stage
 from pytest_blackwell.failures.stages import later_stage
@@ -210,7 +211,9 @@ def _told_later(first: Candidate, later: Candidate) -> Candidate:
     caller = later.rank < WEAK and gap <= FOLLOW_GAP
     if first.after is not None or gap <= 0 or not (again or caller):
         return first
-    if not any(word in later.text for word in TRIGGERS):
+    # (an unknown error is no known cause: the full read, with every error word, decides it)
+    words = TRIGGERS if first.category != "unknown" else (*TRIGGERS, *MORE_TRIGGERS)
+    if not any(word in later.text for word in words):
         return first
     told = phrase_stage([later.text])
     if told is None and again:
@@ -226,7 +229,11 @@ def is_header(text: str) -> bool:
     """A traceback header, also at the end of a message (``EngineCore hit an exception: ...``),
     or Python's report of an exception a destructor raised (``Exception ignored in: ...``): a
     report of its own, never the rest of the error above it."""
-    return text.startswith((*HEADERS, "Exception ignored in")) or text.endswith(HEADERS[0] + ":")
+    return (
+        text.startswith((*HEADERS, "Exception ignored in"))
+        or text.endswith(HEADERS[0] + ":")
+        or _IPYTHON_HEADER.match(text) is not None
+    )
 
 
 def process_name(tag: str) -> str:
@@ -238,12 +245,20 @@ def process_name(tag: str) -> str:
 ELISIONS = ("...", "\u2026", "[...]", "(...)", "<snip>", "[snip]")
 
 
+#: IPython's and Jupyter's traceback: its header names the exception first ("CalledProcessError
+#: <padding> Traceback (most recent call last)"), its frames are "path.py in func(args)", and
+#: an arrow marks the line that ran ("--> 1673 env=env)").
+_IPYTHON_HEADER = re.compile(r"^[\w.]+ {2,}Traceback \(most recent call last\)")
+_IPYTHON_FRAME = re.compile(r"^\S+\.py in [\w<>.]+\(|^-*> ?\d+\s")
+
+
 def is_frame(text: str) -> bool:
     """A traceback frame line, its source line or caret marks, or an elision mark in a traceback."""
     return (
         text.startswith(("  File ", "    ", "\t", 'File "'))
         or text.lstrip().startswith(("^", "~"))
         or text.strip() in ELISIONS
+        or _IPYTHON_FRAME.match(text) is not None
     )
 
 

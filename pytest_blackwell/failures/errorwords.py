@@ -35,6 +35,7 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "egmentation",
     "atal",
     "ailure",
+    "[GIN]",  # Gin's access log (Ollama's server): a request answered with a server error
     # a glog or c10 record at an error level without brackets at the start of a line
     # ("E0305 20:23:38.866000 747 f.py:533] ..."), whatever its message says: found by the
     # stream scan with the line break before it, by :func:`looked_at` with its first letters
@@ -78,6 +79,8 @@ ERRORISH = re.compile(
     # "error loading model: ...", "Error processing request: ...": an error and what it hit
     r"|^(?:[\w.:]+: )?(?:error|Error) (?:\w+ ){0,3}\w+:\s\S"
     r"|\b(?:[Ff]ailed|FAILED|[Aa]bort(?:ed|ing)?|ABORT(?:ED)?|[Pp]anic(?:ked)?)\b"
+    # a server's access log answering a request with a server error (Gin's "| 500 |")
+    r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"
     r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurred\b|\bencountered an? (?:unexpected |fatal )?error\b"
     # an error code in capitals ("LLAMA_CPP_PROCESS_ERROR"), not a code for no error
     r"|\b(?!NO_)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_ERROR\b"
@@ -100,6 +103,7 @@ BENIGN = re.compile(
     # a warning of what may happen ("This is not supported for all configurations of models and
     # can yield errors."), not an error that happened
     r"|\b(?:can|may|might|could) (?:yield|cause|lead to|result in|produce) (?:\w+ ){0,2}errors?\b"
+    r"|\bunexpected results may\b"  # "... not implemented for `sdpa`; unexpected results may ..."
 )
 
 

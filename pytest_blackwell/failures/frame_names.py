@@ -204,6 +204,9 @@ PATHS: tuple[tuple[str, str], ...] = (
     ("torch/_inductor/", "compile"),
     ("vllm/compilation/", "compile"),
     ("triton/compiler/", "compile"),
+    ("triton/backends/nvidia/compiler", "compile"),  # Triton 3's backends: ptxas, make_cubin
+    ("triton/backends/amd/compiler", "compile"),
+    ("torch/utils/cpp_extension.py", "compile"),  # torch's JIT build of C++/CUDA extensions
     ("flashinfer/jit/", "compile"),
     ("torch/cuda/graphs.py", "graph_capture"),
     ("model_loader/", "loading"),
@@ -217,6 +220,8 @@ CATEGORY_FRAMES: dict[str, str] = {
     "raise_if_cache_size_invalid": "kv_cache_oom",
     "_init_handles": "smem_limit",  # Triton: the launch-time shared-memory check
     "_check_if_gpu_supports_dtype": "dispatch_failure",
+    # torch's JIT extension build: raises only when ninja fails to build the extension
+    "_run_ninja_build": "env_mismatch",
     # torch.cuda.graphs: ending a capture fails only when the capture was invalidated
     "capture_end": "stream_capture",
     # vLLM V1's AsyncLLM output loop raises what its engine-core client queued: the error that

@@ -25,6 +25,8 @@ from pytest_blackwell.failures.frame_names import CATEGORY_FRAMES, CONTEXTUAL, D
 # The function name may be cut off by a paste; the path alone can still tell.
 # Python's faulthandler writes ``File "x.py", line 3 in f`` (no comma).
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:,? in (?P<func>[\w<>.]+))?')
+# IPython's and Jupyter's frames: "~/lib/python3.6/subprocess.py in run(input, timeout)"
+_IPYTHON_FRAME = re.compile(r"^(?P<path>\S+\.py) in (?P<func>[\w<>.]+)\(")
 # A frame line cut inside its path by a paste: the path so far, no function.
 _CUT_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)$')
 # A frame line a paste broke after its "in": the function's name alone on the next line.
@@ -66,15 +68,23 @@ def parse_frame(text: str) -> Frame | None:
     Also py-spy's ``f (x.py:3)``, a frame line a paste cut inside its path (no function), and a
     wrapper naming the method a worker ran.
     """
-    m = _FRAME.match(text) or _PYSPY_FRAME.match(text) or _CUT_FRAME.match(text)
+    m = (
+        _FRAME.match(text)
+        or _PYSPY_FRAME.match(text)
+        or _IPYTHON_FRAME.match(text)
+        or _CUT_FRAME.match(text)
+    )
     if m is None:
         m = _METHOD.search(text)
-        if m is None:
-            return None
-        named = m.group("func") or m.group("coro") or m.group("remote") or m.group("native")
-        return Frame("", named or m.group("rpc").lower())
+        return None if m is None else _method_frame(m)
     func = (m.groupdict().get("func") or "").rsplit(".", 1)[-1]
     return Frame(m.group("path").replace("\\", "/"), func)
+
+
+def _method_frame(m: re.Match[str]) -> Frame:
+    """The frame a wrapper's words name (a match of :data:`_METHOD`)."""
+    named = m.group("func") or m.group("coro") or m.group("remote") or m.group("native")
+    return Frame("", named or m.group("rpc").lower())
 
 
 def _known(func: str) -> bool:
@@ -113,6 +123,9 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
                 segments.append([])
             newest_first = "most recent call last" not in text
             callee, expect_source = "", False
+            wrapper = _METHOD.search(text.partition("Traceback (")[0])
+            if wrapper is not None:  # "... while processing method init_device: ..., Traceback"
+                segments[-1].append(_method_frame(wrapper))
             continue
         frame = parse_frame(text)
         if frame is not None and not frame.func and text.rstrip().endswith(" in"):
@@ -188,7 +201,7 @@ _COMMUNICATOR_CLASS = re.compile(r"^[A-Z]\w*(?:Communicator|ProcessGroup\w*|Allr
 #: Modules of KV caches (vLLM's cache engine, SGLang's memory pool, ExLlamaV2's and
 #: transformers' cache classes): building one there is allocating the KV cache.
 _CACHE_MODULE = re.compile(
-    r"(?:^|/)(?:\w*kv_?cache\w*|cache|cache_engine|cache_utils|memory_pool)\.py$"
+    r"(?:^|/)(?:\w*kv_?cache\w*|cache|cache_engine|cache_manager|cache_utils|memory_pool)\.py$"
 )
 _BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|make|setup)_\w+)$")
 
@@ -238,7 +251,9 @@ def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
     engine function of a stage that compiles on the fly (SGLang's ``init_cuda_graphs`` around a
     Triton compile) anywhere in the chain says which part of the engine's life it belonged to.
     """
-    segments = _segments(lines)
+    # a wrapper naming the method a worker ran ("Method Warmup encountered an error") says less
+    # than a traceback's own frames: it is read after them
+    segments = sorted(_segments(lines), key=lambda seg: all(not f.path for f in seg))
     named = [(_named(f), f.func) for seg in segments for f in reversed(seg)]
     named_found = [(stage, func) for stage, func in named if stage is not None]
     for segment in segments:

@@ -72,11 +72,14 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?:^|:)(?:prefill|decode|generate)\{"  # TGI's tracing spans of a request
         r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b"
         r"|\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b"  # a server answering a request with an error
+        r"|\bHTTPException: [45]\d\d\b|\b500 Internal Server Error\b"
+        r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"  # Gin's access log: a request answered 5xx
+        r"|(?i:\berror while invoking\b)"  # a served session's step (InvokeAI's invocations)
         # an OpenAI-compatible API's error object, the answer to a request
         r"|\"object\":\s*\"error\"|\{\"error\":\s*\{\"(?:code|message)\""
         # the work item the error broke ("Error processing image: CUDA error: ...")
-        r"|(?i:\berror (?:while )?processing (?:the )?(?:image|prompt|audio|request|video|frame"
-        r"|batch)\b)",
+        r"|(?i:\berror (?:while )?(?:processing|transcribing|translating|generating) (?:the )?"
+        r"(?:image|prompt|audio|request|video|frame|batch|chunk|segment|text)\b)",
         "execute",
     ),
     (r"Exception ignored in.{0,80}__del__|likely shutting down|interpreter shutdown", "shutdown"),
@@ -107,6 +110,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:cuda (?:driver )?initiali[sz]ation|backend failed to initiali[sz]e|cuda setup)"
         # the CUDA runtime that cannot initialise itself (cudaErrorInitializationError, 3)
         r"|\bCUDA error\(3\)|\bcudaErrorInitializationError\b|\bCUDA_ERROR_NOT_INITIALIZED\b"
+        r"|\bCUDA error: initialization error\b|\bggml_cuda_init\b"
+        # ONNX Runtime's CUDA provider being added to a session's options
+        r"|\bAppendExecutionProvider_\w+"
         r"|\bcuInit\b"
         # devices counted or selected: what a process does first with CUDA
         r"|\bcu(?:da)?(?:GetDeviceCount|SetDevice|DeviceGetCount)\b|\bNumCudaDevices\b"

@@ -35,6 +35,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|\bcreate_tensor: tensor '[^']+' (?:not found|has wrong shape)"
        r"|\bwrong number of tensors(?:; expected \d+, got \d+)?"
        r"|invalid (?:GGUF|GGML) (?:magic|file)"
+       # a file whose first bytes are not the format's (an old GGJT file, not a TensorRT plan)
+       r"|\binvalid magic (?:characters|number|bytes)\b|[Mm]agic (?:tag|number) does not match"
        r"|\bnot a (?:valid )?GG(?:UF|ML) file|\bmissing tensor '?[\w.]+"
        r"|\berror loading model: (?:llama\.cpp: )?(?:missing )?tensor '", stage_hint="loading"),
     # vLLM checks the model path and the architecture while it builds its config (start-up);

@@ -65,7 +65,8 @@ ENV_RULES: tuple[Rule, ...] = (
     # Docker asked for GPUs without the NVIDIA container runtime set up
     rule("container_gpu_driver", "env_mismatch",
        r'could not select device driver "\w*" with capabilities', stage_hint="startup"),
-    rule("dnn_init_failed", "env_mismatch", r"\bDNN library initialization failed\b"),
+    rule("dnn_init_failed", "env_mismatch",
+       r"\bDNN library initialization failed\b|\bCUDNN_STATUS_NOT_INITIALIZED\b"),
     rule("no_device", "env_mismatch",
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"
@@ -82,6 +83,8 @@ ENV_RULES: tuple[Rule, ...] = (
     # falls back to the CPU, logging this at WARNING level)
     rule("cuda_init_failed", "env_mismatch",
        r"(?i:cuda|gpu) backend failed to initiali[sz]e|failed call to cuInit"
+       # JAX: "Backend 'cuda' failed to initialize: ..." (its CUDA libraries or plugin)
+       r"|\b[Bb]ackend '(?:cuda|gpu|rocm)' failed to initiali[sz]e"
        r"|CUDA error\(3\), initialization error|cudaErrorInitializationError"
        # torch's lazy CUDA set-up finding no driver it can use
        r"|CUDA driver initiali[sz]ation failed",

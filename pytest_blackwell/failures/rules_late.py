@@ -36,7 +36,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote|InvalidArgument)Error"
        r"|NCCL communicator was aborted|retrieving ncclUniqueId"
        r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
-       r"|Watchdog caught collective operation timeout"
+       r"|Watchdog caught collective operation timeout|\bncclCommWatchdog\b"
        r"|failure detected by watchdog at work sequence"
        r"|\bNcclError\b|\bNCCL_ERROR_[A-Z_]+|\bMPI error\b|\bMPI_ERR_[A-Z_]+"
        # NVSHMEM (DeepEP's transport): its source naming a failed status, its own init failure
@@ -156,7 +156,9 @@ LATE_RULES: tuple[Rule, ...] = (
        # vLLM's multiprocess executor: a worker died ("see stack trace above for root cause")
        r"|got fatal signal from worker processes",
        wrapper=True),
-    rule("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)",
+    rule("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)"
+       # c10's handler of an exception nobody caught (it then aborts the process)
+       r"|Unhandled exception caught in c10/util/AbortHandler",
        wrapper=True, fixed_detail=(("signal", "SIGABRT"),)),
     # Precursors: warnings that name an environment problem; a later cause wins over them
     # (usually "no kernel image is available" or a missing op), else they are the answer.
