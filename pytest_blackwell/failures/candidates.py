@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS
-from pytest_blackwell.failures.frames import frame_stage, worded_frame
+from pytest_blackwell.failures.frames import IPYTHON_FRAME, frame_stage, worded_frame
 from pytest_blackwell.failures.phrases import phrase_stage
 from pytest_blackwell.failures.stages import later_stage
 
@@ -246,10 +246,10 @@ ELISIONS = ("...", "\u2026", "[...]", "(...)", "<snip>", "[snip]")
 
 
 #: IPython's and Jupyter's traceback: its header names the exception first ("CalledProcessError
-#: <padding> Traceback (most recent call last)"), its frames are "path.py in func(args)", and
-#: an arrow marks the line that ran ("--> 1673 env=env)").
+#: <padding> Traceback (most recent call last)"), its frames are "path.py in func(args)"
+#: (:data:`.frames.IPYTHON_FRAME`), and an arrow marks the line that ran ("--> 1673 env=env)").
 _IPYTHON_HEADER = re.compile(r"^[\w.]+ {2,}Traceback \(most recent call last\)")
-_IPYTHON_FRAME = re.compile(r"^\S+\.py in [\w<>.]+\(|^-*> ?\d+\s")
+_IPYTHON_ARROW = re.compile(r"^-*> ?\d+\s")
 
 
 def is_frame(text: str) -> bool:
@@ -258,7 +258,8 @@ def is_frame(text: str) -> bool:
         text.startswith(("  File ", "    ", "\t", 'File "'))
         or text.lstrip().startswith(("^", "~"))
         or text.strip() in ELISIONS
-        or _IPYTHON_FRAME.match(text) is not None
+        or IPYTHON_FRAME.match(text) is not None
+        or _IPYTHON_ARROW.match(text) is not None
     )
 
 

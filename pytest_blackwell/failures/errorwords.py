@@ -15,6 +15,8 @@ SIGNAL_DEATH = r"\bfloating point exception\b|\billegal hardware instruction\b|\
 #: Literal strings found in (nearly) every error line; lines without any of them (and without a
 #: rule keyword or live stage marker) are skipped unless an error block is open.
 TRIGGERS: tuple[str, ...] = ("rror", "ERROR")
+#: How a line starting with a bare glog record at an error level begins (month 01 to 12).
+GLOG_HEADS = ("E0", "E1", "F0", "F1")
 #: Further words of error lines that carry neither (``FATAL``, TensorRT's ``[E]``, ``NCCL WARN``,
 #: ``NVRM: Xid``, a Rust panic, a bare ``Exception``). A ``quick`` classifier leaves them and the
 #: rules' own keywords out; :func:`classify_stream` then reads the log again in full when the
@@ -39,10 +41,8 @@ MORE_TRIGGERS: tuple[str, ...] = (
     # a glog or c10 record at an error level without brackets at the start of a line
     # ("E0305 20:23:38.866000 747 f.py:533] ..."), whatever its message says: found by the
     # stream scan with the line break before it, by :func:`looked_at` with its first letters
-    *(f"\n{level}{month}" for level in "EF" for month in "01"),
+    *(f"\n{head}" for head in GLOG_HEADS),
 )
-#: How a line starting with a bare glog record at an error level begins (month 01 to 12).
-GLOG_HEADS = ("E0", "E1", "F0", "F1")
 
 
 def triggers(quick: bool) -> tuple[str, ...]:

@@ -26,7 +26,7 @@ from pytest_blackwell.failures.frame_names import CATEGORY_FRAMES, CONTEXTUAL, D
 # Python's faulthandler writes ``File "x.py", line 3 in f`` (no comma).
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:,? in (?P<func>[\w<>.]+))?')
 # IPython's and Jupyter's frames: "~/lib/python3.6/subprocess.py in run(input, timeout)"
-_IPYTHON_FRAME = re.compile(r"^(?P<path>\S+\.py) in (?P<func>[\w<>.]+)\(")
+IPYTHON_FRAME = re.compile(r"^(?P<path>\S+\.py) in (?P<func>[\w<>.]+)\(")
 # A frame line cut inside its path by a paste: the path so far, no function.
 _CUT_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)$')
 # A frame line a paste broke after its "in": the function's name alone on the next line.
@@ -71,7 +71,7 @@ def parse_frame(text: str) -> Frame | None:
     m = (
         _FRAME.match(text)
         or _PYSPY_FRAME.match(text)
-        or _IPYTHON_FRAME.match(text)
+        or IPYTHON_FRAME.match(text)
         or _CUT_FRAME.match(text)
     )
     if m is None:
