@@ -31,7 +31,9 @@ CAUSES: tuple[Rule, ...] = (
     rule("triton_smem", "smem_limit",
        r"out of resource: shared memory, Required: (?P<required_bytes>\d+), "
        r"Hardware limit: (?P<limit_bytes>\d+)", ignore_at=AUTOTUNE_QUIET),
-    rule("too_many_resources", "smem_limit", r"too many resources requested for launch"),
+    rule("too_many_resources", "smem_limit",
+       r"too many resources requested for launch|CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"
+       r"|(?:cuda|hip)ErrorLaunchOutOfResources"),
     # Triton's resource check as Inductor relays it, naming the kernel where Triton names the
     # resource ("out of resource: triton_mm Required: 327680 Hardware limit:232448"); only shared
     # memory is checked against a byte limit there
@@ -98,6 +100,13 @@ CAUSES: tuple[Rule, ...] = (
     rule("illegal_instruction_cuda", "illegal_memory_access",
        r"an illegal instruction was encountered|CUDA_ERROR_ILLEGAL_INSTRUCTION"
        r"|cudaErrorIllegalInstruction"),
+    # the other kernel exceptions the CUDA runtime names, each leaving the context unusable
+    # (cudaErrorInvalidPc, cudaErrorHardwareStackError, cudaErrorInvalidAddressSpace)
+    rule("kernel_exception", "illegal_memory_access",
+       r"\binvalid program counter\b|cudaErrorInvalidPc\b|CUDA_ERROR_INVALID_PC\b"
+       r"|\bhardware stack error\b|cudaErrorHardwareStackError|CUDA_ERROR_HARDWARE_STACK_ERROR"
+       r"|operation not supported on global/shared address space|cudaErrorInvalidAddressSpace"
+       r"|CUDA_ERROR_INVALID_ADDRESS_SPACE|hipErrorLaunchFailure"),
     # cuda-gdb stopping on a kernel's exception ("CUDA_EXCEPTION_6, Warp Misaligned Address.",
     # "CUDA_EXCEPTION_14, Warp Illegal Address."): a faulted kernel, whatever the number
     rule("debugger_kernel_exception", "illegal_memory_access", r"\bCUDA_EXCEPTION_\d+\b",
@@ -115,6 +124,7 @@ CAUSES: tuple[Rule, ...] = (
        r"|operation would make the legacy stream depend on a capturing blocking stream"
        r"|capture (?:sequence )?(?:was |has been )?invalidated|previous error during capture"
        r"|capturing stream has unjoined work|merge of separate capture sequences"
+       r"|fork that was not joined to the primary stream"
        r"|capture was not (?:initiated|ended) in (?:this|the same) stream"
        # the stream-capture errors by number (900-908, the same in the driver and the runtime
        # APIs) in a failed capture, whatever name a binding prints beside it
@@ -208,7 +218,9 @@ CAUSES: tuple[Rule, ...] = (
     rule("alloc_failed", "device_oom",
        r"CUDA (?:driver )?error: out of memory|CUDA out of memory|cudaErrorMemoryAllocation"
        r"|OutOfMemoryError"
-       r"|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED|CUDA_ERROR_OUT_OF_MEMORY"
+       r"|CUDA_ERROR_OUT_OF_MEMORY"
+       # the CUDA math libraries' allocation statuses (cuBLAS, cuDNN, cuSPARSE, cuSOLVER, cuFFT)
+       r"|\bCU[A-Z]+_(?:STATUS_)?ALLOC(?:ATION)?_FAILED\b"
        r"|hipErrorOutOfMemory|cudaMalloc(?:Async)? failed: out of memory"
        r"|Cuda failure (?:\d+ )?'out of memory'"
        r"|\[Errno 12\] Cannot allocate"
@@ -253,10 +265,10 @@ CAUSES: tuple[Rule, ...] = (
        r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
        r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function|CUBLAS_STATUS_NOT_SUPPORTED"
        r"|hipErrorNoBinaryForGpu|Unable to find code object for all current devices"
-       r"|CUBLAS_STATUS_ARCH_MISMATCH"
+       r"|\bCU[A-Z]+_STATUS_ARCH_MISMATCH\b|(?:cuda|hip)ErrorInvalidDeviceFunction\b"
        # cuBLASLt finding no algorithm for this GEMM (an FP8 layout on a GPU without one)
        r"|cublasLtMatmulAlgoGetHeuristic\b.{0,400}?\bfailed"
-       r"|CUDNN_STATUS_NOT_SUPPORTED|CUDNN_STATUS_ARCH_MISMATCH"
+       r"|CUDNN_STATUS_NOT_SUPPORTED"
        # a kernel built without code for this architecture, in the words of ggml and others
        # (ggml's "has no device code compatible with CUDA arch 700", also cut after "with")
        r"|(?i:\bno device code compatible\b"
@@ -331,6 +343,8 @@ CAUSES: tuple[Rule, ...] = (
        r"(?i:unsupported (?:gpu |cuda |sm )?arch(?:itecture)?\b)|cannot be enabled except on "
        r"|not supported in this architecture|No supported CUDA architectures found"
        r"|Failed to initialize cutlass|not supported for .{0,10}the current GPU"
+       # CUTLASS's own status for a kernel built for another architecture (kErrorArchMismatch)
+       r"|\bError Arch Mismatch\b|\bkErrorArchMismatch\b"
        # TensorRT's builder asserts ("Unsupported SM.", "SM version not supported in this NVRTC")
        r"|\bUnsupported SM\b|\bSM version not supported"
        # "block scaled fp8 gemm is not implemented for Blackwell"

@@ -21,6 +21,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|Can't load (?:the )?(?:tokenizer|config|configuration) for"
        r"|RepositoryNotFoundError|GatedRepoError|HFValidationError|Unrecognized model in"
        r"|SafetensorError|Error while deserializing header"
+       # a checkpoint torch cannot read: an HTML page or a cut download saved as the weights
+       r"|invalid load key, |PytorchStreamReader failed reading zip archive"
+       r"|Unable to load weights from pytorch checkpoint file"
        r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict|JSONDecodeError"
        r"|config file at .{0,300}? is not a valid JSON file"
        r"|no file named [\w.\-]+ found in directory"
@@ -28,7 +31,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # an OpenAI-compatible server asked for a model it does not serve (vLLM's 404)
        r"|The model `[^`]+` does not exist"
        r"|\bopen \S*(?:config|tokenizer|adapter|model)\w*\.(?:json|safetensors|gguf|bin): "
-       r"no such file"),
+       r"no such file"
+       r"|No such file or directory: '[^']*\b(?:config|tokenizer|adapter|model)[\w\-]*\."
+       r"(?:json|safetensors|gguf|bin)'"),
     # llama.cpp's loader rejecting the model file: an old GGML file, tensors it does not expect
     rule("model_file_rejected", "unsupported_config",
        r"unknown \(magic, version\) combination|is this really a GG(?:ML|UF) file"

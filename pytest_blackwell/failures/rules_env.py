@@ -20,12 +20,16 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
        # cudaErrorCallRequiresNewerDriver, as cudaGetErrorString words it
        r"|API call is not supported in the installed CUDA driver|cudaErrorCallRequiresNewerDriver"
-       r"|CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"),
+       r"|CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER|cudaErrorUnsupportedPtxVersion"
+       # the driver's PTX JIT library missing (cudaErrorJitCompilerNotFound)
+       r"|PTX JIT compiler library not found|cudaErrorJitCompilerNotFound"
+       r"|CUDA_ERROR_JIT_COMPILER_NOT_FOUND|hipErrorInsufficientDriver"),
     # versions that do not fit together, in the wordings of drivers, container runtimes, ptxas,
     # loaders and packages that say what they were built for
     rule("version_mismatch", "env_mismatch",
        r"(?i)please update your (?:nvidia |gpu |display )?driver|unsatisfied condition: cuda"
        r"|forward compatibility was attempted on non supported HW"
+       r"|\bCUDNN_STATUS_(?:SUBLIBRARY_)?VERSION_MISMATCH\b"
        r"|Unsupported \.version \d+\.\d+; current version is"
        r"|(?:compiled|built) (?:for|with|against) (?:a )?(?:different|another|newer|older) "
        r"(?:version|cuda|torch|pytorch|driver|toolkit)"
@@ -71,6 +75,7 @@ ENV_RULES: tuple[Rule, ...] = (
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"
        r"|No CUDA GPUs are available|all CUDA-capable devices are busy or unavailable"
+       r"|(?:cuda|hip)ErrorNoDevice\b|CUDA_ERROR_NO_DEVICE\b"
        # a package built without GPU support ("This CTranslate2 package was not compiled with
        # CUDA support")
        r"|\b(?:package|library|build|binary|wheel|installation) (?:was |is )?not (?:compiled|built)"

@@ -65,7 +65,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|(?i:\btimed out after \d+)|(?i:\bdid not become (?:ready|available|healthy)\b)"
        r"|(?i:deadline exceeded)|DEADLINE_EXCEEDED|(?i:timeout of \d+(?:\.\d+)? ?(?:ms|s|seconds?) "
        r"(?:exceeded|reached))"
-       r"|launch timed out and was terminated|cudaErrorLaunchTimeout|Gateway Time-?out"),
+       r"|launch timed out and was terminated|cudaErrorLaunchTimeout|CUDA_ERROR_LAUNCH_TIMEOUT"
+       r"|Gateway Time-?out"),
     # a message telling to raise a time limit: the limit was hit (llama.cpp's server, others)
     rule("timeout_advice", "timeout",
        r"(?i)\b(?:increase|adjust|raise|extend)\w* (?:the )?--[\w-]*time-?out\b",

@@ -1,0 +1,102 @@
+"""Mechanisms of the twenty-third round: the error vocabularies that libraries document, read
+whole rather than as they happened to appear in the corpus. Each CUDA runtime error string (as
+``cudaGetErrorString`` words it), its enum name in the runtime and the driver API, and the status
+names of the CUDA math libraries and of CUTLASS map to the category their documentation gives
+them. The lines are of our own, in the shapes the tools print.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from classify_helpers import classify_both
+
+#: (category, what the runtime, a binding or a check macro prints)
+DOCUMENTED = [
+    # kernel exceptions that leave the context unusable
+    ("illegal_memory_access", "RuntimeError: CUDA error: invalid program counter"),
+    ("illegal_memory_access", "RuntimeError: CUDA error: hardware stack error"),
+    (
+        "illegal_memory_access",
+        "RuntimeError: CUDA error: operation not supported on global/shared address space",
+    ),
+    ("illegal_memory_access", "Triton Error [CUDA]: CUDA_ERROR_HARDWARE_STACK_ERROR"),
+    (
+        "illegal_memory_access",
+        'kernel.cu:40 code=718(cudaErrorInvalidPc) "cudaDeviceSynchronize()"',
+    ),
+    ("illegal_memory_access", "HIP error: hipErrorLaunchFailure"),
+    # per-block resources, the driver's watchdog
+    ("smem_limit", "Triton Error [CUDA]: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"),
+    ("smem_limit", 'main.cu:12 code=701(cudaErrorLaunchOutOfResources) "cudaGetLastError()"'),
+    ("timeout", "Triton Error [CUDA]: CUDA_ERROR_LAUNCH_TIMEOUT"),
+    # stream capture
+    (
+        "stream_capture",
+        "RuntimeError: CUDA error: capture sequence contains a fork that was not joined to the "
+        "primary stream",
+    ),
+    # no device, no driver piece, a library of another version
+    ("env_mismatch", 'main.cu:12 code=100(cudaErrorNoDevice) "cudaGetDeviceCount(&n)"'),
+    ("env_mismatch", "E0101 cuda_driver.cc:282] failed to create context: CUDA_ERROR_NO_DEVICE"),
+    ("env_mismatch", "RuntimeError: CUDA error: PTX JIT compiler library not found"),
+    ("env_mismatch", 'main.cu:12 code=222(cudaErrorUnsupportedPtxVersion) "cudaGetLastError()"'),
+    ("env_mismatch", "RuntimeError: cuDNN error: CUDNN_STATUS_VERSION_MISMATCH"),
+    ("env_mismatch", "RuntimeError: cuDNN error: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH"),
+    # no kernel for this architecture
+    ("dispatch_failure", 'main.cu:12 code=98(cudaErrorInvalidDeviceFunction) "cudaGetLastError()"'),
+    ("dispatch_failure", "RuntimeError: CUSPARSE_STATUS_ARCH_MISMATCH when calling `cusparseSpMM`"),
+    ("dispatch_failure", "RuntimeError: CUTLASS kernel failed: Error Arch Mismatch"),
+    # the math libraries' allocation statuses
+    ("device_oom", "RuntimeError: cuFFT error: CUFFT_ALLOC_FAILED"),
+    ("device_oom", "RuntimeError: CUSPARSE_STATUS_ALLOC_FAILED when calling `cusparseCreate`"),
+    ("device_oom", "RuntimeError: cusolver error: CUSOLVER_STATUS_ALLOC_FAILED, when calling"),
+    ("device_oom", "RuntimeError: CURAND_STATUS_ALLOCATION_FAILED"),
+    # a checkpoint torch cannot read, a model file that is not there
+    ("unsupported_config", "_pickle.UnpicklingError: invalid load key, '<'."),
+    (
+        "unsupported_config",
+        "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central "
+        "directory",
+    ),
+    (
+        "unsupported_config",
+        "OSError: Unable to load weights from pytorch checkpoint file for '/m/x.bin' at '/m/x.bin'",
+    ),
+    (
+        "unsupported_config",
+        "FileNotFoundError: [Errno 2] No such file or directory: '/models/x/config.json'",
+    ),
+    (
+        "unsupported_config",
+        "FileNotFoundError: [Errno 2] No such file or directory: '/m/model-00001.safetensors'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("category", "line"), DOCUMENTED)
+def test_a_documented_error_string_names_its_category(
+    tmp_path: Path, category: str, line: str
+) -> None:
+    failure = classify_both(tmp_path, ["INFO starting", line])
+    assert failure is not None, line
+    assert failure.category == category, (line, failure.evidence)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a data file or a script that is not there is no model file
+        "FileNotFoundError: [Errno 2] No such file or directory: '/data/train.json'",
+        "FileNotFoundError: [Errno 2] No such file or directory: 'run_model.py'",
+        # CUDA's "operation not supported" alone names no category
+        "RuntimeError: CUDA error: operation not supported",
+        # a word inside another word is no status
+        "RuntimeError: MYCUDNN_ALLOC_FAILEDX",
+    ],
+)
+def test_look_alikes_of_documented_strings_stay_unknown(tmp_path: Path, line: str) -> None:
+    failure = classify_both(tmp_path, ["INFO starting", line])
+    assert failure is not None
+    assert failure.category == "unknown", (line, failure.evidence)
