@@ -34,7 +34,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bdouble enter to end input\b"
         # llama.cpp's server working on a request in one of its slots
         r"|\bslot (?:update_slots|launch_slot_\w*|init_sampler|print_timing):"
-        r"|\bslot \d+ is processing\b"  # its older wording
+        r"|\bslot \d+ is processing\b|\bsrv +update_slots:"  # older wording; its server loop
         # a prompt being processed (llama.cpp's forks), a prompt queued (ComfyUI)
         r"|(?i:\bprocessing (?:the )?(?:prompt|audio|image|video|frames?)\b|\bprompt processing\b)"
         r"|^\s*got prompt\s*$"
@@ -82,7 +82,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # the model: "Starting shard", "Waiting for shard to be ready")
         r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b"
         # Ollama's scheduler waiting for its runner to load the model
-        r"|\bwaiting for server to become available\b"
+        r"|\bwaiting for server to become available\b|\bstarting llama server\b"
+        r"|\bwaiting for llama runner to start responding\b"
         r"|\bError occurred when executing \w*Load\w*:"  # a ComfyUI loader node
         r"|(?i:\b(?:trying|attempting) to load\b)"
         # files of a model repository being fetched (Hugging Face's download bars)

@@ -43,12 +43,14 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("KV Cache is allocated", "kv_alloc"),
     ("KV cache size:", "kv_alloc"),
     ("# GPU blocks:", "kv_alloc"),  # vLLM V0: the blocks counted, the cache allocated next
+    ("# cuda blocks:", "kv_alloc"),  # the same, as later V0 releases name the device
     ("Available KV cache memory", "kv_alloc"),
     ("Memory profiling takes", "kv_alloc"),
     ("Maximum concurrency for", "kv_alloc"),
     ("torch.compile takes", "profile"),
     ("torch.compile took", "profile"),
     ("Dynamo bytecode transform", "compile"),
+    ("for vLLM's torch.compile", "compile"),  # the compile cache it is about to use
     ("Compiling a graph for", "compile"),
     ("Start compiling", "compile"),
     ("Warming up model for the compilation", "compile"),
@@ -61,6 +63,11 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("_context_with_model:", "kv_alloc"),
     ("llama_context:", "kv_alloc"),
     ("load_tensors:", "loading"),
+    # llama.cpp's loader reading the file's metadata and describing the model it reads
+    ("llama_model_loader:", "loading"),
+    ("llm_load_print_meta:", "loading"),
+    ("llm_load_tensors:", "loading"),
+    ("print_info:", "loading"),
     ("Initializing a V1 LLM engine", "startup"),
     ("Initializing an LLM engine", "startup"),
     ("non-default args", "startup"),

@@ -100,3 +100,44 @@ def test_look_alikes_of_documented_strings_stay_unknown(tmp_path: Path, line: st
     failure = classify_both(tmp_path, ["INFO starting", line])
     assert failure is not None
     assert failure.category == "unknown", (line, failure.evidence)
+
+
+ERROR = "RuntimeError: CUDA error: an illegal memory access was encountered"
+
+
+@pytest.mark.parametrize(
+    ("stage", "line"),
+    [
+        # vLLM V0 counting its cache blocks by the device's name, and its compile cache
+        (
+            "kv_alloc",
+            "INFO 05-01 10:00:00 executor_base.py:112] # cuda blocks: 4096, # CPU blocks: 2048",
+        ),
+        (
+            "compile",
+            "INFO 05-01 10:00:00 [backends.py:450] Using cache directory: /root/.cache/vllm/"
+            "torch_compile_cache/abc/rank_0_0/backbone for vLLM's torch.compile",
+        ),
+        # llama.cpp's loader, in its older and newer wordings
+        ("loading", "llama_model_loader: loaded meta data with 30 key-value pairs and 291 tensors"),
+        ("loading", "llm_load_print_meta: model type       = 8B"),
+        ("loading", "print_info: file format = GGUF V3 (latest)"),
+        # llama.cpp's server loop, Ollama starting its runner to load a model
+        ("execute", "srv  update_slots: all slots are idle"),
+        (
+            "loading",
+            'time=2025-05-01T10:00:00Z level=INFO source=server.go:400 msg="starting llama server"',
+        ),
+        (
+            "loading",
+            'time=2025-05-01T10:00:00Z level=INFO source=server.go:600 msg="waiting for llama '
+            'runner to start responding"',
+        ),
+    ],
+)
+def test_a_documented_progress_line_before_an_error_tells_its_stage(
+    tmp_path: Path, stage: str, line: str
+) -> None:
+    failure = classify_both(tmp_path, [line, ERROR])
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("illegal_memory_access", stage), failure.evidence
