@@ -30,6 +30,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"(?i)please update your (?:nvidia |gpu |display )?driver|unsatisfied condition: cuda"
        r"|forward compatibility was attempted on non supported HW"
        r"|\bCUDNN_STATUS_(?:SUBLIBRARY_)?VERSION_MISMATCH\b"
+       # torch.utils.cpp_extension comparing the toolkit it finds with torch's own
+       r"|\bThe detected CUDA version \([\d.]+\) mismatches the version that was used to compile"
        r"|Unsupported \.version \d+\.\d+; current version is"
        r"|(?:compiled|built) (?:for|with|against) (?:a )?(?:different|another|newer|older) "
        r"(?:version|cuda|torch|pytorch|driver|toolkit)"
@@ -57,7 +59,9 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory"
        # a compiler or build tool the JIT build runs is not installed
        r"|No such file or directory: '(?:[^']*/)?(?:nvcc|ninja|hipcc|ptxas|gcc|g\+\+|c\+\+"
-       r"|clang(?:\+\+)?)'",
+       r"|clang(?:\+\+)?)'"
+       # torch.utils.cpp_extension's own checks before it builds
+       r"|Ninja is required to load C\+\+ extensions|CUDA_HOME environment variable is not set",
        stage_hint="compile"),
     # xFormers installed without CUDA kernels, or with extensions built for another torch
     # xFormers' extensions built for another torch, which it reports when it is imported

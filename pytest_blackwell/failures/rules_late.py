@@ -141,7 +141,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|Frontend process failed during engine core "
        r"initialization"
        # the process that serves the model never came up: Ollama's runner, a TGI shard
-       r"|failed to start a llama runner|\bShard \d+ failed to start"
+       r"|failed to start a llama runner|\bShard \d+ failed to start|\bShardCannotStart\b"
        # a tool that runs vLLM as its server (InstructLab): the server never came up
        r"|\bvLLM (?:server )?failed to start\b)"
        r"(?:.*?Failed core proc\(s\): (?P<failed_procs>\{[^}]*\}))?",

@@ -44,6 +44,16 @@ DOCUMENTED = [
     ("env_mismatch", 'main.cu:12 code=222(cudaErrorUnsupportedPtxVersion) "cudaGetLastError()"'),
     ("env_mismatch", "RuntimeError: cuDNN error: CUDNN_STATUS_VERSION_MISMATCH"),
     ("env_mismatch", "RuntimeError: cuDNN error: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH"),
+    # torch's extension builder before it builds
+    ("env_mismatch", "RuntimeError: Ninja is required to load C++ extensions"),
+    ("env_mismatch", "OSError: CUDA_HOME environment variable is not set. Please set it to your"),
+    (
+        "env_mismatch",
+        "RuntimeError: The detected CUDA version (11.8) mismatches the version that was used to "
+        "compile PyTorch (12.1). Please make sure to use the same CUDA versions.",
+    ),
+    # TGI's launcher: a shard that never came up (a wrapper: a cause above replaces it)
+    ("engine_died", "Error: ShardCannotStart"),
     # no kernel for this architecture
     ("dispatch_failure", 'main.cu:12 code=98(cudaErrorInvalidDeviceFunction) "cudaGetLastError()"'),
     ("dispatch_failure", "RuntimeError: CUSPARSE_STATUS_ARCH_MISMATCH when calling `cusparseSpMM`"),
