@@ -42,8 +42,10 @@ CAUSES: tuple[Rule, ...] = (
        r"Hardware limit: ?(?P<limit_bytes>\d+)", keywords=("Hardware limit",),
        ignore_at=AUTOTUNE_QUIET),
     # ptxas: a kernel's static shared memory above the target's limit
-    rule("ptxas_shared_data", "smem_limit", r"uses too much shared data\b", stage_hint="compile",
-       keywords=("too much shared data",)),
+    # ptxas: a kernel's shared data, or a thread's local data (its stack frame), over the limit
+    rule("ptxas_shared_data", "smem_limit",
+       r"(?:uses )?too much (?:shared|local) data\b(?: \(0x[0-9a-fA-F]+ bytes)?",
+       stage_hint="compile", keywords=("too much shared data", "too much local data")),
     rule("triton_out_of_resources", "smem_limit",
        r"^(?:[\w.]+\.)?OutOfResources\b|out of resource: shared memory",
        keywords=("OutOfResources",), ignore_at=AUTOTUNE_QUIET),
@@ -341,6 +343,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|Model|LM))\b"),
     rule("arch_unsupported", "dispatch_failure",
        r"(?i:unsupported (?:gpu |cuda |sm )?arch(?:itecture)?\b)|cannot be enabled except on "
+       # a TORCH_CHECK on the architecture failing ("Expected is_sm80 || is_sm90 to be true")
+       r"|\bExpected [^,]{0,80}?\bis_sm\d+\w*\b[^,]{0,80}? to be true, but got false"
        r"|not supported in this architecture|No supported CUDA architectures found"
        r"|Failed to initialize cutlass|not supported for .{0,10}the current GPU"
        # CUTLASS's own status for a kernel built for another architecture (kErrorArchMismatch)

@@ -80,6 +80,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"
        r"|No CUDA GPUs are available|all CUDA-capable devices are busy or unavailable"
        r"|(?:cuda|hip)ErrorNoDevice\b|CUDA_ERROR_NO_DEVICE\b"
+       # torch.load of tensors saved on a GPU, in a process that sees none
+       r"|deserialize object on a CUDA device but torch\.cuda\.is_available\(\) is False"
        # a package built without GPU support ("This CTranslate2 package was not compiled with
        # CUDA support")
        r"|\b(?:package|library|build|binary|wheel|installation) (?:was |is )?not (?:compiled|built)"

@@ -58,6 +58,15 @@ DOCUMENTED = [
     ("dispatch_failure", 'main.cu:12 code=98(cudaErrorInvalidDeviceFunction) "cudaGetLastError()"'),
     ("dispatch_failure", "RuntimeError: CUSPARSE_STATUS_ARCH_MISMATCH when calling `cusparseSpMM`"),
     ("dispatch_failure", "RuntimeError: CUTLASS kernel failed: Error Arch Mismatch"),
+    ("dispatch_failure", "RuntimeError: Expected is_sm80 || is_sm90 to be true, but got false."),
+    # ptxas: shared data per block, local data per thread (its stack frame), over the limit
+    ("smem_limit", "error: too much shared data (0x19000 bytes, 0xc000 max)"),
+    ("smem_limit", "ptxas error   : Entry function 'k' uses too much local data (0x20000 bytes)"),
+    (
+        "env_mismatch",
+        "RuntimeError: Attempting to deserialize object on a CUDA device but "
+        "torch.cuda.is_available() is False. If you are running on a CPU-only machine, ...",
+    ),
     # the math libraries' allocation statuses
     ("device_oom", "RuntimeError: cuFFT error: CUFFT_ALLOC_FAILED"),
     ("device_oom", "RuntimeError: CUSPARSE_STATUS_ALLOC_FAILED when calling `cusparseCreate`"),
@@ -102,6 +111,8 @@ def test_a_documented_error_string_names_its_category(
         "FileNotFoundError: [Errno 2] No such file or directory: 'run_model.py'",
         # CUDA's "operation not supported" alone names no category
         "RuntimeError: CUDA error: operation not supported",
+        # a check that names no architecture
+        "RuntimeError: Expected is_contiguous() to be true, but got false.",
         # a word inside another word is no status
         "RuntimeError: MYCUDNN_ALLOC_FAILEDX",
     ],
