@@ -224,6 +224,9 @@ CAUSES: tuple[Rule, ...] = (
        # the CUDA math libraries' allocation statuses (cuBLAS, cuDNN, cuSPARSE, cuSOLVER, cuFFT)
        r"|\bCU[A-Z]+_(?:STATUS_)?ALLOC(?:ATION)?_FAILED\b"
        r"|hipErrorOutOfMemory|cudaMalloc(?:Async)? failed: out of memory"
+       # Vulkan's and Metal's words for it (llama.cpp's and others' GPU backends)
+       r"|\bErrorOutOfDeviceMemory\b|\bOutOfDeviceMemoryError\b"
+       r"|\bkIOGPUCommandBufferCallbackErrorOutOfMemory\b"
        r"|Cuda failure (?:\d+ )?'out of memory'"
        r"|\[Errno 12\] Cannot allocate"
        r"|(?i:\bcuda\w*(?: runtime)? (?:error|failure|failed)\b.{0,240}?\bout of memory)"
@@ -268,6 +271,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function|CUBLAS_STATUS_NOT_SUPPORTED"
        r"|hipErrorNoBinaryForGpu|Unable to find code object for all current devices"
        r"|\bCU[A-Z]+_STATUS_ARCH_MISMATCH\b|(?:cuda|hip)ErrorInvalidDeviceFunction\b"
+       # rocBLAS without the kernel library of this GPU's architecture
+       r"|\bTensileLibrary\S*.{0,120}?\bfor GPU arch\b"
        # cuBLASLt finding no algorithm for this GEMM (an FP8 layout on a GPU without one)
        r"|cublasLtMatmulAlgoGetHeuristic\b.{0,400}?\bfailed"
        r"|CUDNN_STATUS_NOT_SUPPORTED"

@@ -78,7 +78,9 @@ ENV_RULES: tuple[Rule, ...] = (
     rule("no_device", "env_mismatch",
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"
-       r"|No CUDA GPUs are available|all CUDA-capable devices are busy or unavailable"
+       r"|No (?:CUDA|HIP|XPU) GPUs are available|all CUDA-capable devices are busy or unavailable"
+       # the kernel driver not loaded or not answering (nvidia-smi, the container runtime)
+       r"|couldn't communicate with the NVIDIA driver|\bnvml error: driver not loaded\b"
        r"|(?:cuda|hip)ErrorNoDevice\b|CUDA_ERROR_NO_DEVICE\b"
        # torch.load of tensors saved on a GPU, in a process that sees none
        r"|deserialize object on a CUDA device but torch\.cuda\.is_available\(\) is False"

@@ -57,6 +57,10 @@ LATE_RULES: tuple[Rule, ...] = (
        keywords=("NCCL WARN", " WARN ", "ncclSuccess")),
     rule("watchdog_timeout", "timeout",
        r"^Watchdog timeout\b|watchdog_timeout=\d+\)", keywords=("atchdog",)),
+    # ROCm's runtime reporting the GPU hung; any other hardware exception names no category
+    rule("rocm_gpu_hang", "timeout", r"HW Exception by GPU node\S*.{0,120}?\bGPU Hang\b",
+         keywords=("HW Exception",)),
+    rule("rocm_hw_exception", "unknown", r"\bHW Exception by GPU node", keywords=("HW Exception",)),
     rule("timed_out", "timeout",
        r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::|$)"
        r"|[Tt]imed out waiting (?:\d+ ?m?s )?for"

@@ -67,6 +67,26 @@ DOCUMENTED = [
         "RuntimeError: Attempting to deserialize object on a CUDA device but "
         "torch.cuda.is_available() is False. If you are running on a CPU-only machine, ...",
     ),
+    (
+        "dispatch_failure",
+        "rocBLAS error: Cannot read /x/TensileLibrary.dat: No such file or "
+        "directory for GPU arch : gfx1103",
+    ),
+    # the kernel driver not loaded; a ROCm machine without GPUs
+    (
+        "env_mismatch",
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.",
+    ),
+    ("env_mismatch", "nvidia-container-cli: initialization error: nvml error: driver not loaded"),
+    ("env_mismatch", "RuntimeError: No HIP GPUs are available"),
+    # Vulkan's and Metal's out-of-memory, ROCm's GPU hang and its other hardware exceptions
+    ("device_oom", "  what():  vk::Device::allocateMemory: ErrorOutOfDeviceMemory"),
+    (
+        "device_oom",
+        "error: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)",
+    ),
+    ("timeout", "HW Exception by GPU node-1 (Agent handle: 0x5612) reason :GPU Hang"),
+    ("unknown", "HW Exception by GPU node-1 (Agent handle: 0x5612) reason :Unknown"),
     # the math libraries' allocation statuses
     ("device_oom", "RuntimeError: cuFFT error: CUFFT_ALLOC_FAILED"),
     ("device_oom", "RuntimeError: CUSPARSE_STATUS_ALLOC_FAILED when calling `cusparseCreate`"),
