@@ -322,8 +322,15 @@ CAUSES: tuple[Rule, ...] = (
        keywords=("xFormers wasn't build",)),
     # TensorRT's builder finding no tactic that runs a layer on this GPU (Error Code 10)
     rule("trt_no_implementation", "dispatch_failure",
-       r"Could not find any implementation for node\b", stage_hint="compile",
-       keywords=("Could not find any implementation",)),
+       r"Could not find any implementation for node\b"
+       # a plugin offering no kernel for the tensors' data types and layouts
+       r"|could not find any supported formats consistent with input/output data types",
+       stage_hint="compile",
+       keywords=("Could not find any implementation", "could not find any supported formats")),
+    # a TensorRT plan built for another GPU: its kernels are another architecture's
+    rule("trt_plan_device", "dispatch_failure",
+       r"plan file is generated on an incompatible device", stage_hint="loading",
+       keywords=("incompatible device",)),
     rule("no_operator_for_inputs", "dispatch_failure",
        r"No operator found for `?\w+`? with inputs|(?i:no (?:kernel|implementation|operator)s? "
        r"(?:found|available|registered) for (?:these|the given|this) (?:inputs|dtype|shape))",

@@ -35,6 +35,12 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|No such file or directory: '[^']*\b(?:config|tokenizer|adapter|model)[\w\-]*\."
        r"(?:json|safetensors|gguf|bin)'"),
     # llama.cpp's loader rejecting the model file: an old GGML file, tensors it does not expect
+    # TensorRT's ONNX parser refusing the model, its builder a network without a shape profile
+    rule("trt_model_rejected", "unsupported_config",
+       r"\bModelImporter\.cpp:\d+: ERROR\b|\bUNSUPPORTED_NODE\b"
+       r"|Network has dynamic or shape inputs, but no optimization profile has been defined",
+       stage_hint="compile",
+       keywords=("ModelImporter", "UNSUPPORTED_NODE", "no optimization profile")),
     rule("model_file_rejected", "unsupported_config",
        r"unknown \(magic, version\) combination|is this really a GG(?:ML|UF) file"
        r"|\bcreate_tensor: tensor '[^']+' (?:not found|has wrong shape)"

@@ -105,6 +105,10 @@ ENV_RULES: tuple[Rule, ...] = (
        keywords=("backend failed to initiali", "cuInit", "initialization error", "Initialization",
                  "driver initiali")),
     # TensorRT: a serialized engine (plan) built by another TensorRT version
+    # a TensorRT plugin whose library was not loaded: an op missing from the installation
+    rule("trt_plugin_missing", "env_mismatch",
+       r"\bgetPluginCreator could not find plugin\b|Plugin not found, are the plugin name, "
+       r"version, and namespace correct", keywords=("getPluginCreator", "Plugin not found")),
     rule("trt_plan_version", "env_mismatch",
        r"Version tag does not match|Serialization assertion \w+ == \w+ failed"
        r"|plan file is not compatible with this version of TensorRT"

@@ -87,6 +87,29 @@ DOCUMENTED = [
     ),
     ("timeout", "HW Exception by GPU node-1 (Agent handle: 0x5612) reason :GPU Hang"),
     ("unknown", "HW Exception by GPU node-1 (Agent handle: 0x5612) reason :Unknown"),
+    # TensorRT: a plan built for another GPU, no formats for a plugin's data types, a plugin
+    # library not loaded, the ONNX parser refusing the model, a network without a shape profile
+    (
+        "dispatch_failure",
+        "[TRT] [E] 6: The engine plan file is generated on an incompatible device, expecting "
+        "compute 8.6 got compute 8.9, please rebuild.",
+    ),
+    (
+        "dispatch_failure",
+        "[TRT] [E] 9: Error Code 9: Internal Error (/attn/Plugin: could not find any supported "
+        "formats consistent with input/output data types)",
+    ),
+    ("env_mismatch", "[TRT] [E] 3: getPluginCreator could not find plugin: NMS_TRT version: 1"),
+    (
+        "unsupported_config",
+        "[E] [TRT] ModelImporter.cpp:726: ERROR: onnx2trt_utils.cpp:12 In function checkDims: "
+        "[8] Assertion failed: dims.nbDims > 0",
+    ),
+    (
+        "unsupported_config",
+        "[TRT] [E] 4: Error Code 4: Internal Error (Network has dynamic or shape inputs, but no "
+        "optimization profile has been defined.)",
+    ),
     # the math libraries' allocation statuses
     ("device_oom", "RuntimeError: cuFFT error: CUFFT_ALLOC_FAILED"),
     ("device_oom", "RuntimeError: CUSPARSE_STATUS_ALLOC_FAILED when calling `cusparseCreate`"),
