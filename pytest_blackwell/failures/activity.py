@@ -94,7 +94,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # (as vLLM's "Model loading took" marker): TensorRT-LLM's "Model init total -- 387.22s",
     # tinygrad's "loaded weights in 4041.00 ms"
     (
-        r"\bModel init total\b|\bloaded weights in \d"
+        r"\bModel init total\b|\bloaded weights in \d|\bloaded \d+ tensors \(.{0,20}?\) in \d"
         r"|\b(?:Loading model weights|Model loading) took\b",
         "profile",
     ),
@@ -160,13 +160,21 @@ def activity_before(
     ``raw`` is the physical line the error ``text`` was read from, if known: what it showed
     before the error was printed onto it (a progress bar) is the nearest activity.
     """
-    recent = [ln.text for n, line in ring if n > lineno - RING_LINES for ln in logical_lines(line)]
+    recent = [text for n, line in ring if n > lineno - RING_LINES for text in _shown(line)]
     at = raw.find(text) if raw and text else -1
     if at > 0:
         recent.append(raw[:at])
     elif at == 0:  # the error read with what the line showed first ("(12 / 55 tokens)CUDA error")
         recent.append(_before_error(text))
     return activity_stage(recent)
+
+
+def _shown(raw: str) -> list[str]:
+    """The messages of a physical line, after what the line showed before the first of them
+    when cleaning took it off (a progress bar a traceback's header was printed onto)."""
+    lines = [ln.text for ln in logical_lines(raw)]
+    at = raw.find(lines[0]) if lines and lines[0] else -1
+    return [raw[:at], *lines] if at > 0 else lines
 
 
 def activity_stage(before: Iterable[str]) -> tuple[str, str] | None:

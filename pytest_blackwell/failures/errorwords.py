@@ -76,6 +76,8 @@ ERRORISH = re.compile(
     r"|\b(?:CUDA|cuda|HIP|hip)\w* (?:error|Error)\s*=?\s*[1-9]\d*"
     r"|\b(?i:CUDA|NCCL|cuDNN|cuBLAS) failure\b"
     r"|^[\w.\-]+: (?:Error|error) \w"
+    # a status code of a failure alone or in front of its message ("startup_failed")
+    r"|^[a-z][a-z_]*_(?:failed|error)\b(?:\s*::|\s*$)"
     # "error loading model: ...", "Error processing request: ...": an error and what it hit
     r"|^(?:[\w.:]+: )?(?:error|Error) (?:\w+ ){0,3}\w+:\s\S"
     r"|\b(?:[Ff]ailed|FAILED|[Aa]bort(?:ed|ing)?|ABORT(?:ED)?|[Pp]anic(?:ked)?)\b"
@@ -116,6 +118,9 @@ _HARMLESS_WARNING = r"^\S+:\d+: (?:Runtime|Deprecation|PendingDeprecation|Future
 #: to a Python version"), and the harmless warnings above.
 ASIDE = re.compile(
     r"^\W*If you (?:get|see|encounter|hit|run into|are seeing)\b|\b(?:falling|fall|fell) back to\b"
+    # an error that was caught and reported beside a notice (xFormers: "A matching Triton is not
+    # available, some optimizations will not be enabled" then "Error caught was: ...")
+    r"|^\W*Error caught was: "
     r"|" + _HARMLESS_WARNING
 )
 #: Such a warning whose message goes on past a colon: the next line is the rest of the message

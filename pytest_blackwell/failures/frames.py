@@ -195,7 +195,11 @@ _MODEL_CLASS = re.compile(
 
 #: Classes whose construction sets a communicator up between the ranks (vLLM's
 #: ``PyNcclCommunicator``, ``CustomAllreduce``, a ``ProcessGroupNCCL``): distributed start-up.
-_COMMUNICATOR_CLASS = re.compile(r"^[A-Z]\w*(?:Communicator|ProcessGroup\w*|Allreduce)$")
+_COMMUNICATOR_CLASS = re.compile(
+    r"^[A-Z]\w*(?:Communicator|ProcessGroup\w*|Allreduce)$"
+    # Accelerate's state, built first: it sets the process group and the device up
+    r"|^(?:Accelerator|AcceleratorState|PartialState)$"
+)
 
 
 #: Modules of KV caches (vLLM's cache engine, SGLang's memory pool, ExLlamaV2's and

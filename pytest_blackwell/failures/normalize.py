@@ -57,6 +57,8 @@ _PROC_TAG = re.compile(
 # and a bold label of a Markdown error report ("- **Exception Message:** ...", ComfyUI's).
 _PASTE = re.compile(
     r"^(?: ?E {2,}|>+ ?|\+> ?|[-*] (?=\[|\(|\w+ \|)|\[\d{1,4}\] (?=\d{4}-\d\d-\d\d)"
+    # a markdown heading mark a paste left in front of a record ("#[rank0]:[W403 ...")
+    r"|#{1,6} ?(?=\[)"
     r"|(?:[-*] )?\*\*[\w ]{1,40}:\*\* ?)"
 )
 # Line numbers of a log viewer or an editor ("  39 [rank0]:W0103 ...", "1234  ERROR 03-10 ..."):
@@ -64,6 +66,8 @@ _PASTE = re.compile(
 _LINENO = re.compile(
     r"^\s*\d{1,6}\s+(?=\[rank\d+\]:|\[?[EWIF]\d{4} \d\d:\d\d:\d\d"
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d |\([A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+\))"
+    # and in front of a traceback's lines, an editor's numbered paste of one
+    r"|^\s*\d{1,6}\s+(?=File \"[^\"]+\", line \d|Traceback \(most recent call)"
 )
 # Other timestamp styles: syslog "Feb 15 17:37:45 host kernel:", dmesg "[ 1843.308145]",
 # "[Fri Aug 30 11:11:22 2024]", "[05/08/2024-20:47:56]", "2024-05-11 14:10:52.224", Go's
@@ -76,8 +80,12 @@ _OTHER_STAMP = re.compile(
     r"|\d\d:\d\d:\d\d(?:[.,]\d+)?(?= ))\s?"
 )
 # A tqdm progress bar that an error was printed onto: "Processed prompts:  5%|▌ | 429/8535 [...] "
-_PROGRESS = re.compile(r"^[^|]{0,80}\d+%\|[^|]{0,80}\|[^\]]{0,80}\]\s+(?=\S)")
+# (or printed right against the bar's end: "... 0/2 [00:00<?, ?it/s]Killed")
+_PROGRESS = re.compile(r"^[^|]{0,80}\d+%\|[^|]{0,200}\|[^\]]{0,80}\](?:\s+(?=\S)|(?=[A-Z][a-z]))")
 _HTML = re.compile(r"</?(?:details|summary|br|pre|code|p|div|span)\b[^>]*>|^```\w*")
+# Markdown's inline code around a pasted line, or opening or closing one that spans lines
+# ("`Error: Cuda(...)`"); a fence (```) is :data:`_HTML`'s.
+_INLINE_CODE = re.compile(r"^\s*`(?!``)|(?<!`)`\s*$")
 _ENTITIES = (("&gt;", ">"), ("&lt;", "<"), ("&quot;", '"'), ("&#39;", "'"), ("&amp;", "&"))
 _RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+)\]:\s?")
 # A deployment's own label in front of a record header: "[vllm]: [rank0]: ...", "[Stage-1] ERROR
@@ -137,10 +145,16 @@ _DASH_LEVEL = re.compile(
 _CHROMIUM_LEVEL = re.compile(
     r"^\s*\[\d+:\d+/\d+\.\d+:(?P<level>INFO|WARNING|ERROR|FATAL|VERBOSE)\d*:[^\]]{1,120}\]\s?"
 )
+# zerolog's console writer (LocalAI and other Go servers): "7:26PM DBG message key=value"
+_ZEROLOG_LEVEL = re.compile(
+    r"^(?:\d{1,2}:\d\d(?:AM|PM) )?(?P<level>TRC|DBG|INF|WRN|ERR|FTL|PNC) (?=\w)"
+)
 #: The levels as the formats above write them, by the names the classifier uses.
 _LEVEL_NAMES = {
     **{"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL", "V": "DEBUG"},
     **{"WARN": "WARNING", "ERR": "ERROR", "FATAL": "CRITICAL", "VERBOSE": "DEBUG"},
+    **{"TRC": "DEBUG", "DBG": "DEBUG", "INF": "INFO", "WRN": "WARNING", "FTL": "CRITICAL"},
+    "PNC": "CRITICAL",
 }
 
 # Places where a flattened paste had line breaks.
@@ -236,7 +250,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
         text = _from_rich(text)
     level = ""
     for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL, _TRT_LEVEL, _NAME_LEVEL,
-               _BRACKET_LEVEL, _DASH_LEVEL, _CHROMIUM_LEVEL):  # fmt: skip
+               _BRACKET_LEVEL, _DASH_LEVEL, _CHROMIUM_LEVEL, _ZEROLOG_LEVEL):  # fmt: skip
         m = rx.match(text)
         if m:
             level = next(name for name in m.groupdict().values() if name)
@@ -299,7 +313,7 @@ def logical_lines(raw: str) -> list[LogicalLine]:
     """
     raw = strip_ansi(raw.rstrip("\r\n")).lstrip("\ufeff")
     if "<" in raw or "`" in raw:
-        raw = _HTML.sub("", raw)
+        raw = _INLINE_CODE.sub("", _HTML.sub("", raw))
     if "&" in raw:
         for entity, char in _ENTITIES:
             raw = raw.replace(entity, char)

@@ -23,7 +23,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     ),
     (
         r"(?i)\bfailed to load (?:model|'|\")|\bloading failed\b|error loading model"
-        r"|llama runner to start|start a llama runner|\bllama_model_load\b|\bUNAVAILABLE: "
+        r"|llama(?: runner|-server) to start|start a llama runner|\bllama_model_load\b"
+        r"|(?-i:\bUNAVAILABLE: )"
         r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
         r"|\bfailed to load all models\b"  # Triton server's model repository
         r"|(?i:\b(?:could not|couldn't|unable to|cannot|can't) load (?:the )?model\b)"
@@ -49,7 +50,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a compiler's own error line (nvcc, ptxas, nvlink, cicc), TensorRT's builder namespace
         r"|\b(?:nvcc|ptxas|nvlink|cicc)(?:\.exe)?\s*(?:fatal|error)\b|::builder::"
         # XLA's autotuner (its profiling of kernel configs, its C++ frames in a native stack)
-        r"|\bconfigs? failed during profiling\b|\bAutotuner\w*::\w+",
+        r"|\bconfigs? failed during profiling\b|\bAutotuner\w*::\w+"
+        # a program building its kernels at run time (OpenMM's platforms, NVRTC): the compiler
+        # cannot be started, or the program does not compile
+        r"|\bError launching (?:the )?(?:CUDA |HIP |OpenCL )?compiler\b"
+        r"|\bError compiling program\b",
         "compile",
     ),
     (
@@ -74,6 +79,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b"  # a server answering a request with an error
         r"|\bHTTPException: [45]\d\d\b|\b500 Internal Server Error\b"
         r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"  # Gin's access log: a request answered 5xx
+        # a key=value access record (zerolog, logfmt) of a request answered 5xx
+        r"|\bmethod=(?:POST|GET|PUT)\b.{0,200}?\bstatus=5\d\d\b"
+        r"|\bstatus=5\d\d\b.{0,200}?\bmethod=(?:POST|GET|PUT)\b"
+        r"|(?i:\b(?:could not|failed to|unable to) predict\b)"  # a model's prediction of an input
         r"|(?i:\berror while invoking\b)"  # a served session's step (InvokeAI's invocations)
         # an OpenAI-compatible API's error object, the answer to a request
         r"|\"object\":\s*\"error\"|\{\"error\":\s*\{\"(?:code|message)\""
@@ -144,7 +153,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a server that could not be started (its model server, inference server)
         r"|(?i:\bfailed to start (?:the )?(?:model |inference )?server\b)"
         # an error said to have happened while a session or a backend initialised
-        r"|(?i:\b(?:exception|error|failure) during initiali[sz]ation\b)",
+        r"|(?i:\b(?:exception|error|failure) during initiali[sz]ation\b)"
+        # a rank fetching the communicator's id from the store (torch.distributed's first call)
+        r"|\bis setting up NCCL communicator\b",
         "startup",
     ),
 )

@@ -276,8 +276,11 @@ CAUSES: tuple[Rule, ...] = (
        # cuBLASLt finding no algorithm for this GEMM (an FP8 layout on a GPU without one)
        r"|cublasLtMatmulAlgoGetHeuristic\b.{0,400}?\bfailed"
        r"|CUDNN_STATUS_NOT_SUPPORTED"
+       # cuDNN's frontend finding no engine that runs this operation graph on the device
+       r"|\bNo execution plans? (?:built|found) successfully\b|\bNo valid execution plans? built\b"
        # a kernel built without code for this architecture, in the words of ggml and others
        # (ggml's "has no device code compatible with CUDA arch 700", also cut after "with")
+       r"|(?i:\bno (?:cuda|metal|gpu|rocm|hip) implementation for\b)"  # candle's backends
        r"|(?i:\bno device code compatible\b"
        r"|no code compatible with (?:CUDA |the )?(?:arch|architecture|device|GPU))"
        r"|(?i:no (?:kernel|binary|code) (?:image )?(?:is )?(?:available |compatible )?for "
@@ -355,6 +358,10 @@ CAUSES: tuple[Rule, ...] = (
        r"|Model|LM))\b"),
     rule("arch_unsupported", "dispatch_failure",
        r"(?i:unsupported (?:gpu |cuda |sm )?arch(?:itecture)?\b)|cannot be enabled except on "
+       # a backend or kernel offered only on other architectures ("Only {...} backends are
+       # supported on Blackwell GPUs for ...")
+       r"|\bOnly\b.{0,120}?\b(?:is|are) supported on (?:Blackwell|Hopper|Ampere|Turing|Ada"
+       r"|Volta|Pascal|sm_?\d+)\b"
        # a TORCH_CHECK on the architecture failing ("Expected is_sm80 || is_sm90 to be true")
        r"|\bExpected [^,]{0,80}?\bis_sm\d+\w*\b[^,]{0,80}? to be true, but got false"
        r"|not supported in this architecture|No supported CUDA architectures found"

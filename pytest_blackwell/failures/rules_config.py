@@ -27,6 +27,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict|JSONDecodeError"
        r"|config file at .{0,300}? is not a valid JSON file"
        r"|no file named [\w.\-]+ found in directory"
+       # candle's loader missing a tensor of the checkpoint; Triton's repository without a
+       # loadable version of the model
+       r"|\bcannot find tensor [\w.]+|\bno version is available\b"
        r"|couldn't find it in the cached files"  # the hub not reachable, no copy cached
        # an OpenAI-compatible server asked for a model it does not serve (vLLM's 404)
        r"|The model `[^`]+` does not exist"
@@ -49,7 +52,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # a file whose first bytes are not the format's (an old GGJT file, not a TensorRT plan)
        r"|\binvalid magic (?:characters|number|bytes)\b|[Mm]agic (?:tag|number) does not match"
        r"|\bnot a (?:valid )?GG(?:UF|ML) file|\bmissing tensor '?[\w.]+"
-       r"|\berror loading model: (?:llama\.cpp: )?(?:missing )?tensor '", stage_hint="loading"),
+       r"|\berror loading model: (?:llama\.cpp: )?(?:missing )?tensor '", stage_hint="loading",
+       ignore_at=QUIET),  # a loader probing a file's format at debug level goes on
     # vLLM checks the model path and the architecture while it builds its config (start-up);
     # frames of a model loader (older versions check there) still say loading
     rule("model_path_invalid", "unsupported_config",

@@ -30,6 +30,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"(?i)please update your (?:nvidia |gpu |display )?driver|unsatisfied condition: cuda"
        r"|forward compatibility was attempted on non supported HW"
        r"|\bCUDNN_STATUS_(?:SUBLIBRARY_)?VERSION_MISMATCH\b"
+       # NVRTC unable to link its own builtins library (nvrtc-builtins of another release)
+       r"|\bbuiltins: link error\b"
        # torch.utils.cpp_extension comparing the toolkit it finds with torch's own
        r"|\bThe detected CUDA version \([\d.]+\) mismatches the version that was used to compile"
        r"|Unsupported \.version \d+\.\d+; current version is"
@@ -61,7 +63,9 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|No such file or directory: '(?:[^']*/)?(?:nvcc|ninja|hipcc|ptxas|gcc|g\+\+|c\+\+"
        r"|clang(?:\+\+)?)'"
        # torch.utils.cpp_extension's own checks before it builds
-       r"|Ninja is required to load C\+\+ extensions|CUDA_HOME environment variable is not set",
+       r"|Ninja is required to load C\+\+ extensions|CUDA_HOME environment variable is not set"
+       # a program that builds its kernels at run time unable to start the compiler (OpenMM)
+       r"|\bError launching (?:the )?(?:CUDA |HIP )?compiler\b",
        stage_hint="compile"),
     # xFormers installed without CUDA kernels, or with extensions built for another torch
     # xFormers' extensions built for another torch, which it reports when it is imported
@@ -74,7 +78,8 @@ ENV_RULES: tuple[Rule, ...] = (
     rule("container_gpu_driver", "env_mismatch",
        r'could not select device driver "\w*" with capabilities', stage_hint="startup"),
     rule("dnn_init_failed", "env_mismatch",
-       r"\bDNN library initialization failed\b|\bCUDNN_STATUS_NOT_INITIALIZED\b"),
+       r"\bDNN library initialization failed\b|\bCUDNN_STATUS_NOT_INITIALIZED\b"
+       r"|\bCould not create cudnn handle\b"),  # XLA's and TensorFlow's wording of it
     rule("no_device", "env_mismatch",
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"
@@ -82,6 +87,8 @@ ENV_RULES: tuple[Rule, ...] = (
        # the kernel driver not loaded or not answering (nvidia-smi, the container runtime)
        r"|couldn't communicate with the NVIDIA driver|\bnvml error: driver not loaded\b"
        r"|(?:cuda|hip)ErrorNoDevice\b|CUDA_ERROR_NO_DEVICE\b"
+       r"|\bdevice is unavailable: (?:cuda|gpu)|(?i:\b(?:cuda|gpu) device (?:is )?(?:not available"
+       r"|unavailable)\b)"
        # torch.load of tensors saved on a GPU, in a process that sees none
        r"|deserialize object on a CUDA device but torch\.cuda\.is_available\(\) is False"
        # a package built without GPU support ("This CTranslate2 package was not compiled with
@@ -110,7 +117,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"\bgetPluginCreator could not find plugin\b|Plugin not found, are the plugin name, "
        r"version, and namespace correct", keywords=("getPluginCreator", "Plugin not found")),
     rule("trt_plan_version", "env_mismatch",
-       r"Version tag does not match|Serialization assertion \w+ == \w+ failed"
+       # (not the magic tag: a file that is no plan at all, see rules_config.model_file_rejected)
+       r"Version tag does not match|Serialization assertion (?!magicTag)\w+ == \w+ failed"
        r"|plan file is not compatible with this version of TensorRT"
        # TensorRT-LLM's plugins checking the size of their serialized fields while the engine is
        # read: an engine serialized by another TensorRT-LLM release
@@ -118,7 +126,7 @@ ENV_RULES: tuple[Rule, ...] = (
        # TensorRT's own reader finding a plan of another size than its format expects
        r"|Mismatch between allocated memory size and expected size of serialized engine"
        # TensorRT's plan reader itself failing: a plan it cannot read (another version's)
-       r"|\bstdArchiveReader\b",
+       r"|\bstdArchiveReader\b(?!.*[Mm]agic)",
        stage_hint="loading"),
     # A name missing from an installed package: packages of versions that do not fit together
     rule("import_name_missing", "env_mismatch",

@@ -34,7 +34,8 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("nccl", "nccl_error",
        r"NCCL [Ee]rror"
        r"|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote|InvalidArgument)Error"
-       r"|NCCL communicator was aborted|retrieving ncclUniqueId"
+       # (the store's own socket timing out while the id is fetched is a timeout, below)
+       r"|NCCL communicator was aborted|retrieving ncclUniqueId(?!.{0,300}?\bSocket Timeout\b)"
        r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
        r"|Watchdog caught collective operation timeout|\bncclCommWatchdog\b"
        r"|failure detected by watchdog at work sequence"
@@ -66,7 +67,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|[Tt]imed out waiting (?:\d+ ?m?s )?for"
        r"|RPC call to \w+ timed out|(?i:\b(?:operation|request|rpc|call|collective|handshake"
        r"|connection|iteration|step|heartbeat|barrier|wait\w*) (?:has )?timed out\b)"
-       r"|(?i:\btimed out after \d+)|(?i:\bdid not become (?:ready|available|healthy)\b)"
+       r"|(?i:\btimed out after \d+)|\bgot error: Socket Timeout\b"
+       r"|(?i:\b(?:did not|failed to) become (?:ready|available|healthy)\b)"
        r"|(?i:deadline exceeded)|DEADLINE_EXCEEDED|(?i:timeout of \d+(?:\.\d+)? ?(?:ms|s|seconds?) "
        r"(?:exceeded|reached))"
        r"|launch timed out and was terminated|cudaErrorLaunchTimeout|CUDA_ERROR_LAUNCH_TIMEOUT"
@@ -105,7 +107,7 @@ LATE_RULES: tuple[Rule, ...] = (
        + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"
        r"|Signal (?P<signal__4>\d+) \(SIG[A-Z]+\) received|(?:killed|terminated|died) (?:by|with) "
        r"signal (?P<signal__5>SIG[A-Z]+|\d+)"
-       r"|[Ee]xit(?:ed)?(?: with)? (?:status )?(?:code|status)[: ]+"
+       r"|[Ee]xit(?:ed|s)?(?: with)? (?:status |return )?(?:code|status)(?: =)?[: ]+"
        r"(?P<exit_code>-\d+|1[3-5]\d)\b|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)"
        r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )"
        r"(?P<signal__6>segmentation fault|killed|bus error"
@@ -154,8 +156,11 @@ LATE_RULES: tuple[Rule, ...] = (
        r"EngineDeadError|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
        r"|Background loop has errored|Engine background task failed|Server exited unexpectedly"
        r"|Backend worker is gone"
+       # a gRPC backend process gone in the middle of a call (LocalAI's model backends)
+       r"|\brpc error: code = Unavailable desc = error reading from server: EOF"
        r"|output_handler failed"
        r"|Received sigquit from a child process?\b|MQLLMEngine is already dead"
+       r"|\bMQLLMEngine terminated\b"  # vLLM's engine process ending on the signal it was sent
        # TensorRT-LLM's LLM API: a worker of its executor failed to start
        r"|Executor worker returned error"
        # vLLM's multiprocess executor: a worker died ("see stack trace above for root cause")
@@ -194,7 +199,7 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("model_unavailable", "unknown", r"^UNAVAILABLE: (?!unloaded\b)\S",
        keywords=("UNAVAILABLE: ",)),
     rule("worker_wrapper", "unknown",
-       r"Worker failed with error|Exception in worker \S+ while processing method"
+       r"Worker failed with error(?! ')|Exception in worker \S+ while processing method"
        r"|Error executing method|Exception in thread ", wrapper=True),
     # the CUDA runtime's "operation not supported" (cudaErrorNotSupported, 801), also cut after
     # a memory pool's call: one of its own strings, which names no category (docs: hard cases)

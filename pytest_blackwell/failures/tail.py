@@ -73,7 +73,10 @@ def tail_candidates(
                 if cand is not None and cand.rank >= WRAPPER:
                     cand.traceback = [*frames, line.text]
                     cand.start = start if frames else lineno
-                    cand.activity = activity_stage(before[-RING_LINES:])
+                    # (what the line showed before the error: a bar it was printed onto)
+                    at = raw.find(line.text)
+                    shown = [raw[:at]] if at > 0 else []
+                    cand.activity = activity_stage([*before[-RING_LINES:], *shown])
                     found.append(cand)
                 frames = []
         before.append(raw)

@@ -77,6 +77,10 @@ IN_TUNING = {
     "fresh57": (0.88, 0.84),
     "fresh58": (1.00, 0.83),
     "fresh59": (0.90, 0.81),
+    "fresh60": (1.00, 0.84),
+    "fresh61": (0.96, 0.92),
+    "fresh62": (1.00, 0.88),
+    "fresh63": (1.00, 0.92),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from classify_helpers import classify_both
+from classify_helpers import classify_as, classify_both
 
 #: (category, what the runtime, a binding or a check macro prints)
 DOCUMENTED = [
@@ -110,6 +110,34 @@ DOCUMENTED = [
         "[TRT] [E] 4: Error Code 4: Internal Error (Network has dynamic or shape inputs, but no "
         "optimization profile has been defined.)",
     ),
+    # round 23 part 2: candle's backends, a backend offered on other GPUs only, a missing
+    # tensor, a repository without a loadable version, vLLM's engine ended by its signal, cuDNN's
+    # frontend without a plan, XLA's cuDNN handle, a server never ready, a compiler not started
+    ("dispatch_failure", 'Error: Cuda("no cuda implementation for rms-norm")'),
+    (
+        "dispatch_failure",
+        "AssertionError: Only {'triton', 'fa4'} backends are supported on Blackwell GPUs for "
+        "hybrid GDN models. Got attention_backend=flashinfer.",
+    ),
+    ("unsupported_config", "Error: Could not start backend: cannot find tensor enc.q.weight"),
+    ("unsupported_config", "InferenceServerException: failed to load 'm', no version is available"),
+    ("engine_died", "KeyboardInterrupt: MQLLMEngine terminated"),
+    (
+        "dispatch_failure",
+        "cuDNN Error: [cudnn_frontend] Error: No execution plans built successfully",
+    ),
+    (
+        "env_mismatch",
+        "E0101 cuda_dnn.cc:535] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR",
+    ),
+    ("timeout", "Command failed (exit 1): Server failed to become ready within 120s"),
+    ("env_mismatch", "openmm.OpenMMException: Error launching CUDA compiler: 32512"),
+    ("env_mismatch", "Error compiling program: builtins: link error: Invalid value"),
+    (
+        "unsupported_config",
+        "Error Code 1: Serialization (Serialization assertion magicTagRead == kMAGIC_TAG failed."
+        "Magic tag does not match)",
+    ),
     # the math libraries' allocation statuses
     ("device_oom", "RuntimeError: cuFFT error: CUFFT_ALLOC_FAILED"),
     ("device_oom", "RuntimeError: CUSPARSE_STATUS_ALLOC_FAILED when calling `cusparseCreate`"),
@@ -205,3 +233,151 @@ def test_a_documented_progress_line_before_an_error_tells_its_stage(
     failure = classify_both(tmp_path, [line, ERROR])
     assert failure is not None
     assert (failure.category, failure.stage) == ("illegal_memory_access", stage), failure.evidence
+
+
+# --- part 2, tuned on fresh60-fresh63 ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # markdown's inline code around a pasted error line, a heading mark before a record
+        (
+            ["loaded 12 tensors (1.0GB) in 0.03s", '`Error: Cuda("no cuda implementation for x")`'],
+            "dispatch_failure",
+            "profile",
+        ),
+        # a failure told by a status code only, never silent
+        (
+            [
+                "runtime_initializer_failed :: requested device is unavailable: cuda:0",
+                "startup_failed",
+            ],
+            "env_mismatch",
+            "unknown",
+        ),
+        # DeepSpeed's launcher: the process it ran exits on a signal
+        (
+            [
+                "[ERROR] [launch.py:434:sigkill_handler] ['python', 'main.py'] exits with "
+                "return code = -9"
+            ],
+            "engine_died",
+            "unknown",
+        ),
+        # zerolog's levels: a debug probe of a file's format is no error; the 5xx answer is
+        (
+            [
+                '7:26PM ERR Server error error="rpc error: code = Unavailable desc = error '
+                'reading from server: EOF" method=POST status=500 url=/v1/images/generations',
+                "7:26PM DBG guessDefaultsFromFile: not a GGUF file",
+            ],
+            "engine_died",
+            "execute",
+        ),
+        # the wrapper quoting a worker's error is that error; the death after it its doing
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/x/vllm/v1/executor/abstract.py", line 85, in determine_available_memory',
+                '    return self.collective_rpc("determine_available_memory")',
+                "RuntimeError: Worker failed with error 'tensor must be on CUDA', please check "
+                "the stack trace above for the root cause",
+                "Worker proc VllmWorker-1 died unexpectedly, shutting down executor.",
+            ],
+            "unknown",
+            "profile",
+        ),
+        # an editor's line numbers in front of a traceback's lines
+        (
+            [
+                "85     kernel[grid](",
+                '86   File "/x/triton/compiler/compiler.py", line 568, in _init_handles',
+                '87     raise OutOfResources(self.shared, max_shared, "shared memory")',
+                "88 triton.runtime.errors.OutOfResources: out of resource: shared memory, "
+                "Required: 131072, Hardware limit: 98304",
+            ],
+            "smem_limit",
+            "compile",
+        ),
+        # a death printed right against a progress bar's end: the bar is what was being done
+        (
+            ["Loading checkpoint shards:  38%|######    | 3/8 [00:02<00:03,  1.28it/s]Killed"],
+            "engine_died",
+            "loading",
+        ),
+        # Accelerate building its state: the device and the process group are set up
+        (
+            [
+                "RuntimeError: CUDA error: invalid device ordinal",
+                "Traceback (most recent call last):",
+                '  File "/x/accelerate/accelerator.py", line 358, in __init__',
+                "    self.state = AcceleratorState(",
+                '  File "/x/accelerate/state.py", line 720, in __init__',
+                "    PartialState(cpu, **kwargs)",
+            ],
+            "unknown",
+            "startup",
+        ),
+        # the store's socket timing out while a rank fetches the communicator's id
+        (
+            [
+                "RuntimeError: [3] is setting up NCCL communicator and retrieving ncclUniqueId "
+                "from [0] via c10d key-value store by key '0', but store->get('0') got error: "
+                "Socket Timeout"
+            ],
+            "timeout",
+            "startup",
+        ),
+        # Ollama waiting for the server that loads the model
+        (
+            [
+                'level=INFO source=sched.go:641 msg="Load failed" error="timed out waiting for '
+                'llama-server to start: context deadline exceeded"'
+            ],
+            "timeout",
+            "loading",
+        ),
+    ],
+)
+def test_round23_readings(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # xFormers' notice with the import error it caught
+        [
+            "A matching Triton is not available, some optimizations will not be enabled.",
+            "Error caught was: No module named 'triton'",
+        ],
+        # c10's warning at exit, pasted under a markdown heading mark
+        [
+            "#[rank0]:[W403 11:42:02.380967152 ProcessGroupNCCL.cpp:1250] Warning: WARNING: "
+            "process group has NOT been destroyed before we destruct ProcessGroupNCCL."
+        ],
+    ],
+)
+def test_round23_harmless_lines_stay_silent(tmp_path: Path, lines: list[str]) -> None:
+    assert classify_both(tmp_path, lines) is None
+
+
+@pytest.mark.parametrize(
+    ("stage", "line"),
+    [
+        (
+            "execute",
+            "Could not predict job_1. Not Enough GPU memory? RESOURCE_EXHAUSTED: Out of memory",
+        ),
+        ("compile", "openmm.OpenMMException: Error launching CUDA compiler: 32512"),
+        (
+            "compile",
+            "CUDA platform error: Error compiling program: builtins: link error: Invalid value",
+        ),
+    ],
+)
+def test_round23_phrases_tell_the_stage(tmp_path: Path, stage: str, line: str) -> None:
+    failure = classify_both(tmp_path, [line])
+    assert failure is not None
+    assert failure.stage == stage, failure
