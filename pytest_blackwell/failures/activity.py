@@ -57,7 +57,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # "{'loss': 3.55, ...}", "loss 61.1") or its step (MMEngine's "Epoch(train) [1][8/10]")
         r"|(?:^|[\s|{,'\"])(?:lm |train(?:ing)?_)?loss['\"]?(?::\s*|\s+|=)-?\d+(?:\.\d+)?"
         r"(?:[eE][+-]?\d+)?\b"
-        r"|\bEpoch\(train\)",
+        r"|\bEpoch\(train\)|^\s*Epoch \d+/\d+\s*$"  # Keras' epoch header
+        # a ComfyUI error report's node (not a loader node: below)
+        r"|\bNode Type:\W{0,4}(?!\w*Load)\w+",
         "execute",
     ),
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds
@@ -84,7 +86,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # Ollama's scheduler waiting for its runner to load the model
         r"|\bwaiting for server to become available\b|\bstarting llama server\b"
         r"|\bwaiting for llama runner to start responding\b"
-        r"|\bError occurred when executing \w*Load\w*:"  # a ComfyUI loader node
+        r"|\bError occurred when executing \w*Load\w*:|\bNode Type:\W{0,4}\w*Load\w*"  # loaders
         r"|(?i:\b(?:trying|attempting) to load\b)"
         # files of a model repository being fetched (Hugging Face's download bars)
         r"|\bFetching \d+ files\b|^\s*Downloading\b",
@@ -107,13 +109,17 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bCapturing (?:batches|num tokens) \((?:bs|num_tokens)=",
         "graph_capture",
     ),
+    # TensorRT-LLM sizing its paged KV cache and allocating it
+    (r"\bMax tokens in paged KV cache\b|\bfor max tokens in paged KV cache\b", "kv_alloc"),
+    # torch's CUDA graph waiting for the NCCL work before it captures
+    (r"\bbefore starting graph capture\b", "graph_capture"),
     # a warm-up announced by the program itself ("Warmup...", "Warming up the model")
     (r"(?i)^\s*warm(?:ing)?[ -]?up\b|\bwarming[ -]up (?:the )?\w", "warmup"),
     # the distributed teardown (torch.distributed's process group destroyed)
     (r"(?i)\bprocess group (?:has been )?destroyed\b", "shutdown"),
     # start-up: the parsed command line, a library's set-up report printed at import
     (
-        r"\bargs: Namespace\(|\bCUDA SETUP: "
+        r"\bargs: Namespace\(|\bCUDA SETUP: |\bCoordinationService/RegisterTask\b"
         # the distributed set-up announced ("> initializing model parallel with size 1")
         r"|(?i:\binitiali[sz]ing (?:model parallel|ddp|pipeline|data parallel) with size\b"
         r"|\binitiali[sz]ing (?:the )?(?:distributed|process group|torch\.distributed)\b)",
@@ -174,7 +180,7 @@ def _shown(raw: str) -> list[str]:
     when cleaning took it off (a progress bar a traceback's header was printed onto)."""
     lines = [ln.text for ln in logical_lines(raw)]
     at = raw.find(lines[0]) if lines and lines[0] else -1
-    return [raw[:at], *lines] if at > 0 else lines
+    return [raw[: at + len(lines[0])], *lines[1:]] if at > 0 else lines
 
 
 def activity_stage(before: Iterable[str]) -> tuple[str, str] | None:

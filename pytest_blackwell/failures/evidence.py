@@ -62,19 +62,28 @@ def first_use(lines: Sequence[str]) -> bool:
     return any(_FIRST_USE.search(text.strip()) for text in lines)
 
 
-def stage_prior(category: str, lines: Sequence[str], message: str = "") -> tuple[str, str] | None:
+#: Rules that match only the shapes above (also when the message they matched is on a line of
+#: its own, below a panic's or a wrapper's header that became the error's text).
+_STARTUP_SHAPE_RULES = frozenset({"library_mismatch", "module_missing", "import_failed"})
+
+
+def stage_prior(
+    category: str, lines: Sequence[str], message: str = "", rule: str = ""
+) -> tuple[str, str] | None:
     """``(stage, why)`` from the shape of the error alone, else ``None``.
 
     ``category`` is not used as a prior by itself: excerpts of one category come from every
     stage (an ``env_mismatch`` can be a JIT build's), so only the error's own shape counts; a
     precursor warning in the block of another category's cause is not that cause's shape.
     ``message`` is the error's own line, which a wrapper alone may be (``EngineCore failed to
-    start``).
+    start``); ``rule`` is the rule that named the category.
     """
     if category == "engine_died" and any(_NEVER_STARTED.search(t) for t in (message, *lines)):
         return "startup", "prior: the engine says it never finished starting"
     if first_use(lines):
         return None
+    if rule in _STARTUP_SHAPE_RULES:
+        return "startup", "prior: an import, library load or CUDA set-up fails at startup"
     for text in lines:
         if any(warning in text for warning in _CAPABILITY_WARNINGS):
             startup = category == "env_mismatch"
@@ -147,7 +156,7 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
         # not fit the memory left (ExLlamaV2's cache constructor, vLLM's cache engine).
         category, category_from = "kv_cache_oom", f"{category_from} under {stage_from}"
     if stage == "unknown" and frames:
-        prior = stage_prior(category, cand.traceback, cand.text)
+        prior = stage_prior(category, cand.traceback, cand.text, cand.rule)
         if prior is not None:
             stage, stage_from = prior
     return Failure(

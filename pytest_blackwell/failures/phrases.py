@@ -30,7 +30,13 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\b(?:could not|couldn't|unable to|cannot|can't) load (?:the )?model\b)"
         r"|\bError occurred when executing \w*Load\w*:"  # a ComfyUI loader node
         r"|(?i:\bload(?:ing)? model error\b)"
-        r"|\bweights were not initialized from checkpoint\b",  # vLLM's check after loading
+        r"|\bweights were not initialized from checkpoint\b"  # vLLM's check after loading
+        # torch's load_state_dict copying a checkpoint's tensor; a checkpoint's header read;
+        # a model's tokenizer or configuration files that cannot be loaded; a server launching
+        # a model it was asked for (Xinference)
+        r"|\bWhile copying the parameter named\b|\bError while deserializing header\b"
+        r"|\bCan't load (?:the )?(?:tokenizer|config|configuration) for\b"
+        r"|\bFailed to launch model\b",
         "loading",
     ),
     (
@@ -44,7 +50,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # TensorRT's builder: its tactics, its source files, trtexec's report of it
         r"|Skipping tactic\b|\bbuilder\.cpp\b|\bBuilder creation failed\b|(?:^|[\s/])builder/\w+/"
         # the driver JIT-compiling a PTX module while loading it
-        r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*"
+        r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*|\bError loading CUDA module\b"
         r"|\berrors? detected in the compilation of\b"  # nvcc's count of a file's errors
         r"|\bunable to compile\b"
         # a compiler's own error line (nvcc, ptxas, nvlink, cicc), TensorRT's builder namespace
@@ -91,7 +97,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"(?:image|prompt|audio|request|video|frame|batch|chunk|segment|text)\b)",
         "execute",
     ),
-    (r"Exception ignored in.{0,80}__del__|likely shutting down|interpreter shutdown", "shutdown"),
+    # a destructor's report (Python's __del__, Cython's __dealloc__)
+    (
+        r"Exception ignored in.{0,80}__(?:del|dealloc)__|likely shutting down|interpreter shutdown",
+        "shutdown",
+    ),
     # also the tracing span of TGI's (and its forks') router warming the shards up
     (
         r"(?i)unable to warm ?up|warm ?up (?:failed|model)\b|while warming up"
@@ -105,6 +115,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     # and a KV cache being allocated is the KV-cache stage, whatever the engine
     (
         r"failed to create (?:the )?(?:llama_)?context|llama_new_context_with_model\b"
+        r"|(?i:\bfailed to initiali[sz]e the context\b)"
         r"|(?i:\ballocat\w* (?:\w+ ){0,2}for (?:the )?kv[ _-]?cache\b)",
         "kv_alloc",
     ),
@@ -154,8 +165,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\bfailed to start (?:the )?(?:model |inference )?server\b)"
         # an error said to have happened while a session or a backend initialised
         r"|(?i:\b(?:exception|error|failure) during initiali[sz]ation\b)"
-        # a rank fetching the communicator's id from the store (torch.distributed's first call)
-        r"|\bis setting up NCCL communicator\b",
+        # a rank fetching the communicator's id from the store (torch.distributed's first call);
+        # a JAX process registering with the coordination service of a multi-process run
+        r"|\bis setting up NCCL communicator\b|\bCoordinationService/RegisterTask\b",
         "startup",
     ),
 )

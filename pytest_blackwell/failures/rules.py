@@ -87,6 +87,10 @@ CAUSES: tuple[Rule, ...] = (
     # --- kernel faults (before NCCL, which may relay them) --------------------------------------
     rule("illegal_address", "illegal_memory_access",
        r"an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS"
+       # the runtime's message cut at the end of a pasted line
+       r"|\bCUDA error: an illegal memory(?: acc\w*)?\s*$"
+       # CUDA's number for it, after a program's own CUDA error words ("Error code 700")
+       r"|(?i:\bcuda\b.{0,80}?\berror code[ :=]*700\b)"
        r"|CUDA Exception: Warp (?:Out-of-range|Illegal|Misaligned) Address"
        r"|cudaErrorIllegalAddress|hipErrorIllegalAddress"
        # ROCm: the HSA runtime aborting a queue after a kernel touched memory it may not
@@ -224,6 +228,11 @@ CAUSES: tuple[Rule, ...] = (
        # the CUDA math libraries' allocation statuses (cuBLAS, cuDNN, cuSPARSE, cuSOLVER, cuFFT)
        r"|\bCU[A-Z]+_(?:STATUS_)?ALLOC(?:ATION)?_FAILED\b"
        r"|hipErrorOutOfMemory|cudaMalloc(?:Async)? failed: out of memory"
+       # RAPIDS' memory manager; an allocator's exception nobody caught (std::bad_alloc is a
+       # host allocation, Paddle's BadAlloc its device allocator's); TensorFlow's exception
+       r"|\bstd::bad_alloc: out_of_memory\b|\brmm::out_of_memory\b"
+       r"|\bterminate called after throwing an instance of '(?:std::bad_alloc|[\w:]*BadAlloc)'"
+       r"|^(?:[\w.]+\.)?ResourceExhaustedError\b"
        # Vulkan's and Metal's words for it (llama.cpp's and others' GPU backends)
        r"|\bErrorOutOfDeviceMemory\b|\bOutOfDeviceMemoryError\b"
        r"|\bkIOGPUCommandBufferCallbackErrorOutOfMemory\b"
@@ -255,8 +264,11 @@ CAUSES: tuple[Rule, ...] = (
     rule("oom_shorthand", "device_oom", r"\bOOM (?:during|while|when)\b|\b(?:CUDA|GPU) OOM\b",
        ignore_at=QUIET, keywords=("OOM",)),
     # llama.cpp's loader: a backend buffer for the weights or the context could not be had
-    rule("llama_buffer_alloc", "device_oom", r"\bunable to allocate (?:\w+ )?buffer\b",
-       keywords=("unable to allocate",)),
+    rule("llama_buffer_alloc", "device_oom",
+       r"\bunable to allocate (?:\w+ )?buffer\b"
+       # its context's compute buffers (newer releases name prompt and generation ones: pp, tg)
+       r"|\bfailed to allocate compute (?:pp |tg )?buffers?\b",
+       keywords=("unable to allocate", "failed to allocate compute")),
     rule("ggml_pool_full", "device_oom",
        r"not enough space in the context's memory pool(?: \(needed (?P<needed_bytes>\d+), "
        r"available (?P<available_bytes>\d+)\))?"

@@ -30,6 +30,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"(?i)please update your (?:nvidia |gpu |display )?driver|unsatisfied condition: cuda"
        r"|forward compatibility was attempted on non supported HW"
        r"|\bCUDNN_STATUS_(?:SUBLIBRARY_)?VERSION_MISMATCH\b"
+       # XLA loading a cuDNN older than the one it was built with
+       r"|\bbut source was compiled with\b"
        # NVRTC unable to link its own builtins library (nvrtc-builtins of another release)
        r"|\bbuiltins: link error\b"
        # torch.utils.cpp_extension comparing the toolkit it finds with torch's own
@@ -48,7 +50,7 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|Required library version not found"
        # bitsandbytes' set-up finding no CUDA runtime for its native library
        r"|CUDA runtime files not found in any environmental path",
-       keywords=("driver", "HW", ".version", "SETUP", "you have")),
+       keywords=("driver", "HW", ".version", "SETUP", "you have", "source was compiled with")),
     # cudaErrorSystemNotReady: the node's GPU services (NVSwitch fabric manager) are not running
     rule("system_not_ready", "env_mismatch",
        r"system not yet initialized|cudaErrorSystemNotReady|CUDA_ERROR_SYSTEM_NOT_READY",

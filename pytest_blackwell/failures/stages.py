@@ -36,6 +36,7 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Graph capturing finished", "warmup"),
     ("Warming up done", "warmup"),
     ("Warming up FlashInfer", "warmup"),
+    ("warming up the model with an empty run", "warmup"),  # llama.cpp's common init
     ("Capturing CUDA graph", "graph_capture"),
     ("Capturing cudagraph", "graph_capture"),
     ("Capture cuda graph end", "warmup"),

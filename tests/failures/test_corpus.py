@@ -81,6 +81,10 @@ IN_TUNING = {
     "fresh61": (0.96, 0.92),
     "fresh62": (1.00, 0.88),
     "fresh63": (1.00, 0.92),
+    "fresh64": (1.00, 0.95),
+    "fresh65": (0.96, 0.84),
+    "fresh66": (0.92, 0.80),
+    "fresh67": (1.00, 0.96),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

@@ -209,10 +209,12 @@ SIGNATURES: list[tuple[str, str, dict[str, Any]]] = [
         {"exit_code": 137, "signal": "SIGKILL"},
     ),
     (
-        "terminate called after throwing an instance of 'std::bad_alloc'",
+        "terminate called after throwing an instance of 'std::system_error'",
         "engine_died",
         {"signal": "SIGABRT"},
     ),
+    # an allocation that failed is the cause of that abort (docs: a host allocation is device_oom)
+    ("terminate called after throwing an instance of 'std::bad_alloc'", "device_oom", {}),
     (
         "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack "
         "trace (above) for the root cause.",
