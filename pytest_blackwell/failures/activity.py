@@ -176,11 +176,12 @@ def activity_before(
 
 
 def _shown(raw: str) -> list[str]:
-    """The messages of a physical line, after what the line showed before the first of them
-    when cleaning took it off (a progress bar a traceback's header was printed onto)."""
+    """The messages of a physical line, after the first of them as the line showed it when
+    cleaning took something off before it (a progress bar a traceback's header was printed onto,
+    a report's bold label): both are read, the clean one for the patterns anchored at its start."""
     lines = [ln.text for ln in logical_lines(raw)]
     at = raw.find(lines[0]) if lines and lines[0] else -1
-    return [raw[: at + len(lines[0])], *lines[1:]] if at > 0 else lines
+    return [raw[: at + len(lines[0])], *lines] if at > 0 else lines
 
 
 def activity_stage(before: Iterable[str]) -> tuple[str, str] | None:

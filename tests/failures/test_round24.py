@@ -178,3 +178,11 @@ def test_a_shape_rule_is_no_prior_for_a_library_loaded_on_first_use(tmp_path: Pa
     ]
     # a kernel package imported by a layer's forward is loaded when the model first runs
     classify_as(tmp_path, lines, "env_mismatch", "unknown")
+
+
+def test_an_activity_anchored_at_a_line_start_is_read_after_a_stripped_prefix(
+    tmp_path: Path,
+) -> None:
+    # ComfyUI's "got prompt" under a timestamp, then an error: the clean line is read too
+    lines = ["2024-05-11 14:10:52.224 got prompt", "RuntimeError: CUDA error: out of memory"]
+    classify_as(tmp_path, lines, "device_oom", "execute")
