@@ -7,11 +7,13 @@ the :class:`StreamClassifier`; while an error block is open every line is fed. T
 same as feeding every line. Reading stops as soon as the classifier is done.
 
 A seekable file is first read with the common error words only (a *quick* pass). Its answer is
-kept only when no line it skipped right before its error block could have changed it: the
+kept only when no line it skipped around its error block could have changed it: the
 ``VERIFY_LINES`` lines before that block are searched for the keywords the quick pass left out (a
 precursor warning that would have opened the block earlier, a traceback header, a cause without an
-error word). If one is there, or the quick pass found no known cause, the file is read again with
-every keyword.
+error word), and, when its stage rests on weaker evidence than a marker, a rule or the error's
+own frames, the ``RING_LINES`` after the error (a wrapper there may name its stage).
+If one is there, or the quick pass found no known cause, the file is read again with every
+keyword.
 """
 
 from __future__ import annotations
@@ -126,10 +128,24 @@ def classify_stream(
             quick_words = StreamClassifier(rules, quick=True).keywords  # before any marker
             extra = tuple(k for k in thorough.keywords if k not in quick_words)
             first = max(1, quick.cause_start - VERIFY_LINES)
-            if not _mentions(stream, chunks, first, quick.cause_start - 1, extra):
+            # (a wrapper right after the error may still name the stage the quick pass could
+            # only guess: then the lines after the error are searched too)
+            after = failure.line if failure is not None and not _settled(failure) else 0
+            if not (
+                _mentions(stream, chunks, first, quick.cause_start - 1, extra)
+                or (after and _mentions(stream, chunks, after + 1, after + RING_LINES, extra))
+            ):
                 return failure
         stream.seek(start)
     return _classify(thorough, stream, name)
+
+
+def _settled(failure: Failure) -> bool:
+    """Whether the stage of ``failure`` comes from evidence that a wrapper after the error does
+    not refine: a marker, an explicit event, a rule's hint or the error's own frames."""
+    why = failure.evidence.get("stage", "")
+    own_frame = why.startswith("frame ") and not why.endswith(")")
+    return own_frame or why.startswith(("marker ", "stage event ", "rule "))
 
 
 def _repaired_paste(stream: BinaryIO, name: str) -> tuple[list[str], int | None] | None:

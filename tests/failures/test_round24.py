@@ -186,3 +186,19 @@ def test_an_activity_anchored_at_a_line_start_is_read_after_a_stripped_prefix(
     # ComfyUI's "got prompt" under a timestamp, then an error: the clean line is read too
     lines = ["2024-05-11 14:10:52.224 got prompt", "RuntimeError: CUDA error: out of memory"]
     classify_as(tmp_path, lines, "device_oom", "execute")
+
+
+def test_the_quick_scan_rereads_when_a_wrapper_follows_its_cause(tmp_path: Path) -> None:
+    # the cause is found among the last lines; the thread's wrapper and its cut traceback right
+    # after it hold only keywords the quick pass leaves out: the file is read again, so both
+    # reads give the same evidence
+    lines = [
+        "/x/sampling.py:70: UserWarning: HIP warning: an illegal memory access was encountered",
+        "  sigma_up = min(sigma_to, eta)",
+        " 47%|#########           | 14/30 [00:10<00:11,  1.40it/s]",
+        "Exception in thread Thread-3 (prompt_worker):",
+        "Traceback (most recent call last):",
+        '  File "/x/execution.py", line 496, in execute',
+        "    output_data = await get_output_data(prompt_id, unique_id)",
+    ]
+    classify_as(tmp_path, lines, "illegal_memory_access", "execute")
