@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pytest_blackwell.failures.activity import activity_stage
+from pytest_blackwell.failures.activity import activity_before, activity_stage
 from pytest_blackwell.failures.candidates import (
     LEVEL_ONLY,
     RING_LINES,
@@ -54,7 +54,7 @@ def tail_candidates(
     open_traceback: list[str] = []  # a traceback the log ends in, cut before its exception
     frames: list[str] = []  # the traceback right before the current line
     start = last = 0
-    before: list[str] = []  # the raw lines so far: what the program was doing (activity)
+    before: list[tuple[int, str]] = []  # the lines so far: what the program was doing (activity)
     for lineno, raw in tail:
         known = any(k in raw for k in seen)
         for line in logical_lines(raw):
@@ -73,13 +73,11 @@ def tail_candidates(
                 if cand is not None and cand.rank >= WRAPPER:
                     cand.traceback = [*frames, line.text]
                     cand.start = start if frames else lineno
-                    # (what the line showed before the error: a bar it was printed onto)
-                    at = raw.find(line.text)
-                    shown = [raw[:at]] if at > 0 else []
-                    cand.activity = activity_stage([*before[-RING_LINES:], *shown])
+                    # the lines before, and what this line showed before the error (a bar)
+                    cand.activity = activity_before(before[-RING_LINES:], lineno, raw, line.text)
                     found.append(cand)
                 frames = []
-        before.append(raw)
+        before.append((lineno, raw))
     frame_count = sum(t.lstrip().startswith('File "') for t in open_traceback)
     head = open_traceback[0] if open_traceback else ""
     if frame_count >= 2 or (frame_count and (is_header(head) or THREAD_DUMP.match(head))):
@@ -88,7 +86,7 @@ def tail_candidates(
         cut = Candidate(
             LEVEL_ONLY, "unknown", text, last, start, stage, detail, None, open_traceback
         )
-        cut.activity = activity_stage(before[-RING_LINES:])
+        cut.activity = activity_stage(raw for _, raw in before[-RING_LINES:])
         found.append(cut)
     return found
 
