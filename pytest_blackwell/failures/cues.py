@@ -24,7 +24,7 @@ from pytest_blackwell.failures.errorwords import SIGNAL_DEATH
 
 #: Memory that could not be had, in the words of allocators, runtimes and frameworks.
 _SHORTAGE = (
-    r"\bout of (?:\w+ )?memory\b|\bOOM\b|\bMemoryError\b"
+    r"\bout of (?:\w+ )?memory\b|\bOOM\b|\bMemoryError\b|\bOutOfMemory(?:Error|Exception)\b"
     r"|\b(?:unable|failed|fails|cannot|can't|can not|could not|couldn't|fail|tried) (?:to )?"
     r"(?:allocate|alloc|reserve|malloc)\b"
     r"|\b(?:allocation|malloc)\b.{0,60}?\b(?:failed|failure|error)\b"
@@ -56,7 +56,7 @@ _REFUSAL = (
 )
 #: The operand a kernel exists for or not: a dtype, a head size, a shape.
 _OPERAND = (
-    r"(?:\bfp8\b|\bfloat8\w*|\be[45]m[23]\w*|\b(?:nv|mx)?fp4\b|\bint[48]\b|\bbf16\b|\bbfloat16\b"
+    r"(?:\bfp8\b|\bfloat8\w*|\b(?:f8)?e[45]m[23]\w*|\b(?:nv|mx)?fp4\b|\bint[48]\b|\bbf16\b|\bbfloat16\b"
     r"|\bfp16\b|\bfloat16\b|\bdtypes?\b|\bdata[ _]?types?\b|\bhead[ _]?(?:dim|size)s?\b|\bshapes?\b"
     r"|\b(?:block|page|tile) sizes?\b)"
 )
@@ -122,7 +122,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             r"\bno (?:suitable |compatible |valid |matching )?(?:kernel|implementation|algorithm"
             r"|tactic)s? (?:found|available|exists?|for)\b"
-            r"|\b(?:failed|unable|cannot|could not) (?:to )?dispatch\b|\bdispatch(?:ing)? failed\b",
+            r"|\b(?:failed|unable|cannot|could not) (?:to )?dispatch\b|\bdispatch(?:ing)? failed\b"
+            # TensorRT's builder: "Could not find any implementation for node ..."
+            r"|\b(?:could not|couldn't|cannot|can't|unable to|failed to) find (?:any |an? )?"
+            r"(?:suitable |compatible |valid |matching )?(?:kernel|implementation|tactic)s?\b",
         ),
     ),
     (
@@ -144,7 +147,12 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\b(?:supported|available) (?:only )?(?:since|from|starting with) "
             r"(?:CUDA|ROCm|HIP|cuDNN|driver|torch|PyTorch)\b"
             # a driver library that cannot be loaded, or lacks a symbol the runtime needs
-            r"|\bsymbol lookup\b.{0,60}?\bfailed\b|\b(?:unable|failed) to load .{0,40}?\bdriver\b",
+            r"|\bsymbol lookup\b.{0,60}?\bfailed\b|\b(?:unable|failed) to load .{0,40}?\bdriver\b"
+            # an installed build that cannot use the GPU at all ("The installed version of
+            # bitsandbytes was compiled without GPU support", "Torch not compiled with CUDA
+            # enabled")
+            r"|\b(?:compiled|built) without (?:\w+ )?(?:GPU|CUDA|ROCm|HIP) support\b"
+            r"|\bnot compiled with (?:CUDA|GPU|ROCm|HIP)(?: support)? enabled\b",
         ),
     ),
     (
@@ -176,6 +184,24 @@ READABLE_RULES = frozenset({"", "exception", "value_error", "fatal_python", "cpp
 #: The CUDA and HIP runtimes' own error strings are a closed list that rules already read; in
 #: them "operation not supported" or "peer access is not supported" is no configuration refusal.
 _RUNTIME_ERROR = re.compile(r"\b(?:CUDA|HIP|cuda|hip) error\b|\b(?:cuda|hip)Error[A-Z]\w*")
+
+
+#: Visual Studio's exception details give the message a line of its own below the type
+#: (``System.XException was unhandled``, then ``  Message=...``): the error's own words all the
+#: same.
+_DETAILS_HEAD = re.compile(r"\bwas (?:unhandled|caught|thrown)\s*$")
+_DETAILS_MESSAGE = re.compile(r"^\s*Message\s*=\s*(\S.*)$")
+
+
+def own_words(text: str, traceback: Iterable[str]) -> list[str]:
+    """The texts that are an error's own message: its line, and the message line of an
+    exception-details dump."""
+    if _DETAILS_HEAD.search(text):
+        for line in traceback:
+            found = _DETAILS_MESSAGE.match(line)
+            if found is not None:
+                return [text, found.group(1)]
+    return [text]
 
 
 def cue_category(texts: Iterable[str]) -> tuple[str, str] | None:

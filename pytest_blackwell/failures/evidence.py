@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from pytest_blackwell.failures.candidates import Candidate
-from pytest_blackwell.failures.cues import READABLE_RULES, cue_category
+from pytest_blackwell.failures.cues import READABLE_RULES, cue_category, own_words
 from pytest_blackwell.failures.frames import (
     frame_category,
     frame_stage,
@@ -124,7 +124,7 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
         if found is None and cand.rule in READABLE_RULES:
             # the error's own words, the last evidence (a refusal a generic rule read as a
             # configuration error may name an architecture: no kernel for it)
-            found = cue_category([cand.text])
+            found = cue_category(own_words(cand.text, cand.traceback))
             if found is not None and found[0] == category:
                 found = None  # the rule's own reading, by its own name
         if found is not None:

@@ -99,7 +99,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     ),
     # a destructor's report (Python's __del__, Cython's __dealloc__)
     (
-        r"Exception ignored in.{0,80}__(?:del|dealloc)__|likely shutting down|interpreter shutdown",
+        r"Exception ignored in.{0,80}__(?:del|dealloc)__|likely shutting down|interpreter shutdown"
+        # the CUDA runtime already unloaded at exit (cudaErrorCudartUnloading): a free or a
+        # destroy made while the process goes down
+        r"|\bdriver shutting down\b|\bcudaErrorCudartUnloading\b",
         "shutdown",
     ),
     # also the tracing span of TGI's (and its forks') router warming the shards up

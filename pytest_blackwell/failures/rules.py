@@ -237,6 +237,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|\bErrorOutOfDeviceMemory\b|\bOutOfDeviceMemoryError\b"
        r"|\bkIOGPUCommandBufferCallbackErrorOutOfMemory\b"
        r"|Cuda failure (?:\d+ )?'out of memory'"
+       # legacy torch's THC check: "THCudaCheck FAIL file=... line=66 error=2 : out of memory"
+       r"|\bTHCudaCheck FAIL\b.{0,400}?\berror=2 :"
        r"|\[Errno 12\] Cannot allocate"
        r"|(?i:\bcuda\w*(?: runtime)? (?:error|failure|failed)\b.{0,240}?\bout of memory)"
        r"|Cuda Runtime \(out of memory\)|cudaMalloc\w* failed: out of memory"

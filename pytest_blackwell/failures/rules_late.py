@@ -13,6 +13,12 @@ from pytest_blackwell.failures.rule import QUIET, Rule, rule
 _DEATH_WORDS = (
     r"Segmentation fault|Aborted|Killed|Bus error|Illegal instruction|Floating point exception"
 )
+#: A process's exit code as launchers, IDEs and shells report it (``exited with code``,
+#: ``Process finished with exit code``, ``exit status``; a Chinese IDE's ``退出代码为``).
+_EXIT = (
+    r"(?:[Ee]xit(?:ed|s)?(?: with)? (?:status |return )?(?:code|status)(?: =)?[: ]+"
+    r"|退出代码为?\s*|退出码\s*[:\uff1a]?\s*)"
+)
 
 # fmt: off
 #: Rules tried after every cause (see the module docstring).
@@ -107,8 +113,10 @@ LATE_RULES: tuple[Rule, ...] = (
        + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"
        r"|Signal (?P<signal__4>\d+) \(SIG[A-Z]+\) received|(?:killed|terminated|died) (?:by|with) "
        r"signal (?P<signal__5>SIG[A-Z]+|\d+)"
-       r"|[Ee]xit(?:ed|s)?(?: with)? (?:status |return )?(?:code|status)(?: =)?[: ]+"
-       r"(?P<exit_code>-\d+|1[3-5]\d)\b|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)"
+       # a signal's exit code, or Windows' for a crash: a status of 0xC0000000 and above
+       # (access violation, fast fail, stack overflow), or abort()'s 3 shown beside its hex
+       r"|" + _EXIT + r"(?P<exit_code>-\d+|1[3-5]\d|3221\d{6}|3(?= \(0x0*3\)))\b"
+       r"|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)"
        r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )"
        r"(?P<signal__6>segmentation fault|killed|bus error"
        r"|abort(?:ed)?)\b)|(?P<signal__7>Segfault) encountered"
@@ -126,7 +134,7 @@ LATE_RULES: tuple[Rule, ...] = (
        # Open MPI's launcher: "mpirun noticed that process rank 6 ... exited on signal 9 (Killed)"
        r"|\bexited on signal (?P<signal__12>\d+)\b",
        weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??",
-                            "fatal exception", "exited on signal")),
+                            "fatal exception", "exited on signal", "xit code", "退出代码")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     rule("value_error", "unsupported_config",
        r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): ", ignore_at=QUIET),
@@ -216,11 +224,21 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("task_cancelled", "unknown",
        r"^(?:asyncio\.(?:exceptions\.)?|concurrent\.futures\._base\.)?CancelledError\b",
        wrapper=True),
+    # any other exit code but 0: the program ended in failure, for a reason printed elsewhere
+    # or nowhere; it only points at the cause (a wrapper), which any error in the log replaces
+    rule("exit_code", "unknown", _EXIT + r"(?P<exit_code>[1-9]\d*)\b", ignore_at=QUIET,
+       wrapper=True, keywords=("xit code", "xit status", "xited with", "退出代码", "退出码")),
     # --- anything else that is an exception -------------------------------------------------------
+    # (also .NET's: "Unhandled exception. System.X: ...", and Visual Studio's exception details,
+    # "System.XException was unhandled" with the message on a "Message=" line below; Elixir's
+    # "** (RuntimeError) ..." and an exception struct "%RuntimeError{message: ...}")
     rule("exception", "unknown",
-       r"^(?:[A-Za-z_][\w]*\.)*(?P<exception>Exception|(?:Base)?ExceptionGroup"
+       r"^(?:Unhandled [Ee]xception[.:] )?(?:[A-Za-z_][\w]*\.)*(?P<exception>Exception"
+       r"|(?:Base)?ExceptionGroup"
        r"|[A-Z]\w*(?:Error|Exception|Failed|Interrupt|OutOfResources|InvalidCxxCompiler"
-       r"|Unsupported))(?::|$)", ignore_at=QUIET),
+       r"|Unsupported))(?::|$| was (?:unhandled|caught|thrown)\b)"
+       r"|^\*\* \((?:\w+\.)*(?P<exception__2>\w*(?:Error|Exception))\) "
+       r"|^\{?%(?:\w+\.)*(?P<exception__3>\w*(?:Error|Exception))\{", ignore_at=QUIET),
     rule("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
     # errors of their own that carry no exception line: ONNX Runtime's status
     # ("[ONNXRuntimeError] : 1 : FAIL : ..."), a library call its CUDA macros checked ("CUDNN

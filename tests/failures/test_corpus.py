@@ -85,6 +85,10 @@ IN_TUNING = {
     "fresh65": (0.96, 0.84),
     "fresh66": (0.92, 0.80),
     "fresh67": (1.00, 0.96),
+    "fresh68": (1.00, 0.90),
+    "fresh69": (0.94, 0.88),
+    "fresh70": (0.94, 0.83),
+    "fresh71": (0.93, 0.73),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
