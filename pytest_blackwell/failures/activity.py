@@ -55,9 +55,14 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|none)\s+-?\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+"
         # a training loop reporting its loss (Megatron's "lm loss: 1.42E+00", the Trainer's
         # "{'loss': 3.55, ...}", "loss 61.1") or its step (MMEngine's "Epoch(train) [1][8/10]")
-        r"|(?:^|[\s|{,'\"])(?:lm |train(?:ing)?_)?loss['\"]?(?::\s*|\s+|=)-?\d+(?:\.\d+)?"
+        # (a tag of a metrics logger too: "Loss/train_mse: 0.42")
+        r"|(?:^|[\s|{,'\"])(?:lm |train(?:ing)?_)?[Ll]oss(?:/\w+)?['\"]?(?::\s*|\s+|=)"
+        r"-?\d+(?:\.\d+)?"
         r"(?:[eE][+-]?\d+)?\b"
         r"|\bEpoch\(train\)|^\s*Epoch \d+/\d+\s*$"  # Keras' epoch header
+        # a program announcing the start of its work ("Start simulation", "Starting training")
+        r"|(?i:^\W*start(?:ing)? (?:the )?(?:simulation|training|inference|generation|sampling)"
+        r"\b\W*$)"
         # a ComfyUI error report's node (not a loader node: below)
         r"|\bNode Type:\W{0,4}(?!\w*Load)\w+",
         "execute",
@@ -77,7 +82,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # weights: checkpoint shards, state dicts, weight files being read
     (
         r"(?i)\bloading (?:\w+ )?checkpoint shards\b|\bload(?:ing)?_state_dict\b"
-        r"|\bfrom_pretrained\b|\bloading (?:model )?weights\b(?! took)"
+        r"|\bfrom_pretrained\b|\bloading (?:model )?weights\b(?! took)(?!.{0,200}?\bDone\b)"
         r"|\bUsing model weights format\b"
         r"|\bload(?:ing)? (?:the )?model\b(?! (?:weights )?took)"
         # the model's tokenizer files being read; TGI's launcher starting a shard (which loads
@@ -97,7 +102,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # tinygrad's "loaded weights in 4041.00 ms"
     (
         r"\bModel init total\b|\bloaded weights in \d|\bloaded \d+ tensors \(.{0,20}?\) in \d"
-        r"|\b(?:Loading model weights|Model loading) took\b",
+        r"|\b(?:Loading model weights|Model loading) took\b"
+        # darknet's "Loading weights from yolo.weights...Done!"
+        r"|(?i:\bloading (?:model )?weights\b.{0,200}?\.\s*Done!?\s*$)",
         "profile",
     ),
     # CUDA graphs being captured: SGLang's "Capture cuda graph bs [...]", "Capture piecewise

@@ -18,7 +18,7 @@ shown, a lost GPU) are not read again.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from pytest_blackwell.failures.errorwords import SIGNAL_DEATH
 
@@ -193,14 +193,20 @@ _DETAILS_HEAD = re.compile(r"\bwas (?:unhandled|caught|thrown)\s*$")
 _DETAILS_MESSAGE = re.compile(r"^\s*Message\s*=\s*(\S.*)$")
 
 
-def own_words(text: str, traceback: Iterable[str]) -> list[str]:
-    """The texts that are an error's own message: its line, and the message line of an
-    exception-details dump."""
+def own_words(text: str, traceback: Sequence[str]) -> list[str]:
+    """The texts that are an error's own message: its line, the message line of an
+    exception-details dump, and the line after one that ends in a colon (a C++ exception's
+    ``what():  file.hpp(42):`` whose message, ``error: out of memory``, is on the next line)."""
     if _DETAILS_HEAD.search(text):
         for line in traceback:
             found = _DETAILS_MESSAGE.match(line)
             if found is not None:
                 return [text, found.group(1)]
+    if text.rstrip().endswith(":") and text in traceback:
+        after = traceback[traceback.index(text) + 1 :]
+        rest = next((line for line in after if line.strip()), None)
+        if rest is not None:
+            return [text, rest]
     return [text]
 
 

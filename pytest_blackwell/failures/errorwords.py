@@ -79,7 +79,12 @@ ERRORISH = re.compile(
     # a status code of a failure alone or in front of its message ("startup_failed")
     r"|^[a-z][a-z_]*_(?:failed|error)\b(?:\s*::|\s*$)"
     # "error loading model: ...", "Error processing request: ...": an error and what it hit
-    r"|^(?:[\w.:]+: )?(?:error|Error) (?:\w+ ){0,3}\w+:\s\S"
+    r"|^(?:[\w.:]+: )?(?:error|Error) (?:\w+ ){0,3}(?:\w+|\"[^\"]{1,60}\"|'[^']{1,60}'):\s\S"
+    # an exception reported with where it happened ("Exception in main training loop: ...")
+    r"|^Exception in [\w .\-]{1,60}:\s*\S"
+    # an error and what it was doing ("Error while calling cudaMalloc(...)", glibc's "Error in
+    # `python': double free or corruption")
+    r"|^(?:[\w.:]+: )?[Ee]rror (?:while|when|during|in) \S"
     r"|\b(?:[Ff]ailed|FAILED|[Aa]bort(?:ed|ing)?|ABORT(?:ED)?|[Pp]anic(?:ked)?)\b"
     # a server's access log answering a request with a server error (Gin's "| 500 |")
     r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"
@@ -121,6 +126,9 @@ ASIDE = re.compile(
     # an error that was caught and reported beside a notice (xFormers: "A matching Triton is not
     # available, some optimizations will not be enabled" then "Error caught was: ...")
     r"|^\W*Error caught was: "
+    # torch trying cuDNN's execution plans one by one: one that fails is a warning, the next is
+    # tried ("UserWarning: Plan failed with a cudnnException: ... CUDNN_STATUS_NOT_SUPPORTED")
+    r"|\bUserWarning: Plan failed with a cudnnException\b"
     r"|" + _HARMLESS_WARNING
 )
 #: Such a warning whose message goes on past a colon: the next line is the rest of the message

@@ -172,6 +172,12 @@ _FLAT_SPLIT = re.compile(
 )
 
 
+# A torch rank's glog record glued to the end of the line before, however short the line
+# ("... seconds precompiling. [rank2]:W1115 11:42:22.079000 123 f.py:1] ..."); not after a
+# number alone (a log viewer's line number: "  12 [rank0]:W0607 ...").
+_RANK_RECORD = re.compile(r"(?<=[^\d\s])\s+(?=\[rank\d+\]:\[?[EWIF]\d{4} \d\d:\d\d:\d\d)")
+
+
 # A piece that is nothing but a record header: glue it back to the message that follows.
 _HEADER_ONLY = re.compile(
     r"^(?:\([^()]*pid=\d+\)\s*)?(?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d "
@@ -279,13 +285,13 @@ def unflatten(text: str) -> list[str]:
         text = text.replace("\\'", "'").replace('\\"', '"')
         return [part for chunk in text.split("\\n") for part in unflatten(chunk)]
     if len(text) < FLATTENED_MIN_CHARS:
-        return [text]
+        return _RANK_RECORD.split(text) if _RANK_RECORD.search(text) else [text]
     pieces: list[str] = []
     start = 0
     for m in _FLAT_SPLIT.finditer(text):
-        pieces.append(text[start : m.start()])
+        pieces.extend(_RANK_RECORD.split(text[start : m.start()]))
         start = m.end()
-    pieces.append(text[start:])
+    pieces.extend(_RANK_RECORD.split(text[start:]))
     glued: list[str] = []
     for piece in pieces:
         if glued and _HEADER_ONLY.match(glued[-1]) and glued[-1].strip():
@@ -321,7 +327,8 @@ def logical_lines(raw: str) -> list[LogicalLine]:
     result: list[LogicalLine] = []
     tag = ""
     for part in parts:
-        pieces = unflatten(part) if len(part) >= FLATTENED_MIN_CHARS or "\\n" in part else [part]
+        flat = len(part) >= FLATTENED_MIN_CHARS or "\\n" in part or part.find("[rank", 1) > 0
+        pieces = unflatten(part) if flat else [part]
         for piece in pieces:
             line = _strip_prefixes(piece[:MAX_MESSAGE_CHARS], tag)
             tag = line.tag

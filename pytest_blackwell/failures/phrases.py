@@ -35,6 +35,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a model's tokenizer or configuration files that cannot be loaded; a server launching
         # a model it was asked for (Xinference)
         r"|\bWhile copying the parameter named\b|\bError while deserializing header\b"
+        r"|\bFailed to parse NetParameter file\b"  # Caffe reading a .caffemodel's weights
         r"|\bCan't load (?:the )?(?:tokenizer|config|configuration) for\b"
         r"|\bFailed to launch model\b",
         "loading",
@@ -52,7 +53,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # the driver JIT-compiling a PTX module while loading it
         r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*|\bError loading CUDA module\b"
         r"|\berrors? detected in the compilation of\b"  # nvcc's count of a file's errors
-        r"|\bunable to compile\b"
+        r"|\bunable to compile\b|\b(?:error|exception) happened while compiling\b"
         # a compiler's own error line (nvcc, ptxas, nvlink, cicc), TensorRT's builder namespace
         r"|\b(?:nvcc|ptxas|nvlink|cicc)(?:\.exe)?\s*(?:fatal|error)\b|::builder::"
         # XLA's autotuner (its profiling of kernel configs, its C++ frames in a native stack)
@@ -148,6 +149,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # of an engine's config (vLLM: "[type=value_error, input_value=ArgsKwargs(...")
         r"|\bsetting the ?`?\w+`? flag in (?:the )?CLI\b|\binput_value=ArgsKwargs\("
         r"|\b[Ss]et --[a-z][\w-]+ to\b"
+        # a command-line parser refusing a flag's value ('error while handling argument
+        # "--cache-type-k": ...', argparse's "argument --dtype: invalid choice")
+        r"|\b(?:error while (?:handling|parsing) argument|argument) [\"']?--[a-z][\w-]*[\"']?:"
         # vLLM's check of the model's dtype against the GPU, run while the engine is created
         r"|\bBfloat16 is only supported on GPUs with compute capability\b"
         # the engine's parallel-configuration check against the model's shape
@@ -170,7 +174,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\b(?:exception|error|failure) during initiali[sz]ation\b)"
         # a rank fetching the communicator's id from the store (torch.distributed's first call);
         # a JAX process registering with the coordination service of a multi-process run
-        r"|\bis setting up NCCL communicator\b|\bCoordinationService/RegisterTask\b",
+        r"|\bis setting up NCCL communicator\b|\bCoordinationService/RegisterTask\b"
+        r"|\bWait_for_all_tasks_to_register\b",  # (the barrier of that registration)
         "startup",
     ),
 )

@@ -90,9 +90,12 @@ CAUSES: tuple[Rule, ...] = (
        # the runtime's message cut at the end of a pasted line
        r"|\bCUDA error: an illegal memory(?: acc\w*)?\s*$"
        # CUDA's number for it, after a program's own CUDA error words ("Error code 700")
-       r"|(?i:\bcuda\b.{0,80}?\berror code[ :=]*700\b)"
+       r"|(?i:\bcuda\b.{0,80}?\berror code[ :=]*700\b|\berror code[ :=(]*700\b.{0,120}?\bcuda\b)"
        r"|CUDA Exception: Warp (?:Out-of-range|Illegal|Misaligned) Address"
        r"|cudaErrorIllegalAddress|hipErrorIllegalAddress"
+       # the driver API's description of it (cuda.h), and its name in .NET bindings (CUResult)
+       r"|\bthe device encountered a load or store instruction on an invalid memory address"
+       r"|\bErrorIllegalAddress\b"
        # ROCm: the HSA runtime aborting a queue after a kernel touched memory it may not
        r"|HSA_STATUS_ERROR_MEMORY_(?:APERTURE|FAULT)|Memory access fault by GPU node",
        keywords=("Memory access fault",)),
@@ -185,7 +188,7 @@ CAUSES: tuple[Rule, ...] = (
        r"|kv ?cache (?:is )?(?:exhausted|full)\b"
        r"|not enough (?:free )?kv ?cache (?:blocks|tokens|space)"
        r"|(?:failed to|could not|couldn't|unable to) find (?:free space in the KV cache"
-       r"|(?:a )?(?:free )?KV(?: cache)? slot)",
+       r"|(?:a )?(?:free )?KV(?: cache)? slot)|\bno (?:free )?KV(?: cache)? slots? available\b",
        stage_hint="execute",
        keywords=("free space in the KV cache", "KV cache slot", "KV slot")),
     rule("kv_pool_exhausted", "kv_cache_oom",
@@ -283,6 +286,8 @@ CAUSES: tuple[Rule, ...] = (
     rule("no_kernel_image", "dispatch_failure",
        r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
        r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function|CUBLAS_STATUS_NOT_SUPPORTED"
+       # cublasGetStatusString's text for it, as ggml prints it
+       r"|\bthe (?:requested functionality|functionality requested) is not supported\b"
        r"|hipErrorNoBinaryForGpu|Unable to find code object for all current devices"
        r"|\bCU[A-Z]+_STATUS_ARCH_MISMATCH\b|(?:cuda|hip)ErrorInvalidDeviceFunction\b"
        # rocBLAS without the kernel library of this GPU's architecture

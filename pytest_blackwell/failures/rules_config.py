@@ -24,6 +24,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # a checkpoint torch cannot read: an HTML page or a cut download saved as the weights
        r"|invalid load key, |PytorchStreamReader failed reading zip archive"
        r"|Unable to load weights from pytorch checkpoint file"
+       # Caffe's weights (a .caffemodel protobuf) that cannot be parsed
+       r"|Failed to parse NetParameter file"
        r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict|JSONDecodeError"
        r"|config file at .{0,300}? is not a valid JSON file"
        r"|no file named [\w.\-]+ found in directory"

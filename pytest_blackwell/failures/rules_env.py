@@ -67,7 +67,9 @@ ENV_RULES: tuple[Rule, ...] = (
        # torch.utils.cpp_extension's own checks before it builds
        r"|Ninja is required to load C\+\+ extensions|CUDA_HOME environment variable is not set"
        # a program that builds its kernels at run time unable to start the compiler (OpenMM)
-       r"|\bError launching (?:the )?(?:CUDA |HIP )?compiler\b",
+       # (its status is the raw wait status: 32512 is exit 127, the compiler not found; another
+       # code is a compiler that ran and failed, whose own error follows: a wrapper, below)
+       r"|\bError launching (?:the )?(?:CUDA |HIP )?compiler\b(?!: (?!32512\b)\d)",
        stage_hint="compile"),
     # xFormers installed without CUDA kernels, or with extensions built for another torch
     # xFormers' extensions built for another torch, which it reports when it is imported
@@ -81,7 +83,7 @@ ENV_RULES: tuple[Rule, ...] = (
        r'could not select device driver "\w*" with capabilities', stage_hint="startup"),
     rule("dnn_init_failed", "env_mismatch",
        r"\bDNN library initialization failed\b|\bCUDNN_STATUS_NOT_INITIALIZED\b"
-       r"|\bCould not create cudnn handle\b"),  # XLA's and TensorFlow's wording of it
+       r"|(?i:\bCould not create cudnn handle\b)"),  # XLA's and TensorFlow's wording of it
     rule("no_device", "env_mismatch",
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"

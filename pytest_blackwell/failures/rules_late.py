@@ -70,6 +70,8 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("rocm_hw_exception", "unknown", r"\bHW Exception by GPU node", keywords=("HW Exception",)),
     rule("timed_out", "timeout",
        r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::|$)"
+       # a wrapper naming the timeout it carries (Ray's "RayTaskError(TimeoutError): ...")
+       r"|^(?:[\w.]+\.)?\w+\((?:\w+\.)*\w*Timeout(?:Error|Exception)\):"
        r"|[Tt]imed out waiting (?:\d+ ?m?s )?for"
        r"|RPC call to \w+ timed out|(?i:\b(?:operation|request|rpc|call|collective|handshake"
        r"|connection|iteration|step|heartbeat|barrier|wait\w*) (?:has )?timed out\b)"
@@ -132,9 +134,15 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|^Windows fatal exception: (?P<signal__11>access violation|stack overflow"
        r"|illegal instruction|int divide by zero)"
        # Open MPI's launcher: "mpirun noticed that process rank 6 ... exited on signal 9 (Killed)"
-       r"|\bexited on signal (?P<signal__12>\d+)\b",
+       r"|\bexited on signal (?P<signal__12>\d+)\b"
+       # the kernel's log of a process it killed: "app[123]: segfault at 0 ip ... error 4 in
+       # libcuda.so", "traps: app[123] general protection fault ip:...", "... trap invalid opcode"
+       r"|\[\d+\]:? (?P<signal__13>segfault) at [0-9a-f]+ ip [0-9a-f]+ sp [0-9a-f]+ error \d+"
+       r"|^(?:.*\s)?traps: \S+\[\d+\] (?P<signal__14>general protection fault|trap invalid opcode"
+       r"|trap divide error)",
        weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??",
-                            "fatal exception", "exited on signal", "xit code", "退出代码")),
+                            "fatal exception", "exited on signal", "xit code", "退出代码",
+                            "segfault at", "traps: ")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     rule("value_error", "unsupported_config",
        r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): ", ignore_at=QUIET),
@@ -224,19 +232,25 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("task_cancelled", "unknown",
        r"^(?:asyncio\.(?:exceptions\.)?|concurrent\.futures\._base\.)?CancelledError\b",
        wrapper=True),
+    # a compiler that a program started at run time failed (OpenMM's "Error launching CUDA
+    # compiler: 256"): its own error comes next
+    rule("compiler_failed", "unknown",
+       r"\bError launching (?:the )?(?:CUDA |HIP )?compiler: \d+", wrapper=True,
+       stage_hint="compile"),
     # any other exit code but 0: the program ended in failure, for a reason printed elsewhere
     # or nowhere; it only points at the cause (a wrapper), which any error in the log replaces
     rule("exit_code", "unknown", _EXIT + r"(?P<exit_code>[1-9]\d*)\b", ignore_at=QUIET,
        wrapper=True, keywords=("xit code", "xit status", "xited with", "退出代码", "退出码")),
     # --- anything else that is an exception -------------------------------------------------------
-    # (also .NET's: "Unhandled exception. System.X: ...", and Visual Studio's exception details,
-    # "System.XException was unhandled" with the message on a "Message=" line below; Elixir's
-    # "** (RuntimeError) ..." and an exception struct "%RuntimeError{message: ...}")
+    # (also Ray's "RayTaskError(TimeoutError): ...", .NET's "Unhandled exception. System.X: ...",
+    # Visual Studio's exception details, "System.XException was unhandled" with the message on
+    # a "Message=" line below; Elixir's "** (RuntimeError) ..." and an exception struct
+    # "%RuntimeError{message: ...}")
     rule("exception", "unknown",
        r"^(?:Unhandled [Ee]xception[.:] )?(?:[A-Za-z_][\w]*\.)*(?P<exception>Exception"
        r"|(?:Base)?ExceptionGroup"
        r"|[A-Z]\w*(?:Error|Exception|Failed|Interrupt|OutOfResources|InvalidCxxCompiler"
-       r"|Unsupported))(?::|$| was (?:unhandled|caught|thrown)\b)"
+       r"|Unsupported))(?:\((?:\w+\.)*\w+\))?(?::|$| was (?:unhandled|caught|thrown)\b)"
        r"|^\*\* \((?:\w+\.)*(?P<exception__2>\w*(?:Error|Exception))\) "
        r"|^\{?%(?:\w+\.)*(?P<exception__3>\w*(?:Error|Exception))\{", ignore_at=QUIET),
     rule("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),

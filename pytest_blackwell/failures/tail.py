@@ -101,16 +101,20 @@ def unmarked_error(tail: Iterable[tuple[int, str]], stage: str) -> Candidate | N
     category (:mod:`.cues`) or a C program's abort naming its source line; the failure is
     ``unknown`` with its first such line kept, and its category is read from those words.
     """
+    lines = list(tail)
     last = [
-        (lineno, line)
-        for lineno, raw in tail
+        (lineno, raw, line)
+        for lineno, raw in lines
         for line in logical_lines(raw)
         if line.text.strip() and not is_frame(line.text)
     ][-UNMARKED_LINES:]
-    for lineno, line in last:
+    for lineno, raw, line in last:
         if is_quiet(line.text, line.level) or BENIGN.search(line.text):
             continue
         if cue_category([line.text]) is None and not _ABORT_AT.match(line.text):
             continue
-        return Candidate(LEVEL_ONLY, "unknown", line.text, lineno, lineno, stage, {}, None)
+        cand = Candidate(LEVEL_ONLY, "unknown", line.text, lineno, lineno, stage, {}, None)
+        before = [(n, text) for n, text in lines if n < lineno][-RING_LINES:]
+        cand.activity = activity_before(before, lineno, raw, line.text)
+        return cand
     return None

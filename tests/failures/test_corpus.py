@@ -89,6 +89,10 @@ IN_TUNING = {
     "fresh69": (0.94, 0.88),
     "fresh70": (0.94, 0.83),
     "fresh71": (0.93, 0.73),
+    "fresh72": (1.00, 0.60),
+    "fresh73": (0.95, 0.81),
+    "fresh74": (0.90, 0.80),
+    "fresh75": (0.86, 0.95),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -116,6 +120,9 @@ KNOWN_UNREACHABLE = {
     "(`[time] file.cc:line: message`) without an error word, followed by a list and a native "
     "stack trace; the same record shape is printed at INFO, and only the backtrace after it says "
     "the program died (native backtraces are not read, as for tensorrtllm-backend above)",
+    "fresh73/chainermn-mnist-mpirun-hang-strace-poll-217.log": "a hang told only by an strace "
+    "that ends in a poll() with no time limit; an idle server waiting for its next request ends "
+    "its strace the same way",
 }
 
 
