@@ -20,6 +20,9 @@ from collections.abc import Iterable
 from pytest_blackwell.failures.candidates import RING_LINES
 from pytest_blackwell.failures.normalize import logical_lines
 
+#: "Loading weights from yolo.weights...Done!" (darknet): the weights are in, not being read.
+_WEIGHTS_DONE = r"\.\s*Done!?\s*$"
+
 _ACTIVITY: tuple[tuple[str, str], ...] = (
     # serving: HTTP access logs, requests accepted, a scheduler with running requests, tokens
     # being generated, a runtime stepping its batch
@@ -82,7 +85,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # weights: checkpoint shards, state dicts, weight files being read
     (
         r"(?i)\bloading (?:\w+ )?checkpoint shards\b|\bload(?:ing)?_state_dict\b"
-        r"|\bfrom_pretrained\b|\bloading (?:model )?weights\b(?! took)(?!.{0,200}?\bDone\b)"
+        r"|\bfrom_pretrained\b|\bloading (?:model )?weights\b(?! took)(?!.{0,200}?"
+        + _WEIGHTS_DONE
+        + r")"
         r"|\bUsing model weights format\b"
         r"|\bload(?:ing)? (?:the )?model\b(?! (?:weights )?took)"
         # the model's tokenizer files being read; TGI's launcher starting a shard (which loads
@@ -103,8 +108,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     (
         r"\bModel init total\b|\bloaded weights in \d|\bloaded \d+ tensors \(.{0,20}?\) in \d"
         r"|\b(?:Loading model weights|Model loading) took\b"
-        # darknet's "Loading weights from yolo.weights...Done!"
-        r"|(?i:\bloading (?:model )?weights\b.{0,200}?\.\s*Done!?\s*$)",
+        r"|(?i:\bloading (?:model )?weights\b.{0,200}?" + _WEIGHTS_DONE + ")",
         "profile",
     ),
     # CUDA graphs being captured: SGLang's "Capture cuda graph bs [...]", "Capture piecewise

@@ -202,9 +202,9 @@ def own_words(text: str, traceback: Sequence[str]) -> list[str]:
             found = _DETAILS_MESSAGE.match(line)
             if found is not None:
                 return [text, found.group(1)]
-    if text.rstrip().endswith(":") and text in traceback:
-        after = traceback[traceback.index(text) + 1 :]
-        rest = next((line for line in after if line.strip()), None)
+    if text.rstrip().endswith(":"):
+        at = next((i for i, line in enumerate(traceback) if line == text), None)
+        rest = None if at is None else next((t for t in traceback[at + 1 :] if t.strip()), None)
         if rest is not None:
             return [text, rest]
     return [text]

@@ -285,7 +285,7 @@ def unflatten(text: str) -> list[str]:
         text = text.replace("\\'", "'").replace('\\"', '"')
         return [part for chunk in text.split("\\n") for part in unflatten(chunk)]
     if len(text) < FLATTENED_MIN_CHARS:
-        return _RANK_RECORD.split(text) if _RANK_RECORD.search(text) else [text]
+        return _RANK_RECORD.split(text)
     pieces: list[str] = []
     start = 0
     for m in _FLAT_SPLIT.finditer(text):

@@ -105,5 +105,10 @@ def checked_rules(rules: Iterable[object]) -> tuple[Rule, ...]:
     return tuple(checked)
 
 
+#: A program that builds its kernels at run time reporting the compiler it launched (OpenMM's
+#: "Error launching CUDA compiler: 256"); read by the missing-compiler rule and its wrapper.
+COMPILER_LAUNCH = r"\bError launching (?:the )?(?:CUDA |HIP )?compiler\b"
+
+
 def rule(name: str, category: str, pattern: str, **kw: Any) -> Rule:
     return Rule(name, category, pattern, **kw)

@@ -8,7 +8,7 @@ kernels, whose causes say more) and come before the configurations rejected.
 
 from __future__ import annotations
 
-from pytest_blackwell.failures.rule import QUIET, Rule, rule
+from pytest_blackwell.failures.rule import COMPILER_LAUNCH, QUIET, Rule, rule
 
 # fmt: off
 #: The environment cannot run it, tried after the other causes of :mod:`.rules`.
@@ -69,7 +69,7 @@ ENV_RULES: tuple[Rule, ...] = (
        # a program that builds its kernels at run time unable to start the compiler (OpenMM)
        # (its status is the raw wait status: 32512 is exit 127, the compiler not found; another
        # code is a compiler that ran and failed, whose own error follows: a wrapper, below)
-       r"|\bError launching (?:the )?(?:CUDA |HIP )?compiler\b(?!: (?!32512\b)\d)",
+       r"|" + COMPILER_LAUNCH + r"(?!: (?!32512\b)\d)",
        stage_hint="compile"),
     # xFormers installed without CUDA kernels, or with extensions built for another torch
     # xFormers' extensions built for another torch, which it reports when it is imported

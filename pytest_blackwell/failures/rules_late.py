@@ -8,7 +8,7 @@ at an earlier cause, and the catch-all exception line.
 
 from __future__ import annotations
 
-from pytest_blackwell.failures.rule import QUIET, Rule, rule
+from pytest_blackwell.failures.rule import COMPILER_LAUNCH, QUIET, Rule, rule
 
 _DEATH_WORDS = (
     r"Segmentation fault|Aborted|Killed|Bus error|Illegal instruction|Floating point exception"
@@ -235,7 +235,7 @@ LATE_RULES: tuple[Rule, ...] = (
     # a compiler that a program started at run time failed (OpenMM's "Error launching CUDA
     # compiler: 256"): its own error comes next
     rule("compiler_failed", "unknown",
-       r"\bError launching (?:the )?(?:CUDA |HIP )?compiler: \d+", wrapper=True,
+       COMPILER_LAUNCH + r": \d+", wrapper=True,
        stage_hint="compile"),
     # any other exit code but 0: the program ended in failure, for a reason printed elsewhere
     # or nowhere; it only points at the cause (a wrapper), which any error in the log replaces
