@@ -35,6 +35,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\b(?:Decode|Prefill) batch\b|\bStep function failed\b|\bDumping scheduler\b"
         # an interactive chat waiting for or answering the user's input (LMDeploy's chat CLI)
         r"|\bdouble enter to end input\b"
+        r"|(?i:\bplease (?:enter|type|input) (?:an? |the |your )?(?:image|prompt|text|query"
+        r"|question|input|message)\b)"
         # llama.cpp's server working on a request in one of its slots
         r"|\bslot (?:update_slots|launch_slot_\w*|init_sampler|print_timing):"
         r"|\bslot \d+ is processing\b|\bsrv +update_slots:"  # older wording; its server loop
@@ -59,13 +61,21 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # a training loop reporting its loss (Megatron's "lm loss: 1.42E+00", the Trainer's
         # "{'loss': 3.55, ...}", "loss 61.1") or its step (MMEngine's "Epoch(train) [1][8/10]")
         # (a tag of a metrics logger too: "Loss/train_mse: 0.42")
-        r"|(?:^|[\s|{,'\"])(?:lm |train(?:ing)?_)?[Ll]oss(?:/\w+)?['\"]?(?::\s*|\s+|=)"
+        r"|(?:^|[\s|{,'\"])(?:lm |\w*_)?[Ll]oss(?:/\w+)?['\"]?(?::\s*|\s+|=)"
         r"-?\d+(?:\.\d+)?"
         r"(?:[eE][+-]?\d+)?\b"
         r"|\bEpoch\(train\)|^\s*Epoch \d+/\d+\s*$"  # Keras' epoch header
         # a program announcing the start of its work ("Start simulation", "Starting training")
         r"|(?i:^\W*start(?:ing)? (?:the )?(?:simulation|training|inference|generation|sampling)"
         r"\b\W*$)"
+        # the time an inference took, reported once it ran ("Time taken for inference is 6 ms")
+        r"|(?i:\b(?:time (?:taken )?for|took) (?:the )?inference\b"
+        r"|\binference (?:time|took|latency)\b\W{0,3}\d)"
+        # a miner given work by its pool ("new job from pool:3333 diff 120K")
+        r"|\bnew job from\b"
+        # a program counting the iterations of its work loop ("Expectation iteration 1",
+        # "Iteration 120/500")
+        r"|(?i:^\W*(?:\w+ )?iteration \d+(?:\s*(?:/|of)\s*\d+)?\W*$)"
         # a ComfyUI error report's node (not a loader node: below)
         r"|\bNode Type:\W{0,4}(?!\w*Load)\w+",
         "execute",
@@ -74,6 +84,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     (
         r"(?i)\b(?:start(?:ing)? )?build(?:ing)? (?:the |an? )?(?:trt-llm |tensorrt )?engine\b"
         r"|(?:^|[\s/])(?:nvcc|ptxas)\s+-|\bninja -v\b|\bEmitting ninja build file\b"
+        # CMake's generated build compiling a source ("Building NVCC (Device) object ...")
+        r"|\bBuilding (?:NVCC|CUDA|CXX|C|HIP)(?: \(Device\))? object\b"
         # Inductor's max-autotune benchmarking its kernel choices (a table per op, then a total)
         r"|\bAUTOTUNE (?:[a-z_]\w*\(|benchmarking takes)"
         # TensorRT's builder choosing kernels: tactics are timed and picked only while it builds
@@ -85,7 +97,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # weights: checkpoint shards, state dicts, weight files being read
     (
         r"(?i)\bloading (?:\w+ )?checkpoint shards\b|\bload(?:ing)?_state_dict\b"
-        r"|\bfrom_pretrained\b|\bloading (?:model )?weights\b(?! took)(?!.{0,200}?"
+        r"|(?<!--)\bfrom_pretrained\b|\bloading (?:model )?weights\b(?! took)(?!.{0,200}?"
         + _WEIGHTS_DONE
         + r")"
         r"|\bUsing model weights format\b"
@@ -125,7 +137,11 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # torch's CUDA graph waiting for the NCCL work before it captures
     (r"\bbefore starting graph capture\b", "graph_capture"),
     # a warm-up announced by the program itself ("Warmup...", "Warming up the model")
-    (r"(?i)^\s*warm(?:ing)?[ -]?up\b|\bwarming[ -]up (?:the )?\w", "warmup"),
+    (
+        r"(?i)^\s*warm(?:ing)?[ -]?up\b|\bwarming[ -]up (?:the )?\w"
+        r"|\b(?:model|engine) warm[ -]?up\b|\bwarm[ -]?up \d+ (?:times|iterations|runs|rounds)\b",
+        "warmup",
+    ),
     # the distributed teardown (torch.distributed's process group destroyed)
     (r"(?i)\bprocess group (?:has been )?destroyed\b", "shutdown"),
     # start-up: the parsed command line, a library's set-up report printed at import

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pytest_blackwell.failures.cues import says_shortage
 from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS
 from pytest_blackwell.failures.frames import IPYTHON_FRAME, frame_stage, worded_frame
 from pytest_blackwell.failures.phrases import phrase_stage
@@ -29,6 +30,8 @@ AFTER_GAP = 10
 HEADERS = ("Traceback (most recent call last)", "Exception Group Traceback")
 #: A process death: its later reports (a faulthandler stack) may still tell its stage.
 DIED = "engine_died"
+#: Categories of memory that could not be had.
+MEMORY = frozenset({"device_oom", "kv_cache_oom"})
 
 CHAIN = ("The above exception was the direct cause", "During handling of the above exception")
 
@@ -98,11 +101,33 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
         # a failed CHECK (glog's, TVM's, XLA's) aborts the process itself: the death right
         # after it is its doing and does not replace it
         return new.start - cur.line > SOFT_WINDOW
+    if holds_as_shortage(cur, new):
+        return False
     if cur.rank < UNKNOWN:
         return True
     if cur.rank == UNKNOWN:
         return new.rank == STRONG
     return new.rank == STRONG and new.start - cur.line <= SOFT_WINDOW  # cur is a relay
+
+
+def holds_as_shortage(cur: Candidate, new: Candidate) -> bool:
+    """Whether ``cur``, an unrecognised error line that says memory ran out, stays the first
+    error when ``new`` of another category follows: the shortage is a cause of its own, and the
+    faults it leads to (an illegal access once an allocation failed) do not replace it."""
+    return (
+        cur.rank in (LEVEL_ONLY, UNKNOWN) and new.category not in MEMORY and says_shortage(cur.text)
+    )
+
+
+def replaces_in_block(cand: Candidate, best: Candidate | None) -> bool:
+    """Whether ``cand`` replaces ``best`` as the error of their block: a higher rank does, but
+    not a death right after an unrecognised error of its own (that error's doing), nor another
+    category after an unrecognised error that says memory ran out (:func:`holds_as_shortage`)."""
+    if best is None:
+        return True
+    if cand.rank <= best.rank or holds_as_shortage(best, cand):
+        return False
+    return best.rank != UNKNOWN or cand.category != DIED
 
 
 def merged(best: Candidate | None, cand: Candidate) -> Candidate:

@@ -46,6 +46,7 @@ from pytest_blackwell.failures.candidates import (
     is_header,
     merged,
     process_name,
+    replaces_in_block,
     with_its_traceback,
 )
 from pytest_blackwell.failures.errorwords import is_aside, looked_at, says_error, triggers
@@ -207,7 +208,13 @@ class StreamClassifier:
         stage_from = "marker 'Shutting down'" if late else self._stage_sources.get(stage, "none")
         if not self._events and stage == "unknown":  # or a stack dumped after the sign tells
             dump = [ln.text for n, raw in self._tail if n > lineno for ln in logical_lines(raw)]
-            stage, stage_from = phrase_stage([text]) or frame_stage(dump) or (stage, stage_from)
+            before = [(n, r) for n, r in self._tail if n < lineno]  # what ran until the sign
+            stage, stage_from = (
+                phrase_stage([text])
+                or frame_stage(dump)
+                or activity_before(before, lineno, "", text)
+                or (stage, stage_from)
+            )
         evidence = {"category": f"hang: {reason}", "stage": stage_from}
         return Failure("timeout", stage, text, lineno, {"evidence": reason}, (text,), evidence)
 
@@ -362,13 +369,7 @@ class StreamClassifier:
         cand = self._candidate(lineno, line, block.start, block.stage)
         if cand is None and not block.is_traceback:
             self._note_marker(text)  # the log goes on after a relay or a warning
-        if (
-            cand is not None
-            and (block.best is None or cand.rank > block.best.rank)
-            and not (
-                cand.category == DIED and block.best is not None and block.best.rank == UNKNOWN
-            )
-        ):  # a death right after an error of its own is that error's doing
+        if cand is not None and replaces_in_block(cand, block.best):
             cand.traceback = block.lines
             block.best = cand
         if block.best is not None and block.best.rank == STRONG:

@@ -67,9 +67,15 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "kv_cache_oom",
         (
             r"\bkv[ _-]?cache\b|\b(?:cache|kv) blocks?\b|\b(?:ssm|mamba) (?:state|cache)\b"
-            r"|\brs cache\b|\brecurrent[ -]state cache\b",
+            r"|\brs cache\b|\brecurrent[ -]state cache\b"
+            r"|\blmcache\b",  # LMCache, the KV-cache layer: its allocator holds KV blocks
             _SHORTAGE,
         ),
+    ),
+    # a cache manager out of the entries it hands out (TurboMind's "No enough cache entries")
+    (
+        "kv_cache_oom",
+        (r"\b(?:not|no) enough (?:free )?(?:kv[ _-]?)?cache (?:entries|blocks|slots)\b",),
     ),
     (
         "smem_limit",
@@ -90,7 +96,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bprocess (?:has )?(?:terminated|exited)\b"
             # a server or backend process gone: the connection to it ends (Go's "EOF")
             r"|\b(?:rpc error|server|backend|Post|Get)\b.{0,100}?(?::|\bfrom server) EOF\b"
-            r"|\bconnection (?:reset|refused|closed) by (?:the )?(?:remote |peer|server)",
+            r"|\bconnection (?:reset|refused|closed) by (?:the )?(?:remote |peer|server)"
+            # the server process the caller talked to is gone ("Remote server ... closed")
+            r"|\bremote server\b.{0,80}?\bclosed\b",
         ),
     ),
     ("device_oom", (_SHORTAGE,)),
@@ -138,6 +146,13 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bdriver (?:version )?(?:is )?(?:too old|insufficient|outdated)\b|\bnot installed\b"
             r"|\bsetup failed\b"
             r"|\bno (?:CUDA |GPU |HIP )?(?:devices?|GPUs?) (?:available|found|detected)\b"
+            # a device the program cannot find or set up ("Could not find/initialize a
+            # specified accelerator device")
+            r"|\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:find|initiali[sz]e"
+            r"|detect|open|access)(?:/\w+)? (?:an? |the |any |specified |requested ){0,2}"
+            r"(?:accelerator|GPU|CUDA|gpu|cuda) devices?\b"
+            # a tool of the toolchain that is not installed ("sh: fatbinary: command not found")
+            r"|\bcommand not found\b|\bis not recognized as an internal or external command\b"
             r"|\b(?:CUDA|GPU) (?:is )?not available\b"
             # a library that is not there ("Library cublas64_12.dll is not found or cannot be
             # loaded")
@@ -184,6 +199,9 @@ READABLE_RULES = frozenset({"", "exception", "value_error", "fatal_python", "cpp
 #: The CUDA and HIP runtimes' own error strings are a closed list that rules already read; in
 #: them "operation not supported" or "peer access is not supported" is no configuration refusal.
 _RUNTIME_ERROR = re.compile(r"\b(?:CUDA|HIP|cuda|hip) error\b|\b(?:cuda|hip)Error[A-Z]\w*")
+#: What such a line may still say in general words: memory a program could not have ("CUDA error
+#: - cannot allocate big buffer for DAG"), which no runtime string words as a refusal.
+_RUNTIME_READABLE = frozenset({"kv_cache_oom", "device_oom"})
 
 
 #: Visual Studio's exception details give the message a line of its own below the type
@@ -213,11 +231,20 @@ def own_words(text: str, traceback: Sequence[str]) -> list[str]:
 def cue_category(texts: Iterable[str]) -> tuple[str, str] | None:
     """``(category, evidence)`` from the general words of the first text that has any."""
     for text in texts:
-        if _RUNTIME_ERROR.search(text):
-            continue
+        runtime = _RUNTIME_ERROR.search(text) is not None
         for category, patterns in CUES:
+            if runtime and category not in _RUNTIME_READABLE:
+                continue
             found = [p.search(text) for p in patterns]
             if all(found):
                 words = " + ".join(m.group(0).strip()[:40] for m in found if m is not None)
                 return category, f"cue {words!r}"
     return None
+
+
+_SHORT_OF_MEMORY = re.compile(_SHORTAGE, re.IGNORECASE)
+
+
+def says_shortage(text: str) -> bool:
+    """Whether an error's own words say that memory could not be had."""
+    return _SHORT_OF_MEMORY.search(text) is not None

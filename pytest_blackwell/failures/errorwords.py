@@ -38,6 +38,8 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "atal",
     "ailure",
     "[GIN]",  # Gin's access log (Ollama's server): a request answered with a server error
+    "command not found",  # a shell that cannot run a tool
+    "out of memory",  # a runtime's error string printed alone
     # a glog or c10 record at an error level without brackets at the start of a line
     # ("E0305 20:23:38.866000 747 f.py:533] ..."), whatever its message says: found by the
     # stream scan with the line break before it, by :func:`looked_at` with its first letters
@@ -95,12 +97,20 @@ ERRORISH = re.compile(
     r"|\b(?:cuda|hip)Error[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\b(?:CUDA|HIP) error\b"
     r"|(?i:" + SIGNAL_DEATH + ")"  # a shell reporting the signal a job died of
     r"|(?i:segmentation fault|core dumped)"
+    # build tools: CMake's error records, make's failed recipe ("make[2]: *** [x.o] Error 1",
+    # also with the star escaped by a markdown paste), a shell that cannot find a command
+    r"|^CMake Error\b|^g?make(?:\[\d+\])?: \*\*\\?\* |\bcommand not found\s*$"
+    # a tool's message ending in an error it could not name ("...: Unknown Error")
+    r"|:\s*(?:Unknown|Unexpected|Internal) [Ee]rror\.?\s*$"
+    # a runtime's error string alone on its line, or after the allocator that says it
+    # ("out of memory", "cudaCustomAllocator out of memory")
+    r"|^\s*(?:[\w.:\-]+:?\s)?(?:CUDA )?out of memory\b"
 )
 #: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count
 #: (``0 failed``, but not ``replica 0 failed``: a number after a noun names a thing).
 BENIGN = re.compile(
     r"(?i)\bretry(?:ing)?\b|\bwill retry\b|\bwaiting\b|\bfall(?:ing)?\s?back\b|\bskipp(?:ed|ing)\b"
-    r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )\b0 (?:failed|errors?)\b"
+    r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )(?<!#)\b0 (?:failed|errors?)\b"
     r"|(?<![Cc]heck )\b(?:failed|errors?) ?[=:] ?0\b"  # a zero count, not glog's "Check failed"
     # pinning or locking host memory is an optimisation: llama.cpp and others go on without it
     r"|\bof pinned (?:host )?memory\b|\bmlock\b"

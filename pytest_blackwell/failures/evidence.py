@@ -138,7 +138,7 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
         told = frame_stage(cand.traceback)
         if told is None and later_stage(stage for stage, _ in options) == "unknown":
             told = (
-                phrase_stage(cand.traceback)
+                phrase_stage(cand.traceback or [cand.text])  # (a line read from the tail alone)
                 or cand.after
                 or cand.activity
                 or worded_frame(cand.traceback)

@@ -88,6 +88,8 @@ _HTML = re.compile(r"</?(?:details|summary|br|pre|code|p|div|span)\b[^>]*>|^```\
 _INLINE_CODE = re.compile(r"^\s*`(?!``)|(?<!`)`\s*$")
 _ENTITIES = (("&gt;", ">"), ("&lt;", "<"), ("&quot;", '"'), ("&#39;", "'"), ("&amp;", "&"))
 _RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+)\]:\s?")
+# Open MPI's output tags (mpirun --tag-output): "[1,0]<stderr>:" (job, rank, stream)
+_MPI_TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:\s?")
 # A deployment's own label in front of a record header: "[vllm]: [rank0]: ...", "[Stage-1] ERROR
 # 01-29 ...", kubectl's "[pod/name/container] (Worker pid=3) ...".
 _LABEL = re.compile(
@@ -244,6 +246,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
             _LABEL,
             _PROC_TAG,
             _RANK_TAG,
+            _MPI_TAG,
             _PROGRESS,
         ):
             m = rx.match(text)

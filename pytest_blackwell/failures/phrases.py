@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from pytest_blackwell.failures.stages import later_stage
+
 #: What an error message itself says was being done, for excerpts without frames or markers.
 _PHRASES: tuple[tuple[str, str], ...] = (
     (
@@ -22,7 +24,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         "graph_capture",
     ),
     (
-        r"(?i)\bfailed to load (?:model|'|\")|\bloading failed\b|error loading model"
+        r"(?i)\bfailed to load (?:[\w-]+ ){0,2}model\b|\bfailed to load ['\"]"
+        r"|\bloading failed\b|error loading model"
         r"|llama(?: runner|-server) to start|start a llama runner|\bllama_model_load\b"
         r"|(?-i:\bUNAVAILABLE: )"
         r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
@@ -74,6 +77,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|inputs? of failed execution|_raise_exception_on_finish"
         r"|\bEngine iteration timed out\b"  # vLLM's async engine: a step of running requests
         r"|\bEngine loop failed\b"  # LMDeploy's engine loop, which steps the running requests
+        # a program's work loop ("Exception in main training loop", "error in main cuda loop")
+        r"|(?i:\bin (?:the )?(?:main )?training loop\b|\bin (?:the )?main (?:\w+ )?loop\b)"
         r"|!!! Exception during processing !!!"  # ComfyUI's executor, running a workflow
         r"|\bError occurred when executing (?!\w*Load)\w+:"  # ComfyUI running a node (not a loader)
         r"|\bwhile running (?:the )?\w+ node\b"  # ONNX Runtime's executor running a graph node
@@ -94,8 +99,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # an OpenAI-compatible API's error object, the answer to a request
         r"|\"object\":\s*\"error\"|\{\"error\":\s*\{\"(?:code|message)\""
         # the work item the error broke ("Error processing image: CUDA error: ...")
-        r"|(?i:\berror (?:while )?(?:processing|transcribing|translating|generating) (?:the )?"
-        r"(?:image|prompt|audio|request|video|frame|batch|chunk|segment|text)\b)",
+        r"|(?i:\berror (?:while )?(?:processing|transcribing|translating|generating|rendering)"
+        r" (?:the |for )?"
+        r"(?:image|prompt|audio|request|video|frame|batch|chunk|segment|text|client)\b)",
         "execute",
     ),
     # a destructor's report (Python's __del__, Cython's __dealloc__)
@@ -142,6 +148,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bcu(?:da)?(?:GetDeviceCount|SetDevice|DeviceGetCount)\b|\bNumCudaDevices\b"
         r"|(?i:\b(?:failed to|unable to|could not|cannot) (?:fetch|enumerate|list|query|detect"
         r"|get) (?:any |the )?(?:number of )?(?:cuda |gpu )?devices\b)"
+        # a device the program cannot find or set up ("Could not find/initialize a specified
+        # accelerator device")
+        r"|(?i:\b(?:failed to|unable to|could not|cannot) (?:find|initiali[sz]e)(?:/\w+)? "
+        r"(?:an? |the |any |specified ){0,2}(?:accelerator|gpu|cuda) devices?\b)"
         # an argument check: the message names a command-line flag it refuses
         r"|\bnot (?:supported|compatible|allowed) (?:with|when using) --[a-z]"
         r"|(?<![\w-])--[a-z][\w-]+ (?:is not supported|is not allowed|must be|cannot be used)"
@@ -158,6 +168,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bmust be divisible by (?:the )?(?:tensor|pipeline)[ _]parallel[ _]size\b"
         # torch.distributed's store waiting for every rank to join the process group
         r"|\bDistStoreError\b|\bwaiting for clients\. \d+/\d+ clients joined\b"
+        r"|(?i:\binitiali[sz]ing (?:the )?process group\b)"  # its store-based barrier
         # a communicator being set up: TensorRT-LLM's NCCL communicator, NVSHMEM's bootstrap and
         # initialisation (DeepEP's buffers)
         r"|\bcreateComm\b|\bnvshmem\w* initialization failed\b"
@@ -175,7 +186,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a rank fetching the communicator's id from the store (torch.distributed's first call);
         # a JAX process registering with the coordination service of a multi-process run
         r"|\bis setting up NCCL communicator\b|\bCoordinationService/RegisterTask\b"
-        r"|\bWait_for_all_tasks_to_register\b",  # (the barrier of that registration)
+        r"|\bWait_for_all_tasks_to_register\b"  # (the barrier of that registration)
+        # vLLM's check of which ranks share a node, run while its distributed environment is
+        # set up
+        r"|\bis_in_the_same_node\b",
         "startup",
     ),
 )
@@ -185,10 +199,19 @@ PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 
 
 def phrase_stage(lines: Sequence[str]) -> tuple[str, str] | None:
-    """``(stage, evidence)`` from what the error lines say was being done, else ``None``."""
+    """``(stage, evidence)`` from what the error lines say was being done, else ``None``.
+
+    Each line tells at most one stage; when several lines tell one, the latest stage wins (a
+    heading "Failed to load the model" over "Failed to initialize the context: ...": the
+    step that failed inside the loading is the context's)."""
+    found: list[tuple[str, str]] = []
     for text in lines:
         for pattern, stage in PHRASES:
             m = pattern.search(text)
             if m is not None:
-                return stage, f"phrase {m.group(0)!r}"
-    return None
+                found.append((stage, f"phrase {m.group(0)!r}"))
+                break
+    if not found:
+        return None
+    latest = later_stage(stage for stage, _ in found)
+    return next(item for item in found if item[0] == latest)

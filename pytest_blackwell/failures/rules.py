@@ -90,7 +90,9 @@ CAUSES: tuple[Rule, ...] = (
        # the runtime's message cut at the end of a pasted line
        r"|\bCUDA error: an illegal memory(?: acc\w*)?\s*$"
        # CUDA's number for it, after a program's own CUDA error words ("Error code 700")
-       r"|(?i:\bcuda\b.{0,80}?\berror code[ :=]*700\b|\berror code[ :=(]*700\b.{0,120}?\bcuda\b)"
+       # ("CUDA error (700)", "CUDA error = 700")
+       r"|(?i:\bcuda\b.{0,80}?\berror(?: code)?[ :=(#]*700\b"
+       r"|\berror code[ :=(]*700\b.{0,120}?\bcuda\b)"
        r"|CUDA Exception: Warp (?:Out-of-range|Illegal|Misaligned) Address"
        r"|cudaErrorIllegalAddress|hipErrorIllegalAddress"
        # the driver API's description of it (cuda.h), and its name in .NET bindings (CUResult)
@@ -292,6 +294,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|\bCU[A-Z]+_STATUS_ARCH_MISMATCH\b|(?:cuda|hip)ErrorInvalidDeviceFunction\b"
        # rocBLAS without the kernel library of this GPU's architecture
        r"|\bTensileLibrary\S*.{0,120}?\bfor GPU arch\b"
+       # (or its kernel library that cannot be read at all: the one of this architecture)
+       r"|\brocBLAS error: Cannot read \S*TensileLibrary"
        # cuBLASLt finding no algorithm for this GEMM (an FP8 layout on a GPU without one)
        r"|cublasLtMatmulAlgoGetHeuristic\b.{0,400}?\bfailed"
        r"|CUDNN_STATUS_NOT_SUPPORTED"

@@ -36,6 +36,11 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("oom_killer", "engine_died",
        r"\boom-kill:constraint=|\bOut of memory: Killed process \d+|\binvoked oom-killer\b",
        keywords=("oom-kill", "Killed process")),
+    # a kernel stopped by the driver's watchdog for running too long (cudaErrorLaunchTimeout,
+    # 702): no progress, even when an NCCL watchdog is the one that reports it
+    rule("launch_timeout", "timeout",
+       r"launch timed out and was terminated|cudaErrorLaunchTimeout|CUDA_ERROR_LAUNCH_TIMEOUT",
+       keywords=("launch timed out", "LaunchTimeout", "LAUNCH_TIMEOUT")),
     # --- relays: a more specific cause in the same block wins -------------------------------------
     rule("nccl", "nccl_error",
        r"NCCL [Ee]rror"
@@ -79,7 +84,6 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|(?i:\b(?:did not|failed to) become (?:ready|available|healthy)\b)"
        r"|(?i:deadline exceeded)|DEADLINE_EXCEEDED|(?i:timeout of \d+(?:\.\d+)? ?(?:ms|s|seconds?) "
        r"(?:exceeded|reached))"
-       r"|launch timed out and was terminated|cudaErrorLaunchTimeout|CUDA_ERROR_LAUNCH_TIMEOUT"
        r"|Gateway Time-?out"),
     # a message telling to raise a time limit: the limit was hit (llama.cpp's server, others)
     rule("timeout_advice", "timeout",
@@ -252,7 +256,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|[A-Z]\w*(?:Error|Exception|Failed|Interrupt|OutOfResources|InvalidCxxCompiler"
        r"|Unsupported))(?:\((?:\w+\.)*\w+\))?(?::|$| was (?:unhandled|caught|thrown)\b)"
        r"|^\*\* \((?:\w+\.)*(?P<exception__2>\w*(?:Error|Exception))\) "
-       r"|^\{?%(?:\w+\.)*(?P<exception__3>\w*(?:Error|Exception))\{", ignore_at=QUIET),
+       r"|^\{?%(?:\w+\.)*(?P<exception__3>\w*(?:Error|Exception))\{"
+       # an exception class of any name, qualified by its module ("xoscar.errors.ServerClosed:")
+       r"|^(?:[a-z_]\w*\.)+(?P<exception__4>[A-Z][a-z]\w*):\s\S", ignore_at=QUIET),
     rule("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
     # errors of their own that carry no exception line: ONNX Runtime's status
     # ("[ONNXRuntimeError] : 1 : FAIL : ..."), a library call its CUDA macros checked ("CUDNN

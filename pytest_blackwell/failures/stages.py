@@ -164,6 +164,8 @@ _PROMPT_RATE = re.compile(r"prompt throughput: (\d+(?:\.\d+)?) tokens/s")
 _STUCK = re.compile(
     r"No available (?:shared memory broadcast )?block found in \d+ seconds?"
     r"|Scheduler debug info:|\bcur_batch\.batch_size\(\)="
+    # Horovod's stall inspector: ranks that never submitted the tensors the others wait on
+    r"|(?:^|[\s:>])Stalled ranks:|\bwaiting for remainder of ranks for more than \d+ seconds"
 )
 _WAITING = re.compile(r"(?i)\bwaiting for\b|\bstill waiting\b")
 #: A wait that says it is still under way as expected is progress, not a hang: a counted retry

@@ -28,8 +28,11 @@ _TB = "Traceback (most recent call last):"
          "dispatch_failure", "compile"),
         (["nvrtc: error: invalid value for --gpu-architecture (-arch)"],
          "dispatch_failure", "compile"),
-        # an error code in any program's words is an error, known or not
-        (["CUDA error = 700 at kern.cu:41 'cudaMemcpy(dst, src, n, kind)'"], "unknown", "unknown"),
+        # an error code in any program's words is an error, known or not (700 is CUDA's
+        # number for an illegal address, 999 names nothing)
+        (["CUDA error = 700 at kern.cu:41 'cudaMemcpy(dst, src, n, kind)'"],
+         "illegal_memory_access", "unknown"),
+        (["CUDA error = 999 at kern.cu:41 'cudaMemcpy(dst, src, n, kind)'"], "unknown", "unknown"),
         # a JavaScript Error object printed by a binding (node-llama-cpp and others)
         (["[Error: could not find a KV slot for the batch (try reducing the size of the batch)]"],
          "kv_cache_oom", "execute"),
