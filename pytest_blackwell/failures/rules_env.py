@@ -95,6 +95,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|No (?:CUDA|HIP|XPU) GPUs are available|all CUDA-capable devices are busy or unavailable"
        # the kernel driver not loaded or not answering (nvidia-smi, the container runtime)
        r"|couldn't communicate with the NVIDIA driver|\bnvml error: driver not loaded\b"
+       # a Jetson's memory manager (nvmap) that the process cannot open: no GPU it may use
+       r"|\bNvRmMemInit\w* failed\b"
        r"|(?:cuda|hip)ErrorNoDevice\b|CUDA_ERROR_NO_DEVICE\b"
        r"|\bdevice is unavailable: (?:cuda|gpu)|(?i:\b(?:cuda|gpu) device (?:is )?(?:not available"
        r"|unavailable)\b)"

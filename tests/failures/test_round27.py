@@ -109,6 +109,12 @@ from classify_helpers import classify_as, classify_both
             "env_mismatch",
             "startup",
         ),
+        # a Jetson's memory manager that the process cannot open
+        (
+            ["NvRmMemInitNvmap failed with Permission denied", "NvRmMemInit failed error type: 1"],
+            "env_mismatch",
+            "unknown",
+        ),
         # an exception class of any name, qualified by its module, with a server gone
         (
             [
