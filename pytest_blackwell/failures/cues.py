@@ -40,7 +40,9 @@ _ARCH = (
     r"|\bgfx\d{3,4}\w*|\b(?:Blackwell|Hopper|Ampere|Lovelace|Turing|Volta|Pascal)\b"
     r"|\b(?:this|your|the current|current) (?:GPU|device|architecture|arch|hardware|platform)\b"
     r"|\bCUDA capabilit(?:y|ies)\b|\b\d\.\d capability\b|\bcapability \d\.\d\b"
-    r"|\bthe target (?:GPU|device)\b)"
+    r"|\bthe target (?:GPU|device)\b"
+    # an architecture compared with a number ("not supported on CUDA arch < 89")
+    r"|\b(?:CUDA |GPU |compute )?arch(?:itecture)?\s*[<>]=?\s*\d)"
 )
 #: A kernel-level thing that can be missing for a dtype, a shape or an architecture.
 _KERNEL = (
@@ -98,7 +100,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\b(?:rpc error|server|backend|Post|Get)\b.{0,100}?(?::|\bfrom server) EOF\b"
             r"|\bconnection (?:reset|refused|closed) by (?:the )?(?:remote |peer|server)"
             # the server process the caller talked to is gone ("Remote server ... closed")
-            r"|\bremote server\b.{0,80}?\bclosed\b",
+            r"|\bremote server\b.{0,80}?\bclosed\b"
+            # a helper process found dead by its parent ("Stub process 'm_0' is not healthy")
+            r"|\bprocess\b.{0,80}?\bis (?:not healthy|unhealthy)\b",
         ),
     ),
     ("device_oom", (_SHORTAGE,)),

@@ -292,6 +292,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|\bthe (?:requested functionality|functionality requested) is not supported\b"
        r"|hipErrorNoBinaryForGpu|Unable to find code object for all current devices"
        r"|\bCU[A-Z]+_STATUS_ARCH_MISMATCH\b|(?:cuda|hip)ErrorInvalidDeviceFunction\b"
+       # CUDA's number for it (cudaErrorNoKernelImageForDevice), its message cut ("CUDA error
+       # 209 at /go/src/...")
+       r"|(?i:\bcuda error[ :=(#]*209\b)"
        # rocBLAS without the kernel library of this GPU's architecture
        r"|\bTensileLibrary\S*.{0,120}?\bfor GPU arch\b"
        # (or its kernel library that cannot be read at all: the one of this architecture)
@@ -438,6 +441,8 @@ CAUSES: tuple[Rule, ...] = (
     # An attention/GEMM backend refusing a dtype or feature of the model: no kernel for it here
     # (also when the message is cut right after "no").
     rule("backend_refuses_feature", "dispatch_failure",
+       # (not a backend built for another API of its server: rules_env's version mismatch)
+       r"^(?!.*\bAPI version\b).*?"
        r"(?:Flash\w*|FlexAttention|XFormers|Triton\w*|TRTLLM\w*|CUTLASS\w*|\w*MLA|\w+Attn)"
        r"(?: V\d)?(?: (?:attention )?backend)?\b[^.:]{0,60}?"
        r"(?:\bdoes(?: not|n't) (?:yet )?support\b|\bis not supported\b|\bnot supported\b"

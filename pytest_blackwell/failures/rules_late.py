@@ -186,6 +186,10 @@ LATE_RULES: tuple[Rule, ...] = (
        # vLLM's multiprocess executor: a worker died ("see stack trace above for root cause")
        r"|got fatal signal from worker processes",
        wrapper=True),
+    # torchelastic's launcher reporting that a child it ran failed: its report below (the
+    # child's exit code, the signal it got, its error file) or the child's own log tells why
+    rule("child_failed", "unknown", r"\bChildFailedError\b", wrapper=True,
+         keywords=("ChildFailedError",)),
     rule("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)"
        # c10's handler of an exception nobody caught (it then aborts the process)
        r"|Unhandled exception caught in c10/util/AbortHandler",
@@ -270,9 +274,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|\bGGML_ASSERT: \S+:\d+: ",
        keywords=("error executing", "GGML_ASSERT:")),
     # torchrun's failure summary: the rank whose exit it saw first (an exit code of a signal is
-    # a death, above); its own error is in that rank's output, not in the summary
+    # a death, above, and replaces this heading); its own error is in that rank's output
     rule("elastic_root_cause", "unknown", r"^Root Cause \(first observed failure\):",
-       keywords=("Root Cause (first observed",)),
+       wrapper=True, keywords=("Root Cause (first observed",)),
     # nvcc's count of a source file's errors (also inside a build log relayed at INFO)
     rule("nvcc_errors", "unknown", r"\b\d+ errors? detected in the compilation of\b",
        stage_hint="compile", keywords=("detected in the compilation of",)),

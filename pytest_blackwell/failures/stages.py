@@ -56,6 +56,7 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Start compiling", "compile"),
     ("Warming up model for the compilation", "compile"),
     ("Model loading took", "profile"),
+    ("Starting profile run", "profile"),  # vLLM V0's multi-modal runner starting it
     ("Loading weights took", "loading"),
     ("Loading safetensors checkpoint shards", "loading"),
     ("Starting to load model", "loading"),

@@ -35,6 +35,14 @@ _ABORT_AT = re.compile(
     r"^\S+\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp):\d+:\s*(?!(?:warning|note|info)\b)[A-Za-z(]"
 )
 
+#: The start of a line cut short, which no exception line is: an indented piece or a lone
+#: bracket or punctuation ("  Fil", "(").
+_CUT_SHORT = re.compile(r"^\s+\S{1,12}$|^\W{1,3}$")
+
+#: A notice followed by the stack it was found from, no traceback (Inductor's "skipping
+#: cudagraphs due to cpu device (arg7_1). Found from :").
+_STACK_NOTE = re.compile(r"\bFound from\s*:\s*$")
+
 #: ``(line number, logical line, block start, stage) -> candidate or None``
 CandidateFn = Callable[[int, LogicalLine, int, str], "Candidate | None"]
 
@@ -52,6 +60,10 @@ def tail_candidates(
     """
     found = []
     open_traceback: list[str] = []  # a traceback the log ends in, cut before its exception
+    # a traceback followed by nothing but the start of a line cut short ("(", "  Fil"): the
+    # paste ended inside the traceback all the same
+    cut_short: tuple[list[str], int, int] | None = None
+    said = ""  # the last line that was no frame
     frames: list[str] = []  # the traceback right before the current line
     start = last = 0
     before: list[tuple[int, str]] = []  # the lines so far: what the program was doing (activity)
@@ -63,13 +75,26 @@ def tail_candidates(
             elif open_traceback and (is_frame(line.text) or not line.text.strip()):
                 open_traceback.append(line.text)
                 last = lineno if line.text.strip() else last
-            elif line.text.startswith(("  File ", 'File "')) and not open_traceback:
-                # Frames whose header was cut off: a traceback all the same.
+            elif (
+                line.text.startswith(("  File ", 'File "'))
+                and not open_traceback
+                and not _STACK_NOTE.search(said)
+            ):
+                # Frames whose header was cut off: a traceback all the same (not the stack a
+                # notice lists as where it found something, Inductor's "Found from :").
                 open_traceback, start, last = ["Traceback (header cut)", line.text], lineno, lineno
             else:
                 frames, open_traceback = open_traceback, []
+            if not is_frame(line.text) and not line.text.lstrip().startswith('File "'):
+                said = line.text
+            if line.text.strip() and not is_frame(line.text):
+                cut_short = None
+                if frames and _CUT_SHORT.match(line.text):
+                    cut_short = (list(frames), start, last)
             if line.text.strip() and not is_frame(line.text) and not known:
                 cand = candidate(lineno, line, lineno, stage)
+                if cand is not None:
+                    cut_short = None
                 if cand is not None and cand.rank >= WRAPPER:
                     cand.traceback = [*frames, line.text]
                     cand.start = start if frames else lineno
@@ -78,6 +103,8 @@ def tail_candidates(
                     found.append(cand)
                 frames = []
         before.append((lineno, raw))
+    if not open_traceback and cut_short is not None:
+        open_traceback, start, last = cut_short
     frame_count = sum(t.lstrip().startswith('File "') for t in open_traceback)
     head = open_traceback[0] if open_traceback else ""
     if frame_count >= 2 or (frame_count and (is_header(head) or THREAD_DUMP.match(head))):

@@ -97,6 +97,10 @@ IN_TUNING = {
     "fresh77": (1.00, 0.85),
     "fresh78": (1.00, 0.72),
     "fresh79": (1.00, 0.84),
+    "fresh80": (1.00, 0.93),
+    "fresh81": (0.81, 0.72),
+    "fresh82": (1.00, 0.81),
+    "fresh83": (0.94, 0.84),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
