@@ -63,6 +63,15 @@ _OPERAND = (
     r"|\b(?:block|page|tile) sizes?\b)"
 )
 
+#: A device the program cannot find or set up ("Could not find/initialize a specified
+#: accelerator device"): the environment cannot run it (here), and while the process starts
+#: (:mod:`.phrases`).
+DEVICE_NOT_SET_UP = (
+    r"\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:find|initiali[sz]e"
+    r"|detect|open|access)(?:/\w+)? (?:an? |the |any |specified |requested ){0,2}"
+    r"(?:accelerator|GPU|CUDA|gpu|cuda) devices?\b"
+)
+
 #: ``(category, patterns)``: the cue holds when every pattern is found in the text.
 _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
@@ -150,13 +159,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bdriver (?:version )?(?:is )?(?:too old|insufficient|outdated)\b|\bnot installed\b"
             r"|\bsetup failed\b"
             r"|\bno (?:CUDA |GPU |HIP )?(?:devices?|GPUs?) (?:available|found|detected)\b"
-            # a device the program cannot find or set up ("Could not find/initialize a
-            # specified accelerator device")
-            r"|\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:find|initiali[sz]e"
-            r"|detect|open|access)(?:/\w+)? (?:an? |the |any |specified |requested ){0,2}"
-            r"(?:accelerator|GPU|CUDA|gpu|cuda) devices?\b"
+            r"|"
+            + DEVICE_NOT_SET_UP
             # a tool of the toolchain that is not installed ("sh: fatbinary: command not found")
-            r"|\bcommand not found\b|\bis not recognized as an internal or external command\b"
+            + r"|\bcommand not found\b|\bis not recognized as an internal or external command\b"
             r"|\b(?:CUDA|GPU) (?:is )?not available\b"
             # a library that is not there ("Library cublas64_12.dll is not found or cannot be
             # loaded")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from pytest_blackwell.failures.cues import DEVICE_NOT_SET_UP
 from pytest_blackwell.failures.stages import later_stage
 
 #: What an error message itself says was being done, for excerpts without frames or markers.
@@ -148,10 +149,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bcu(?:da)?(?:GetDeviceCount|SetDevice|DeviceGetCount)\b|\bNumCudaDevices\b"
         r"|(?i:\b(?:failed to|unable to|could not|cannot) (?:fetch|enumerate|list|query|detect"
         r"|get) (?:any |the )?(?:number of )?(?:cuda |gpu )?devices\b)"
-        # a device the program cannot find or set up ("Could not find/initialize a specified
-        # accelerator device")
-        r"|(?i:\b(?:failed to|unable to|could not|cannot) (?:find|initiali[sz]e)(?:/\w+)? "
-        r"(?:an? |the |any |specified ){0,2}(?:accelerator|gpu|cuda) devices?\b)"
+        # a device the program cannot find or set up
+        r"|(?i:" + DEVICE_NOT_SET_UP + ")"
         # an argument check: the message names a command-line flag it refuses
         r"|\bnot (?:supported|compatible|allowed) (?:with|when using) --[a-z]"
         r"|(?<![\w-])--[a-z][\w-]+ (?:is not supported|is not allowed|must be|cannot be used)"

@@ -85,16 +85,16 @@ def tail_candidates(
                 open_traceback, start, last = ["Traceback (header cut)", line.text], lineno, lineno
             else:
                 frames, open_traceback = open_traceback, []
-            if not is_frame(line.text) and not line.text.lstrip().startswith('File "'):
+            framed = is_frame(line.text)
+            if not framed and not line.text.lstrip().startswith('File "'):
                 said = line.text
-            if line.text.strip() and not is_frame(line.text):
-                cut_short = None
-                if frames and _CUT_SHORT.match(line.text):
-                    cut_short = (list(frames), start, last)
-            if line.text.strip() and not is_frame(line.text) and not known:
+            if not line.text.strip() or framed:
+                continue
+            cut_short = (frames, start, last) if frames and _CUT_SHORT.match(line.text) else None
+            if not known:
                 cand = candidate(lineno, line, lineno, stage)
                 if cand is not None:
-                    cut_short = None
+                    cut_short = None  # the line is an error of its own, not a piece of one
                 if cand is not None and cand.rank >= WRAPPER:
                     cand.traceback = [*frames, line.text]
                     cand.start = start if frames else lineno
