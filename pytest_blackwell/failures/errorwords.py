@@ -117,6 +117,9 @@ BENIGN = re.compile(
     # a scheduler taking requests back to free memory (SGLang's "Decode out of memory happened.
     # #retracted_reqs: 1"): they are run again later
     r"|\bretract(?:ed|ing)?(?:_reqs)?\b"
+    # an allocator that reserves its buffers anew and allocates again (ggml's scheduler: "failed
+    # to allocate graph, reserving")
+    r"|, reserving\b"
     # a warning of what may happen ("This is not supported for all configurations of models and
     # can yield errors."), not an error that happened
     r"|\b(?:can|may|might|could) (?:yield|cause|lead to|result in|produce) (?:\w+ ){0,2}errors?\b"

@@ -26,7 +26,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     ),
     (
         r"(?i)\bfailed to load (?:[\w-]+ ){0,2}model\b|\bfailed to load ['\"]"
-        r"|\bloading failed\b|error loading model"
+        r"|\bloading failed\b|error loading model|\berror loading llama server\b"
         r"|llama(?: runner|-server) to start|start a llama runner|\bllama_model_load\b"
         r"|(?-i:\bUNAVAILABLE: )"
         r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
@@ -89,12 +89,6 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\byour request\b|\bHowever, you requested\b|\bcompletion stream generator\b"
         r"|(?:^|:)(?:prefill|decode|generate)\{"  # TGI's tracing spans of a request
         r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b"
-        r"|\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b"  # a server answering a request with an error
-        r"|\bHTTPException: [45]\d\d\b|\b500 Internal Server Error\b"
-        r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"  # Gin's access log: a request answered 5xx
-        # a key=value access record (zerolog, logfmt) of a request answered 5xx
-        r"|\bmethod=(?:POST|GET|PUT)\b.{0,200}?\bstatus=5\d\d\b"
-        r"|\bstatus=5\d\d\b.{0,200}?\bmethod=(?:POST|GET|PUT)\b"
         r"|(?i:\b(?:could not|failed to|unable to) predict\b)"  # a model's prediction of an input
         r"|(?i:\berror while invoking\b)"  # a served session's step (InvokeAI's invocations)
         # an OpenAI-compatible API's error object, the answer to a request
@@ -103,6 +97,17 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\berror (?:while )?(?:processing|transcribing|translating|generating|rendering)"
         r" (?:the |for )?"
         r"(?:image|prompt|audio|request|video|frame|batch|chunk|segment|text|client)\b)",
+        "execute",
+    ),
+    # a server answering a request with an error: the request was being served, unless the
+    # error lines say what failed while it was (see ANSWERS)
+    (
+        r"\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b|\bHTTPException: [45]\d\d\b"
+        r"|\b500 Internal Server Error\b"
+        r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"  # Gin's access log: a request answered 5xx
+        # a key=value access record (zerolog, logfmt) of a request answered 5xx
+        r"|\bmethod=(?:POST|GET|PUT)\b.{0,200}?\bstatus=5\d\d\b"
+        r"|\bstatus=5\d\d\b.{0,200}?\bmethod=(?:POST|GET|PUT)\b",
         "execute",
     ),
     # a destructor's report (Python's __del__, Cython's __dealloc__)
@@ -161,6 +166,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a command-line parser refusing a flag's value ('error while handling argument
         # "--cache-type-k": ...', argparse's "argument --dtype: invalid choice")
         r"|\b(?:error while (?:handling|parsing) argument|argument) [\"']?--[a-z][\w-]*[\"']?:"
+        # clap's refusals (Rust launchers, TGI's): "invalid value 'True' for '--flag <X>'",
+        # "unexpected argument '--flag' found"
+        r"|\b(?:invalid value '[^']*' for|unexpected argument) '--?[a-z]"
         # vLLM's check of the model's dtype against the GPU, run while the engine is created
         r"|\bBfloat16 is only supported on GPUs with compute capability\b"
         # the engine's parallel-configuration check against the model's shape
@@ -195,6 +203,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
 PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), stage) for pattern, stage in _PHRASES
 )
+#: The phrase of a request answered with an error. A server answers so whatever failed while it
+#: served the request (Ollama loads a model for the request that asks for it), so it tells the
+#: stage only when no other error line does.
+ANSWERS = next(pattern for pattern, _ in PHRASES if "GIN" in pattern.pattern)
 
 
 def phrase_stage(lines: Sequence[str]) -> tuple[str, str] | None:
@@ -202,14 +214,19 @@ def phrase_stage(lines: Sequence[str]) -> tuple[str, str] | None:
 
     Each line tells at most one stage; when several lines tell one, the latest stage wins (a
     heading "Failed to load the model" over "Failed to initialize the context: ...": the
-    step that failed inside the loading is the context's)."""
+    step that failed inside the loading is the context's). A request answered with an error
+    (:data:`ANSWERS`) counts only when no other line tells a stage."""
     found: list[tuple[str, str]] = []
+    answered: list[tuple[str, str]] = []
     for text in lines:
         for pattern, stage in PHRASES:
             m = pattern.search(text)
             if m is not None:
-                found.append((stage, f"phrase {m.group(0)!r}"))
+                (answered if pattern is ANSWERS else found).append(
+                    (stage, f"phrase {m.group(0)!r}")
+                )
                 break
+    found = found or answered
     if not found:
         return None
     latest = later_stage(stage for stage, _ in found)

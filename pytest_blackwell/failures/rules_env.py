@@ -78,12 +78,14 @@ ENV_RULES: tuple[Rule, ...] = (
        # code is a compiler that ran and failed, whose own error follows: a wrapper, below)
        r"|" + COMPILER_LAUNCH + r"(?!: (?!32512\b)\d)",
        stage_hint="compile"),
-    # xFormers installed without CUDA kernels, or with extensions built for another torch
     # xFormers' extensions built for another torch, which it reports when it is imported
     rule("xformers_extensions", "env_mismatch", r"xFormers can't load C\+\+/CUDA extensions",
        stage_hint="startup", keywords=("xFormers can't load",)),
-    # a linker that cannot find a library it was told to link (a JIT build's "-lcuda")
-    rule("link_library_missing", "env_mismatch", r"\bld(?:\.\w+)?: cannot find -l\w+",
+    # the linker of a build that cannot find a library or resolve a symbol: what it links
+    # against is missing or was built for another ABI, version or toolchain ("cannot find
+    # -lcuda", "undefined reference to `f()'")
+    rule("link_failed", "env_mismatch",
+       r"\bld(?:\.\w+)?: cannot find -l\w+|\bundefined reference to [`'\u2018]",
        stage_hint="compile"),
     # Docker asked for GPUs without the NVIDIA container runtime set up
     rule("container_gpu_driver", "env_mismatch",

@@ -39,8 +39,10 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("warming up the model with an empty run", "warmup"),  # llama.cpp's common init
     ("Capturing CUDA graph", "graph_capture"),
     ("Capturing cudagraph", "graph_capture"),
-    ("Capture cuda graph end", "warmup"),
-    ("Capture cuda graph begin", "graph_capture"),
+    # SGLang's capture of the model's graphs and of a speculative drafter's ("Capture draft
+    # cuda graph begin", "Capture draft extend cuda graph end")
+    ("cuda graph end", "warmup"),
+    ("cuda graph begin", "graph_capture"),
     ("KV Cache is allocated", "kv_alloc"),
     ("KV cache size:", "kv_alloc"),
     ("# GPU blocks:", "kv_alloc"),  # vLLM V0: the blocks counted, the cache allocated next
@@ -60,6 +62,7 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Loading weights took", "loading"),
     ("Loading safetensors checkpoint shards", "loading"),
     ("Starting to load model", "loading"),
+    ("Loading drafter model", "loading"),  # vLLM loading a speculative decoding drafter
     ("Load weight end", "profile"),
     ("Load weight begin", "loading"),
     ("_context_with_model:", "kv_alloc"),

@@ -101,6 +101,8 @@ IN_TUNING = {
     "fresh81": (0.81, 0.72),
     "fresh82": (1.00, 0.81),
     "fresh83": (0.94, 0.84),
+    "fresh84": (0.91, 0.91),
+    "fresh85": (1.00, 0.76),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
