@@ -288,6 +288,21 @@ def is_frame(text: str) -> bool:
     )
 
 
+#: The shape of an exception line (``ValueError: ...``, ``torch.OutOfMemoryError``, ``KeyError``).
+_EXCEPTION_SHAPE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?::|$)")
+
+
+def is_flat_source(text: str, before: str) -> bool:
+    """Whether ``text`` is the source line of the frame line ``before`` in a paste that lost the
+    traceback's indentation (``File "a.py", line 3, in f`` then ``x = f()`` at the margin)."""
+    return (
+        before.startswith('File "')
+        and bool(text.strip())
+        and not text.startswith(" ")
+        and _EXCEPTION_SHAPE.match(text) is None
+    )
+
+
 def cut_traceback(block: Block) -> Candidate:
     """A traceback cut off before its exception line: an unknown error, though one that says
     less than a wrapper naming what failed."""

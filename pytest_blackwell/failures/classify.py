@@ -42,6 +42,7 @@ from pytest_blackwell.failures.candidates import (
     Block,
     Candidate,
     cut_traceback,
+    is_flat_source,
     is_frame,
     is_header,
     merged,
@@ -107,7 +108,6 @@ class StreamClassifier:
         self.keywords: tuple[str, ...] = ()
         self._refresh_keywords()
 
-    # --- public API ---------------------------------------------------------------------------
     @property
     def stage(self) -> str:
         """The current stage (``unknown`` until a marker or an explicit event says otherwise)."""
@@ -218,7 +218,6 @@ class StreamClassifier:
         evidence = {"category": f"hang: {reason}", "stage": stage_from}
         return Failure("timeout", stage, text, lineno, {"evidence": reason}, (text,), evidence)
 
-    # --- internals ----------------------------------------------------------------------------
     def _tail_candidates(self) -> list[Candidate]:
         """Errors among the last lines (see :func:`tail_candidates`)."""
         return tail_candidates(self._tail, self._candidate, self._error_stage(), self.keywords)
@@ -334,7 +333,7 @@ class StreamClassifier:
         text = line.text
         block.last_seen = lineno
         if block.is_traceback and not block.exception_seen:
-            if is_frame(text) or not text.strip():
+            if is_frame(text) or not text.strip() or is_flat_source(text, block.lines[-1]):
                 self._keep(block, text)
                 return True
             block.exception_seen = True

@@ -111,7 +111,9 @@ ERRORISH = re.compile(
 BENIGN = re.compile(
     r"(?i)\bretry(?:ing)?\b|\bwill retry\b|\bwaiting\b|\bfall(?:ing)?\s?back\b|\bskipp(?:ed|ing)\b"
     r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )(?<!#)\b0 (?:failed|errors?)\b"
-    r"|(?<![Cc]heck )\b(?:failed|errors?) ?[=:] ?0\b"  # a zero count, not glog's "Check failed"
+    # a zero count, not glog's "Check failed"; also a count of what failed in a results table
+    # ("Failed requests:       0", a benchmark's summary)
+    r"|(?<![Cc]heck )\b(?:failed|errors?)(?: [a-z]+)? ?[=:]\s*0(?![.\d])\b"
     # pinning or locking host memory is an optimisation: llama.cpp and others go on without it
     r"|\bof pinned (?:host )?memory\b|\bmlock\b"
     # a scheduler taking requests back to free memory (SGLang's "Decode out of memory happened.
@@ -155,9 +157,10 @@ _ASIDE_GOES_ON = re.compile(_HARMLESS_WARNING + r".*:\s*$")
 def is_aside(text: str, lineno: int, recent: Reversible[tuple[int, str]]) -> bool:
     """Whether line ``lineno`` (``text``) only mentions an error (:data:`ASIDE`) or is the rest
     of a warning message on the line before it, looked up among the ``(number, line)`` pairs of
-    ``recent`` (newest last)."""
+    ``recent`` (newest last). An ``NCCL WARN`` record is never an aside, whatever it says it does
+    next: NCCL's own error level, kept as the relay it is (``falling back to simple order``)."""
     if ASIDE.search(text):
-        return True
+        return "NCCL WARN" not in text
     before = next((raw for n, raw in reversed(recent) if n == lineno - 1), "")
     return _ASIDE_GOES_ON.match(before.strip()) is not None
 

@@ -100,6 +100,9 @@ DECISIVE: dict[str, str] = {
     "build_managers": "kv_alloc",
     # CUDA graphs
     "capture_model": "graph_capture",
+    # a graph runner's capture of one graph (vLLM's CUDAGraphRunner and V1 cudagraph_utils,
+    # SGLang's cuda_graph_runner)
+    "capture": "graph_capture",
     "_capture_cudagraphs": "graph_capture",
     "init_cuda_graphs": "graph_capture",
     "capture_one_batch_size": "graph_capture",
@@ -207,10 +210,12 @@ PATHS: tuple[tuple[str, str], ...] = (
     ("triton/backends/nvidia/compiler", "compile"),  # Triton 3's backends: ptxas, make_cubin
     ("triton/backends/amd/compiler", "compile"),
     ("torch/utils/cpp_extension.py", "compile"),  # torch's JIT build of C++/CUDA extensions
+    ("triton/runtime/build.py", "compile"),  # Triton building its launcher or driver module
     ("flashinfer/jit/", "compile"),
     ("torch/cuda/graphs.py", "graph_capture"),
     ("model_loader/", "loading"),
     ("openai/resources/", "execute"),  # the OpenAI client sending a request to the server
+    ("entrypoints/openai/serving_", "execute"),  # an OpenAI-compatible server serving a request
 )
 
 #: Frames that raise for one reason only: they tell the category of an unrecognised message.

@@ -90,6 +90,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?:^|:)(?:prefill|decode|generate)\{"  # TGI's tracing spans of a request
         r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b"
         r"|(?i:\b(?:could not|failed to|unable to) predict\b)"  # a model's prediction of an input
+        # the work a served model does, said to have failed ("Transcription failed: ...")
+        r"|(?i:\b(?:transcription|inference|prediction|translation) failed\b)"
         r"|(?i:\berror while invoking\b)"  # a served session's step (InvokeAI's invocations)
         # an OpenAI-compatible API's error object, the answer to a request
         r"|\"object\":\s*\"error\"|\{\"error\":\s*\{\"(?:code|message)\""

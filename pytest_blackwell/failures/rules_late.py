@@ -55,6 +55,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|/nvshmem/src/\S+:\d+: (?:non-zero status|NULL value)|nvshmem\w* initialization failed"
        r"|(?:^|: )(?:Test )?NCCL failure \S+:\d+"
        r"|watchdog got stuck for \d+ seconds without making progress"
+       # NCCL's own error strings, as another library prints them ("CUDA error: unhandled cuda
+       # error (run with NCCL_DEBUG=INFO for details)" from a ncclGroupEnd it checked)
+       r"|\(run with NCCL_DEBUG=\w+ for details\)"
        # Gloo's transport (the CPU collectives of torch.distributed) names its source file;
        # when it says it timed out, that is a timeout (below)
        r"|\bgloo/transport/\w+/\w+\.cc:\d+\](?! Timed out)"
@@ -106,6 +109,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"(?: \(exit code: (?P<exit_code>-?\d+)\))?|(?P<process__2>\S+ rank=\d+) died unexpectedly"
        r"|engine core exited unexpectedly"
        r"|(?i:\bmodel process (?:encountered an unexpected error|crashed|exited unexpectedly))"
+       r"|\bShard \d+ crashed\b"  # TGI's launcher: a shard process that exited in failure
        r"|(?:[Ss]cheduler|[Dd]etokenizer|[Ww]orker|[Ee]ngine\w*)(?: process)? is dead\b",
        weak=True),
     # a router or client that cannot reach the engine process it serves through (TGI's router
@@ -184,7 +188,7 @@ LATE_RULES: tuple[Rule, ...] = (
        # TensorRT-LLM's LLM API: a worker of its executor failed to start
        r"|Executor worker returned error"
        # vLLM's multiprocess executor: a worker died ("see stack trace above for root cause")
-       r"|got fatal signal from worker processes",
+       r"|[Gg]ot fatal signal from worker processes",
        wrapper=True),
     # torchelastic's launcher reporting that a child it ran failed: its report below (the
     # child's exit code, the signal it got, its error file) or the child's own log tells why
@@ -249,6 +253,10 @@ LATE_RULES: tuple[Rule, ...] = (
     # or nowhere; it only points at the cause (a wrapper), which any error in the log replaces
     rule("exit_code", "unknown", _EXIT + r"(?P<exit_code>[1-9]\d*)\b", ignore_at=QUIET,
        wrapper=True, keywords=("xit code", "xit status", "xited with", "退出代码", "退出码")),
+    # Python's exit raised with an error code or message (``exit(1)``; not 0 or None, a clean
+    # exit): the same as an exit code
+    rule("system_exit", "unknown", r"^SystemExit: (?!(?:0|None)\s*$)(?P<exit_code>\d+)?",
+       ignore_at=QUIET, wrapper=True, keywords=("SystemExit: ",)),
     # --- anything else that is an exception -------------------------------------------------------
     # (also Ray's "RayTaskError(TimeoutError): ...", .NET's "Unhandled exception. System.X: ...",
     # Visual Studio's exception details, "System.XException was unhandled" with the message on
@@ -264,11 +272,17 @@ LATE_RULES: tuple[Rule, ...] = (
        # an exception class of any name, qualified by its module ("xoscar.errors.ServerClosed:")
        r"|^(?:[a-z_]\w*\.)+(?P<exception__4>[A-Z][a-z]\w*):\s\S", ignore_at=QUIET),
     rule("fatal_python", "unknown", r"Fatal Python error: (?P<reason>.+)"),
+    # asyncio's report of a task whose exception nobody retrieved, the exception as a repr on
+    # one line ("future: <Task finished name='Task-5' coro=<...> exception=CompilationError(...")
+    rule("task_exception", "unknown",
+       r"^future: <(?:Task|Future) finished\b.*? exception=(?:\w+\.)*(?P<exception>[A-Z]\w*)\(",
+       keywords=("exception=",)),
     # errors of their own that carry no exception line: ONNX Runtime's status
     # ("[ONNXRuntimeError] : 1 : FAIL : ..."), a library call its CUDA macros checked ("CUDNN
     # error executing cudnnConvolutionForward(...)"), ggml's assertion ("GGML_ASSERT: f.c:1: x")
     rule("library_status_error", "unknown",
-       r"^\[\w+(?:Error|Exception)\] : \d+ : [A-Z_]+ :"
+       # (also raised as one of ONNX Runtime's Python exceptions: "EPFail: [ONNXRuntimeError] ...")
+       r"^(?:[\w.]+: )?\[\w+(?:Error|Exception)\] : \d+ : [A-Z_]+ :"
        r"|\b(?:CUDA|CUDNN|CUBLAS|CUFFT|CURAND|CUSPARSE|CUSOLVER|NCCL|cuDNN|cuBLAS) error "
        r"executing \w+"
        r"|\bGGML_ASSERT: \S+:\d+: ",

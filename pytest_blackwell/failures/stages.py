@@ -37,6 +37,7 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Warming up done", "warmup"),
     ("Warming up FlashInfer", "warmup"),
     ("warming up the model with an empty run", "warmup"),  # llama.cpp's common init
+    ("Starting model warm up", "warmup"),  # koboldcpp's warm-up of a llama.cpp model
     ("Capturing CUDA graph", "graph_capture"),
     ("Capturing cudagraph", "graph_capture"),
     # SGLang's capture of the model's graphs and of a speculative drafter's ("Capture draft

@@ -18,6 +18,7 @@ from pytest_blackwell.failures.candidates import (
     RING_LINES,
     WRAPPER,
     Candidate,
+    is_flat_source,
     is_frame,
     is_header,
 )
@@ -72,9 +73,15 @@ def tail_candidates(
         for line in logical_lines(raw):
             if is_header(line.text) or THREAD_DUMP.match(line.text):
                 open_traceback, start = [line.text], lineno
-            elif open_traceback and (is_frame(line.text) or not line.text.strip()):
+            elif open_traceback and (
+                is_frame(line.text)
+                or not line.text.strip()
+                or is_flat_source(line.text, open_traceback[-1])
+            ):
                 open_traceback.append(line.text)
                 last = lineno if line.text.strip() else last
+                if line.text.strip() and not is_frame(line.text):
+                    continue  # a source line at the margin is no error of its own
             elif (
                 line.text.startswith(("  File ", 'File "'))
                 and not open_traceback

@@ -103,6 +103,10 @@ IN_TUNING = {
     "fresh83": (0.94, 0.84),
     "fresh84": (0.91, 0.91),
     "fresh85": (1.00, 0.76),
+    "fresh86": (1.00, 1.00),
+    "fresh87": (0.92, 0.85),
+    "fresh88": (0.88, 0.82),
+    "fresh89": (0.95, 0.95),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -137,6 +141,12 @@ KNOWN_UNREACHABLE = {
     "notice that a weights file is missing, in the words of a missing model file, with the "
     "fallback it takes told only on the next line; a known cause is final at its own line (a "
     "live engine is stopped at its first fatal line), so a line after it cannot take it back",
+    "fresh87/gpustack-worker-rpc-server-not-running-restarting-windows-1464.log": "a helper "
+    "server found not running and restarted, told at WARNING only and cut while it repeats; a "
+    "supervisor logs the same line for a restart that then succeeds",
+    "fresh89/jax-xla-bridge-unable-to-initialize-cuda-falling-back-to-cpu-32.log": "JAX unable "
+    "to initialise its CUDA backend, told at INFO and WARNING only, as on hosts where the "
+    "fallback to the CPU is intended (as for jax-after-sleep above)",
 }
 
 
