@@ -66,8 +66,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"(?:[eE][+-]?\d+)?\b"
         r"|\bEpoch\(train\)|^\s*Epoch \d+/\d+\s*$"  # Keras' epoch header
         # a program announcing the start of its work ("Start simulation", "Starting training")
-        r"|(?i:^\W*start(?:ing)? (?:the )?(?:simulation|training|inference|generation|sampling)"
-        r"\b\W*$)"
+        # (or of the work on an input: "Starting transcription on: talk.mp3")
+        r"|(?i:^\W*start(?:ing)? (?:the )?(?:simulation|training|inference|generation|sampling"
+        r"|transcription)\b(?:\W*$| on\b))"
         # the time an inference took, reported once it ran ("Time taken for inference is 6 ms")
         r"|(?i:\b(?:time (?:taken )?for|took) (?:the )?inference\b"
         r"|\binference (?:time|took|latency)\b\W{0,3}\d)"

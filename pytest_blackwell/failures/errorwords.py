@@ -40,6 +40,9 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "[GIN]",  # Gin's access log (Ollama's server): a request answered with a server error
     "command not found",  # a shell that cannot run a tool
     "out of memory",  # a runtime's error string printed alone
+    "object has no attribute",  # Python's error messages printed without their type
+    "object is not ",
+    "UNAVAILABLE: ",  # a model status table's cell for a model that could not be loaded
     # a glog or c10 record at an error level without brackets at the start of a line
     # ("E0305 20:23:38.866000 747 f.py:533] ..."), whatever its message says: found by the
     # stream scan with the line break before it, by :func:`looked_at` with its first letters
@@ -76,6 +79,7 @@ ERRORISH = re.compile(
     r"|(?:^|[\s;,(\[])(?:[\w\-]+ )?(?:error|Error)\s*:\s*\S|\b\d+ errors? detected\b"
     # an error code: "CUDA error = 999 at main.cu:196", "cuda error 700"
     r"|\b(?:CUDA|cuda|HIP|hip)\w* (?:error|Error)\s*=?\s*[1-9]\d*"
+    r"|\b(?:error|Error) [1-9]\d*\s*:\s*\S"  # an error and its code ("runtime error 6: ...")
     r"|\b(?i:CUDA|NCCL|cuDNN|cuBLAS) failure\b"
     r"|^[\w.\-]+: (?:Error|error) \w"
     # a status code of a failure alone or in front of its message ("startup_failed")
@@ -105,6 +109,12 @@ ERRORISH = re.compile(
     # a runtime's error string alone on its line, or after the allocator that says it
     # ("out of memory", "cudaCustomAllocator out of memory")
     r"|^\s*(?:[\w.:\-]+:?\s)?(?:CUDA )?out of memory\b"
+    # Python's error message printed without its exception type ("router init state: 'NoneType'
+    # object has no attribute 'get'")
+    r"|'\w+' object (?:has no attribute '\w+'|is not (?:callable|subscriptable|iterable)\b)"
+    # an OpenAI-compatible API's error object (the answer to a request that failed), and a
+    # model status table's cell for a model that could not be loaded (Triton's UNAVAILABLE)
+    r"|\"object\":\s*\"error\"|\|\s*UNAVAILABLE: \S"
 )
 #: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count
 #: (``0 failed``, but not ``replica 0 failed``: a number after a noun names a thing).

@@ -90,6 +90,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?:^|:)(?:prefill|decode|generate)\{"  # TGI's tracing spans of a request
         r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b"
         r"|(?i:\b(?:could not|failed to|unable to) predict\b)"  # a model's prediction of an input
+        # a server's handler of a request that failed (Ray Serve's "Encountered failure while
+        # handling request")
+        r"|(?i:\b(?:failure|error|exception) while handling\b(?! argument))"
+        # a benchmark of the model failing while it runs ("Error during benchmark: ...")
+        r"|(?i:\berror (?:during|while running|in) (?:the )?benchmark\b)"
         # the work a served model does, said to have failed ("Transcription failed: ...")
         r"|(?i:\b(?:transcription|inference|prediction|translation) failed\b)"
         r"|(?i:\berror while invoking\b)"  # a served session's step (InvokeAI's invocations)

@@ -57,6 +57,10 @@ CAUSES: tuple[Rule, ...] = (
     rule("dynamic_smem_attribute", "smem_limit",
        r"MaxDynamicSharedMemorySize.{0,200}?(?:invalid argument|failed|exceed)"
        r"|cudaFuncSetAttribute.{0,200}?(?:invalid argument|failed)"
+       # ggml's report of a failed call prints the call on its own line under the error
+       # ("CUDA error: invalid argument" / "current device: ..." / "cudaFuncSetAttribute(k,
+       # cudaFuncAttributeMaxDynamicSharedMemorySize, n)")
+       r"|^\s*cudaFuncSetAttribute\(\s*\w+,\s*cudaFuncAttributeMaxDynamicSharedMemorySize\b"
        # FlashAttention's launch templates (FlashAttention 1: its fmha kernel files) raise the
        # kernel's dynamic shared-memory attribute right before the launch: "invalid argument"
        # there is a request above the card's limit

@@ -43,7 +43,10 @@ CONFIG_RULES: tuple[Rule, ...] = (
     # TensorRT's ONNX parser refusing the model, its builder a network without a shape profile
     rule("trt_model_rejected", "unsupported_config",
        r"\bModelImporter\.cpp:\d+: ERROR\b|\bUNSUPPORTED_NODE\b"
-       r"|Network has dynamic or shape inputs, but no optimization profile has been defined",
+       r"|Network has dynamic or shape inputs, but no optimization profile has been defined"
+       # a parsed network the builder cannot build: no output marked, a shape it cannot use
+       r"|\bNetwork must have at least one output\b"
+       r"|\boutput can not be used as shape tensor\b",
        stage_hint="compile",
        keywords=("ModelImporter", "UNSUPPORTED_NODE", "no optimization profile")),
     rule("model_file_rejected", "unsupported_config",
@@ -84,6 +87,11 @@ CONFIG_RULES: tuple[Rule, ...] = (
        stage_hint="startup", ignore_at=QUIET),  # (a program that falls back warns of it)
     rule("config_limit", "unsupported_config",
        r"\bis (?:greater|larger) than (?:the )?(?:configured )?max_[a-z_]+\b"),
+    # an option refused without another it needs (llama.cpp: "V cache quantization requires
+    # flash_attn"): a combination of settings the engine cannot run
+    rule("option_requires_option", "unsupported_config",
+       r"\b(?:quantization|quantized cache|cache type) requires (?:--)?flash[_-]?attn(?:ention)?\b",
+       keywords=("requires flash",)),
     rule("argument_rejected", "unsupported_config",
        r"argument --[\w-]+: invalid|unrecognized arguments:|Failed to parse (?:the )?arguments"
        r"|\bNotEnoughCUDADevices\b"

@@ -156,6 +156,7 @@ ENV_RULES: tuple[Rule, ...] = (
     # depends on is missing; 127: a procedure), ONNX Runtime's CUDA provider, vLLM's NCCL wrapper
     rule("library_not_loaded", "env_mismatch",
        r"Could not locate (?P<library>\S+\.dll)\b|Unable to load any of \{(?P<any_of>lib[^,}]+)"
+       r"|\bCould not load library (?P<library__2>\S+?\.(?:dll|so[\d.]*))\.? Error"
        r"|\bCannot load symbol (?P<symbol>\w+)|LoadLibrary failed with error 12[67]\b"
        r"|CUDA_PATH is set but CUDA\b.{0,30}?\bloaded"
        r"|Failed to load NCCL library from"
@@ -164,7 +165,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\b(?:native |CUDA |shared )?(?:library|binary) (?:load error|not found at)\b"
        # Windows: a DLL whose initialisation fails as it is loaded (ERROR_DLL_INIT_FAILED)
        r"|\bA dynamic link library \(DLL\) initialization routine failed\b|\bWinError 1114\b",
-       keywords=("Could not locate", "Unable to load any of", "Cannot load symbol", "LoadLibrary",
+       keywords=("Could not locate", "Could not load library", "Unable to load any of",
+                 "Cannot load symbol", "LoadLibrary",
                  "able to be loaded", "Failed to load NCCL library", "load error", "not found at",
                  "WinError 1114", "initialization routine failed")),
     rule("library_mismatch", "env_mismatch",

@@ -49,6 +49,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|NCCL communicator was aborted|retrieving ncclUniqueId(?!.{0,300}?\bSocket Timeout\b)"
        r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
        r"|Watchdog caught collective operation timeout|\bncclCommWatchdog\b"
+       # (c10d's record of it once the log prefix naming ProcessGroupNCCL.cpp is taken off)
+       r"|\bNCCL watchdog thread terminated\b"
        r"|failure detected by watchdog at work sequence"
        r"|\bNcclError\b|\bNCCL_ERROR_[A-Z_]+|\bMPI error\b|\bMPI_ERR_[A-Z_]+"
        # NVSHMEM (DeepEP's transport): its source naming a failed status, its own init failure
@@ -124,8 +126,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|Signal (?P<signal__4>\d+) \(SIG[A-Z]+\) received|(?:killed|terminated|died) (?:by|with) "
        r"signal (?P<signal__5>SIG[A-Z]+|\d+)"
        # a signal's exit code, or Windows' for a crash: a status of 0xC0000000 and above
-       # (access violation, fast fail, stack overflow), or abort()'s 3 shown beside its hex
-       r"|" + _EXIT + r"(?P<exit_code>-\d+|1[3-5]\d|3221\d{6}|3(?= \(0x0*3\)))\b"
+       # (access violation, fast fail, stack overflow), or abort()'s 3 shown beside its hex; a
+       # negative status printed as an unsigned 64-bit number (18446744072635812000)
+       r"|" + _EXIT + r"(?P<exit_code>-\d+|1[3-5]\d|3221\d{6}|3(?= \(0x0*3\))|1844674407\d{10})\b"
        r"|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)"
        r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )"
        r"(?P<signal__6>segmentation fault|killed|bus error"
@@ -177,7 +180,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"(?:.*?Failed core proc\(s\): (?P<failed_procs>\{[^}]*\}))?",
        wrapper=True),
     rule("engine_dead", "engine_died",
-       r"EngineDeadError|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
+       # (not one that names the original error it wraps: "... find the original error:
+       # ValueError(...)", which is read as that error)
+       r"EngineDeadError(?!.{0,200}?\boriginal error: \w+\()"
+       r"|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
        r"|Background loop has errored|Engine background task failed|Server exited unexpectedly"
        r"|Backend worker is gone"
        # a gRPC backend process gone in the middle of a call (LocalAI's model backends)

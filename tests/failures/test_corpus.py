@@ -107,6 +107,10 @@ IN_TUNING = {
     "fresh87": (0.92, 0.85),
     "fresh88": (0.88, 0.82),
     "fresh89": (0.95, 0.95),
+    "fresh90": (1.00, 1.00),
+    "fresh91": (0.87, 0.81),
+    "fresh92": (0.95, 0.85),
+    "fresh93": (0.94, 0.82),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -147,6 +151,14 @@ KNOWN_UNREACHABLE = {
     "fresh89/jax-xla-bridge-unable-to-initialize-cuda-falling-back-to-cpu-32.log": "JAX unable "
     "to initialise its CUDA backend, told at INFO and WARNING only, as on hosts where the "
     "fallback to the CPU is intended (as for jax-after-sleep above)",
+    "fresh91/ray-serve-llm-health-check-unhealthy-pending-54070.log": "a health check without "
+    "an answer in time, the replica marked unhealthy, told only in a warning's words with its "
+    "level cut off; a replica busy with a long queue is marked so and recovers",
+    "fresh92/healthy-onnxruntime-trt-ep-elementwise-int32-warnings-cuda-fallback-1837.log": (
+        "TensorRT's ERROR records relayed at ONNX Runtime's warning level, after which the session "
+        "goes on with another provider without saying so; the same records start failures whose "
+        "next lines are cut off"
+    ),
 }
 
 
