@@ -61,7 +61,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # a training loop reporting its loss (Megatron's "lm loss: 1.42E+00", the Trainer's
         # "{'loss': 3.55, ...}", "loss 61.1") or its step (MMEngine's "Epoch(train) [1][8/10]")
         # (a tag of a metrics logger too: "Loss/train_mse: 0.42")
-        r"|(?:^|[\s|{,'\"])(?:lm |\w*_)?[Ll]oss(?:/\w+)?['\"]?(?::\s*|\s+|=)"
+        r"|(?:^|[\s|{,'\"])(?:lm |\w*_)?[Ll]oss(?:/\w+|_[a-z]+)?['\"]?(?::\s*|\s+|=)"
         r"-?\d+(?:\.\d+)?"
         r"(?:[eE][+-]?\d+)?\b"
         r"|\bEpoch\(train\)|^\s*Epoch \d+/\d+\s*$"  # Keras' epoch header
@@ -102,7 +102,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         + _WEIGHTS_DONE
         + r")"
         r"|\bUsing model weights format\b"
-        r"|\bload(?:ing)? (?:the )?model\b(?! (?:weights )?took)"
+        r"|\bload(?:ing)? (?:the )?(?:(?!of\b)\w+ )?model\b(?! (?:weights )?took)"
         # the model's tokenizer files being read; TGI's launcher starting a shard (which loads
         # the model: "Starting shard", "Waiting for shard to be ready")
         r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b"

@@ -103,6 +103,14 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
         return new.start - cur.line > SOFT_WINDOW
     if holds_as_shortage(cur, new):
         return False
+    if (
+        cur.rank == LEVEL_ONLY
+        and new.rank == WRAPPER
+        and new.start == new.line  # a line of its own, not a traceback's exception line
+        and 0 < new.start - cur.line <= FOLLOW_GAP
+        and not is_frame(cur.text)
+    ):
+        return False  # a wrapper right below an error line ("failed to start") announces it
     if cur.rank < UNKNOWN:
         return True
     if cur.rank == UNKNOWN:
@@ -189,10 +197,14 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
     return best
 
 
+#: Frames of a destructor: Python's, Cython's, and cupy's module unload that they run.
+_DESTRUCTORS = (", in __del__", "__dealloc__", ".moduleUnload")
+
+
 def in_destructor(lines: list[str]) -> bool:
     """Whether a traceback runs in a destructor (``__del__``): the garbage collector's report of
     its own (``Exception ignored in: ...``), never the caller of an error before it."""
-    return any(t.rstrip().endswith(", in __del__") for t in lines)
+    return any(t.rstrip().endswith(_DESTRUCTORS) for t in lines)
 
 
 def is_cut_traceback_head(first: Candidate, later: Candidate) -> bool:
@@ -241,8 +253,9 @@ def _told_later(first: Candidate, later: Candidate) -> Candidate:
     if not any(word in later.text for word in words):
         return first
     told = phrase_stage([later.text])
-    if told is None and again:
+    if told is None and again and not in_destructor(later.traceback):
         # the same error re-raised by the loop that ran it: that loop's frames tell the stage
+        # (not a destructor's, which only met the error the fault left behind)
         told = frame_stage(later.traceback) or worded_frame(later.traceback)
     if told is None:
         return first

@@ -205,7 +205,9 @@ CUES: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = tuple(
 #: (``value_error`` reads any refusal as a configuration's; one naming an architecture is a
 #: missing kernel). Other rules of category ``unknown`` leave it so on purpose (see
 #: docs/failures.md).
-READABLE_RULES = frozenset({"", "exception", "value_error", "fatal_python", "cpp_exception_what"})
+READABLE_RULES = frozenset(
+    {"", "exception", "value_error", "fatal_python", "cpp_exception_what", "library_status_error"}
+)
 #: The CUDA and HIP runtimes' own error strings are a closed list that rules already read; in
 #: them "operation not supported" or "peer access is not supported" is no configuration refusal.
 _RUNTIME_ERROR = re.compile(r"\b(?:CUDA|HIP|cuda|hip) error\b|\b(?:cuda|hip)Error[A-Z]\w*")

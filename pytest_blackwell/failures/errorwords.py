@@ -78,7 +78,7 @@ ERRORISH = re.compile(
     # the last line of defence: the shapes of an error in any tool's words
     r"|(?:^|[\s;,(\[])(?:[\w\-]+ )?(?:error|Error)\s*:\s*\S|\b\d+ errors? detected\b"
     # an error code: "CUDA error = 999 at main.cu:196", "cuda error 700"
-    r"|\b(?:CUDA|cuda|HIP|hip)\w* (?:error|Error)\s*=?\s*[1-9]\d*"
+    r"|\b(?i:cuda|hip)\w*(?: driver| runtime)? (?:error|Error)\s*=?\s*[1-9]\d*"
     r"|\b(?:error|Error) [1-9]\d*\s*:\s*\S"  # an error and its code ("runtime error 6: ...")
     r"|\b(?i:CUDA|NCCL|cuDNN|cuBLAS) failure\b"
     r"|^[\w.\-]+: (?:Error|error) \w"

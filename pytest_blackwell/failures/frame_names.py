@@ -28,6 +28,7 @@ DECISIVE: dict[str, str] = {
     "get_attn_backend": "startup",
     "wait_for_engine_startup": "startup",
     "_wait_for_engine_startup": "startup",  # vLLM V1's core client, older name
+    "_wait_until_server_is_live": "startup",  # DeepSpeed-MII waiting for its model server
     # vLLM V0's API server building its client of the engine process it started
     "build_async_engine_client_from_engine_args": "startup",
     "_init_distributed_environment": "startup",
@@ -53,6 +54,7 @@ DECISIVE: dict[str, str] = {
     "_find_and_load": "startup",  # an import
     "get_open_port": "startup",  # ports and addresses for the engine's processes
     "get_distributed_init_method": "startup",
+    "init_parallel_env": "startup",  # PaddlePaddle setting its process group up
     # weights
     "load_model": "loading",
     "load_weights": "loading",
@@ -63,6 +65,10 @@ DECISIVE: dict[str, str] = {
     "initialize_model": "loading",
     "_initialize_model": "loading",
     "load_checkpoint": "loading",
+    # transformers' from_pretrained reading a checkpoint into the model it built
+    "_load_pretrained_model": "loading",
+    "_load_state_dict_into_meta_model": "loading",
+    "load_state_dict": "loading",
     "load_single_module": "loading",
     "create_weights": "loading",
     "make_layers": "loading",
@@ -116,6 +122,8 @@ DECISIVE: dict[str, str] = {
     "kernel_warmup": "warmup",
     # teardown
     "__del__": "shutdown",
+    "__dealloc__": "shutdown",  # Cython's destructor
+    "moduleUnload": "shutdown",  # cupy unloading a kernel module as its object is freed
     "shutdown": "shutdown",
     # the distributed state torn down as a process exits
     "destroy_model_parallel": "shutdown",

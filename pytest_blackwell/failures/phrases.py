@@ -41,7 +41,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bWhile copying the parameter named\b|\bError while deserializing header\b"
         r"|\bFailed to parse NetParameter file\b"  # Caffe reading a .caffemodel's weights
         r"|\bCan't load (?:the )?(?:tokenizer|config|configuration) for\b"
-        r"|\bFailed to launch model\b",
+        r"|\bFailed to launch model\b"
+        # a server's model backend that could not start (text-embeddings-inference's "Could not
+        # start Candle backend: ..."), an error raised while a file was loaded (not the dynamic
+        # linker's "error while loading shared libraries", which is a program starting)
+        r"|\bCould not start (?:the )?(?:\w+ )?backend\b|(?i:\bwhile loading\b(?! shared librar))",
         "loading",
     ),
     (
@@ -139,7 +143,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"failed to create (?:the )?(?:llama_)?context|llama_new_context_with_model\b"
         r"|(?i:\bfailed to initiali[sz]e the context\b)"
-        r"|(?i:\ballocat\w* (?:\w+ ){0,2}for (?:the )?kv[ _-]?cache\b)",
+        r"|(?i:\ballocat\w* (?:\w+ ){0,2}for (?:the )?kv[ _-]?cache\b)"
+        # the context reserving its compute graph's buffers (llama.cpp's graph_reserve)
+        r"|\bgraph_reserve\b",
         "kv_alloc",
     ),
     (

@@ -185,7 +185,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|not enough (?:mamba|ssm|state) cache", stage_hint="kv_alloc"),
     # (not the compute buffers of a KV-cache update, which are the graph's working memory)
     rule("llama_cpp_kv", "kv_cache_oom",
-       r"llama_kv_cache\w*: failed to allocate(?! compute buffer)|llama_kv_cache\w*\(\) failed"
+       r"\b(?:llama|whisper)_kv_cache\w*: failed to allocate(?! compute buffer)"
+       r"|\b(?:llama|whisper)_kv_cache\w*\(\) failed"
        # the recurrent-state cache of a hybrid model is part of the same budget ("rs cache")
        r"|failed to allocate buffer for (?:kv|rs|recurrent[ -]state) cache", stage_hint="kv_alloc",
        keywords=("failed to allocate",)),

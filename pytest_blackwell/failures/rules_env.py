@@ -29,6 +29,8 @@ ENV_RULES: tuple[Rule, ...] = (
     rule("version_mismatch", "env_mismatch",
        r"(?i)please update your (?:nvidia |gpu |display )?driver|unsatisfied condition: cuda"
        r"|forward compatibility was attempted on non supported HW"
+       # (its number: cudaErrorCompatNotSupportedOnDevice)
+       r"|(?i:\bcuda (?:driver )?error[ :=(#]*804\b)"
        r"|\bCUDNN_STATUS_(?:SUBLIBRARY_)?VERSION_MISMATCH\b"
        # XLA loading a cuDNN older than the one it was built with
        r"|\bbut source was compiled with\b"
@@ -164,11 +166,14 @@ ENV_RULES: tuple[Rule, ...] = (
        # Configured CUDA binary not found at .../libbitsandbytes_cuda131.so")
        r"|\b(?:native |CUDA |shared )?(?:library|binary) (?:load error|not found at)\b"
        # Windows: a DLL whose initialisation fails as it is loaded (ERROR_DLL_INIT_FAILED)
-       r"|\bA dynamic link library \(DLL\) initialization routine failed\b|\bWinError 1114\b",
+       r"|\bA dynamic link library \(DLL\) initialization routine failed\b|\bWinError 1114\b"
+       # Windows' words for LoadLibrary's error 126 (a DLL, or one it needs, is missing)
+       r"|\bThe specified module could not be found\b",
        keywords=("Could not locate", "Could not load library", "Unable to load any of",
                  "Cannot load symbol", "LoadLibrary",
                  "able to be loaded", "Failed to load NCCL library", "load error", "not found at",
-                 "WinError 1114", "initialization routine failed")),
+                 "WinError 1114", "initialization routine failed",
+                 "specified module could not")),
     rule("library_mismatch", "env_mismatch",
        r"undefined symbol: (?P<symbol>\S+)|cannot open shared object file|version `(?P<glibc>"
        r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist",

@@ -43,7 +43,7 @@ LATE_RULES: tuple[Rule, ...] = (
        keywords=("launch timed out", "LaunchTimeout", "LAUNCH_TIMEOUT")),
     # --- relays: a more specific cause in the same block wins -------------------------------------
     rule("nccl", "nccl_error",
-       r"NCCL [Ee]rror"
+       r"NCCL [Ee]rror|\bNccl error\b"  # (PaddlePaddle's "ExternalError: Nccl error, ...")
        r"|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote|InvalidArgument)Error"
        # (the store's own socket timing out while the id is fetched is a timeout, below)
        r"|NCCL communicator was aborted|retrieving ncclUniqueId(?!.{0,300}?\bSocket Timeout\b)"
@@ -112,6 +112,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|engine core exited unexpectedly"
        r"|(?i:\bmodel process (?:encountered an unexpected error|crashed|exited unexpectedly))"
        r"|\bShard \d+ crashed\b"  # TGI's launcher: a shard process that exited in failure
+       r"|\bActorDiedError\b"  # Ray: an actor (a worker of the engine) died, or a task's cause
        r"|(?:[Ss]cheduler|[Dd]etokenizer|[Ww]orker|[Ee]ngine\w*)(?: process)? is dead\b",
        weak=True),
     # a router or client that cannot reach the engine process it serves through (TGI's router

@@ -111,6 +111,10 @@ IN_TUNING = {
     "fresh91": (0.87, 0.81),
     "fresh92": (0.95, 0.85),
     "fresh93": (0.94, 0.82),
+    "fresh94": (1.00, 0.81),
+    "fresh95": (1.00, 0.76),
+    "fresh96": (1.00, 0.84),
+    "fresh97": (0.96, 0.96),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
