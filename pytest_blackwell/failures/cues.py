@@ -28,7 +28,7 @@ _SHORTAGE = (
     r"|\b(?:unable|failed|fails|cannot|can't|can not|could not|couldn't|fail|tried) (?:to )?"
     r"(?:allocate|alloc|reserve|malloc)\b"
     r"|\b(?:allocation|malloc)\b.{0,60}?\b(?:failed|failure|error)\b"
-    r"|\b(?:insufficient|not enough) (?:\w+ ){0,2}memory\b"
+    r"|\b(?:insufficient|not enough) (?:\w+ ){0,2}(?:memory|v?ram)\b"
     r"|\bmemory (?:is )?(?:exhausted|insufficient)\b"
     r"|\bexceeds? (?:the )?(?:available|free|total) (?:\w+ ){0,2}memory\b"
     r"|\bmore (?:\w+ ){0,2}memory\b.{0,40}?\bthan (?:is |are )?(?:available|free)\b"
@@ -136,6 +136,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("nccl_error", (r"(?-i:\b[NR]CCL\b|\bProcessGroupNCCL\b|\bnccl[A-Z]\w+)|\bc10d\b",)),
     ("dispatch_failure", (_REFUSAL, _ARCH)),
     ("dispatch_failure", (_REFUSAL, _KERNEL, _OPERAND)),
+    # a feature that only one attention backend has ("Bidirectional attention for image tokens
+    # requires TritonAttnBackend"): no kernel for it in the backend that runs
+    ("dispatch_failure", (r"\brequires (?:the )?\w*(?:Attn|Attention) ?[Bb]ackend\b",)),
     # a kernel's own check on the head size it was built for
     ("dispatch_failure", (r"\b(?:assert\w*|expected|check failed)\b", r"\bhead_?(?:size|dim)\b")),
     (

@@ -33,6 +33,7 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "panicked",
     "ERR ",
     "ailed",
+    "FAILED",  # a launcher's summary of a script that failed ("train.py FAILED")
     "bort",
     "egmentation",
     "atal",
@@ -181,6 +182,9 @@ _QUIET_WORD = re.compile(
     r"^[^:]{0,40}?\b(?:WARNING|WARN|INFO|DEBUG)\b[:\]]?\s|^[\d.:\- ]{6,}[WID] "
     # spdlog's bracketed lower-case levels ("[ctranslate2] [thread 144] [warning] ...")
     r"|^(?:\[[^\]]{1,40}\] ){0,3}\[(?:warning|info|debug|trace)\] "
+    # a bracketed level after a kernel driver's source location ("nvgpu: 17000000.gpu
+    # nvgpu_dma_print_err:101  [INFO]  DMA alloc FAILED: ...")
+    r"|^.{0,80}?:\d+\s+\[(?:INFO|DEBUG|WARN(?:ING)?)\]\s"
 )
 
 

@@ -97,6 +97,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a server's handler of a request that failed (Ray Serve's "Encountered failure while
         # handling request")
         r"|(?i:\b(?:failure|error|exception) while handling\b(?! argument))"
+        r"|(?i:\bfailed for request\b)"  # the work of one request ("Decode transfer failed ...")
         # a benchmark of the model failing while it runs ("Error during benchmark: ...")
         r"|(?i:\berror (?:during|while running|in) (?:the )?benchmark\b)"
         # the work a served model does, said to have failed ("Transcription failed: ...")

@@ -85,6 +85,10 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|has model type `?(?P<architecture__3>\w+)`? but Transformers does not recognize this "
        r"architecture|does not recognize this architecture",
        stage_hint="startup", ignore_at=QUIET),  # (a program that falls back warns of it)
+    # an input shape outside every optimisation profile the engine was built with (TensorRT's
+    # setInputShape: "... does not satisfy any optimization profiles")
+    rule("trt_shape_outside_profile", "unsupported_config",
+       r"\bdoes not satisfy any optimi[sz]ation profiles?\b", keywords=("satisfy any optimi",)),
     rule("config_limit", "unsupported_config",
        r"\bis (?:greater|larger) than (?:the )?(?:configured )?max_[a-z_]+\b"),
     # an option refused without another it needs (llama.cpp: "V cache quantization requires

@@ -167,15 +167,21 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\b(?:native |CUDA |shared )?(?:library|binary) (?:load error|not found at)\b"
        # Windows: a DLL whose initialisation fails as it is loaded (ERROR_DLL_INIT_FAILED)
        r"|\bA dynamic link library \(DLL\) initialization routine failed\b|\bWinError 1114\b"
+       # ctypes-based bindings looking for their native library (llama-cpp-python's "Shared
+       # library with base name 'llama' not found")
+       r"|\bShared library with base name '(?P<library__3>[\w.-]+)' not found\b"
        # Windows' words for LoadLibrary's error 126 (a DLL, or one it needs, is missing)
        r"|\bThe specified module could not be found\b",
        keywords=("Could not locate", "Could not load library", "Unable to load any of",
                  "Cannot load symbol", "LoadLibrary",
                  "able to be loaded", "Failed to load NCCL library", "load error", "not found at",
                  "WinError 1114", "initialization routine failed",
-                 "specified module could not")),
+                 "specified module could not", "Shared library with base name")),
     rule("library_mismatch", "env_mismatch",
-       r"undefined symbol: (?P<symbol>\S+)|cannot open shared object file|version `(?P<glibc>"
+       r"undefined symbol: (?P<symbol>\S+)|cannot open shared object file"
+       # the loader: a versioned symbol the library found does not define ("symbol X version
+       # libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time reference")
+       r"|\bnot defined in file \S+ with link time reference\b|version `(?P<glibc>"
        r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist",
        ignore_at=QUIET),
     rule("jit_build_failed", "env_mismatch",

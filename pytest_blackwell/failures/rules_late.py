@@ -269,8 +269,10 @@ LATE_RULES: tuple[Rule, ...] = (
     # Visual Studio's exception details, "System.XException was unhandled" with the message on
     # a "Message=" line below; Elixir's "** (RuntimeError) ..." and an exception struct
     # "%RuntimeError{message: ...}")
+    # (also indented by up to three spaces, as torchelastic's failure summary prints the
+    # traceback of a rank: "  RuntimeError: ...")
     rule("exception", "unknown",
-       r"^(?:Unhandled [Ee]xception[.:] )?(?:[A-Za-z_][\w]*\.)*(?P<exception>Exception"
+       r"^ {0,3}(?:Unhandled [Ee]xception[.:] )?(?:[A-Za-z_][\w]*\.)*(?P<exception>Exception"
        r"|(?:Base)?ExceptionGroup"
        r"|[A-Z]\w*(?:Error|Exception|Failed|Interrupt|OutOfResources|InvalidCxxCompiler"
        r"|Unsupported))(?:\((?:\w+\.)*\w+\))?(?::|$| was (?:unhandled|caught|thrown)\b)"

@@ -115,6 +115,10 @@ IN_TUNING = {
     "fresh95": (1.00, 0.76),
     "fresh96": (1.00, 0.84),
     "fresh97": (0.96, 0.96),
+    "fresh98": (1.00, 0.80),
+    "fresh99": (0.86, 0.66),
+    "fresh100": (0.89, 0.78),
+    "fresh101": (0.88, 0.76),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -162,6 +166,10 @@ KNOWN_UNREACHABLE = {
         "TensorRT's ERROR records relayed at ONNX Runtime's warning level, after which the session "
         "goes on with another provider without saying so; the same records start failures whose "
         "next lines are cut off"
+    ),
+    "fresh101/healthy-xformers-comfyui-colab-extension-warning-futurewarnings-6.log": (
+        "xFormers' WARNING that it cannot load its C++/CUDA extensions, on which five other "
+        "excerpts end as their failure; here the program goes on, told only by later warnings"
     ),
 }
 
