@@ -16,6 +16,17 @@ from pytest_blackwell.failures.cues import DEVICE_NOT_SET_UP
 from pytest_blackwell.failures.stages import later_stage
 
 #: What an error message itself says was being done, for excerpts without frames or markers.
+#: A server answering a request with an error: the request was being served, unless the error
+#: lines say what failed while it was (see :data:`ANSWERS`).
+_ANSWERED = (
+    r"\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b|\bHTTPException: [45]\d\d\b"
+    r"|\b500 Internal Server Error\b"
+    r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"  # Gin's access log: a request answered 5xx
+    # a key=value access record (zerolog, logfmt) of a request answered 5xx
+    r"|\bmethod=(?:POST|GET|PUT)\b.{0,200}?\bstatus=5\d\d\b"
+    r"|\bstatus=5\d\d\b.{0,200}?\bmethod=(?:POST|GET|PUT)\b"
+)
+
 _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph|cuda ?graph warm ?up"
@@ -111,17 +122,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"(?:image|prompt|audio|request|video|frame|batch|chunk|segment|text|client)\b)",
         "execute",
     ),
-    # a server answering a request with an error: the request was being served, unless the
-    # error lines say what failed while it was (see ANSWERS)
-    (
-        r"\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b|\bHTTPException: [45]\d\d\b"
-        r"|\b500 Internal Server Error\b"
-        r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"  # Gin's access log: a request answered 5xx
-        # a key=value access record (zerolog, logfmt) of a request answered 5xx
-        r"|\bmethod=(?:POST|GET|PUT)\b.{0,200}?\bstatus=5\d\d\b"
-        r"|\bstatus=5\d\d\b.{0,200}?\bmethod=(?:POST|GET|PUT)\b",
-        "execute",
-    ),
+    # a server answering a request with an error (see _ANSWERED)
+    (_ANSWERED, "execute"),
     # a destructor's report (Python's __del__, Cython's __dealloc__)
     (
         r"Exception ignored in.{0,80}__(?:del|dealloc)__|likely shutting down|interpreter shutdown"
@@ -220,7 +222,7 @@ PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 #: The phrase of a request answered with an error. A server answers so whatever failed while it
 #: served the request (Ollama loads a model for the request that asks for it), so it tells the
 #: stage only when no other error line does.
-ANSWERS = next(pattern for pattern, _ in PHRASES if "GIN" in pattern.pattern)
+ANSWERS = next(pattern for pattern, _ in PHRASES if pattern.pattern == _ANSWERED)
 
 
 def phrase_stage(lines: Sequence[str]) -> tuple[str, str] | None:
