@@ -202,8 +202,8 @@ _DESTRUCTORS = (", in __del__", "__dealloc__", ".moduleUnload")
 
 
 def in_destructor(lines: list[str]) -> bool:
-    """Whether a traceback runs in a destructor (``__del__``): the garbage collector's report of
-    its own (``Exception ignored in: ...``), never the caller of an error before it."""
+    """Whether a traceback runs in a destructor (:data:`_DESTRUCTORS`): the garbage collector's
+    report of its own (``Exception ignored in: ...``), never the caller of an error before it."""
     return any(t.rstrip().endswith(_DESTRUCTORS) for t in lines)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from pytest_blackwell.failures.activity import activity_before, activity_stage
 from pytest_blackwell.failures.candidates import (
@@ -143,25 +143,46 @@ def unmarked_error(tail: Iterable[tuple[int, str]], stage: str) -> Candidate | N
         for line in logical_lines(raw)
         if line.text.strip() and not is_frame(line.text)
     ][-UNMARKED_LINES:]
-    found = shown_exit_status(last)
-    for lineno, raw, line in last:
-        if found is not None:
-            if lineno != found[0]:
-                continue
-            category, text, detail = found[1]
-        elif (
+    picked = shown_exit_status(last) or _plain_words(last)
+    if picked is None:
+        return None
+    lineno, raw, line = last[picked.at]
+    cand = Candidate(
+        LEVEL_ONLY,
+        picked.category,
+        picked.text,
+        lineno,
+        lineno,
+        stage,
+        picked.detail,
+        None,
+        rule=picked.rule,
+    )
+    before = [(n, text) for n, text in lines if n < lineno][-RING_LINES:]
+    cand.activity = activity_before(before, lineno, raw, line.text)
+    return cand
+
+
+class _Picked(NamedTuple):
+    """The line of ``last`` an unmarked failure is told by, and what it says."""
+
+    at: int  # the index into ``last``
+    category: str
+    text: str
+    detail: dict[str, Any]
+    rule: str = ""
+
+
+def _plain_words(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
+    """The first of ``last`` that says what went wrong in a category's general words."""
+    for index, (_, _, line) in enumerate(last):
+        if (
             is_quiet(line.text, line.level)
             or BENIGN.search(line.text)
             or (cue_category([line.text]) is None and not _ABORT_AT.match(line.text))
         ):
             continue
-        else:
-            category, text, detail = "unknown", line.text, {}
-        rule = "shown_exit_status" if found is not None else ""
-        cand = Candidate(LEVEL_ONLY, category, text, lineno, lineno, stage, detail, None, rule=rule)
-        before = [(n, text) for n, text in lines if n < lineno][-RING_LINES:]
-        cand.activity = activity_before(before, lineno, raw, line.text)
-        return cand
+        return _Picked(index, "unknown", line.text, {})
     return None
 
 
@@ -171,20 +192,19 @@ _ASKS_STATUS = re.compile(
     r"^(?:.*[>$#]\s*)?echo\s+(?:\$\?|%errorlevel%|\$LASTEXITCODE)\s*$", re.IGNORECASE
 )
 _STATUS = re.compile(r"^\s*(-?\d+)\s*$")
-#: ``(line number of the status, (category, text, detail))``
-ShownStatus = tuple[int, tuple[str, str, dict[str, Any]]]
 
 
-def shown_exit_status(last: list[tuple[int, str, LogicalLine]]) -> ShownStatus | None:
+def shown_exit_status(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
     """The failure an exit status a shell was asked for shows (``echo $?`` then ``139``): a
     crash for a Windows status of 0xC0000000 and above (negative as cmd prints it) or a
     signal's 128 + N, otherwise an exit code that only points at a cause printed elsewhere."""
-    for (_, _, asked), (lineno, _, shown) in itertools.pairwise(last):
+    for index, ((_, _, asked), (_, _, shown)) in enumerate(itertools.pairwise(last), start=1):
         status = _STATUS.match(shown.text) if _ASKS_STATUS.match(asked.text) else None
         code = int(status.group(1)) if status is not None else 0
         if code == 0:
             continue
         died = code < 0 or 129 <= code <= 159 or code >= 0xC0000000
         text = f"{asked.text.strip()} -> {code}"
-        return lineno, ("engine_died" if died else "unknown", text, {"exit_code": code})
+        category = "engine_died" if died else "unknown"
+        return _Picked(index, category, text, {"exit_code": code}, "shown_exit_status")
     return None
