@@ -33,6 +33,8 @@ from pytest_blackwell.failures.stages import later_stage
 _STARTUP_SHAPE = re.compile(
     r"\b(?:ImportError|ModuleNotFoundError)\b|No module named|undefined symbol"
     r"|cannot open shared object file"
+    # the same on Windows (LoadLibrary's error 126) and macOS (dyld)
+    r"|LoadLibrary failed|The specified module could not be found|dyld\S*: Library not loaded"
 )
 #: torch.cuda's capability check, which warns when CUDA is initialised in the process: the shape
 #: of a start-up failure when it is the error itself (``env_mismatch``), but only a precursor of

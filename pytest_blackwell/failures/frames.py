@@ -60,6 +60,8 @@ class Frame(NamedTuple):
     #: for a constructor (``__init__``), the class the frame above constructs, when its source
     #: line shows the call (``model = WhisperModel(...)``)
     constructs: str = ""
+    #: the function the frame's source line calls (``self.actor_rollout_wg.generate_sequences(``)
+    calls: str = ""
 
 
 def parse_frame(text: str) -> Frame | None:
@@ -135,6 +137,7 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
         if frame is None:
             if expect_source and text.startswith("    ") and text.strip()[:1] not in ("^", "~"):
                 callee = _callee(text)
+                segments[-1][-1] = segments[-1][-1]._replace(calls=callee)
             expect_source = False
             continue
         if (
@@ -210,6 +213,11 @@ _CACHE_MODULE = re.compile(
 _BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|make|setup)_\w+)$")
 
 
+#: Python's standard library (not the packages installed beside it): its ``decode``
+#: (json, codecs), ``step`` or ``run`` name no engine's work.
+_STDLIB = re.compile(r"/[Ll]ib/python3\.\d+/(?!site-packages/|dist-packages/)|^/?[Ll]ib/\w+\.py$")
+
+
 def _lookup(table: dict[str, str], func: str) -> str | None:
     """``table``'s stage for ``func``, or for the public name a private helper is named after
     (DeepGEMM's ``_warmup`` under its ``warmup``)."""
@@ -273,7 +281,7 @@ def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
                 return stage, f"frame {frame.func}"
     for segment in segments:
         for frame in reversed(segment):
-            stage = _lookup(CONTEXTUAL, frame.func)
+            stage = None if _STDLIB.search(frame.path) else _lookup(CONTEXTUAL, frame.func)
             if stage is not None:
                 return stage, f"frame {frame.func}"
     return None
@@ -290,16 +298,25 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
         for frame in reversed(segment):
             if frame.func.startswith("test_") or _COMMAND.search(frame.path):
                 continue
-            if _CAPTURE_WORDS.search(frame.func):  # "_capture_generation_cuda_graphs"
-                return "graph_capture", f"frame {frame.func}"
-            if _SERVING_WORDS.search(frame.func):
-                return "execute", f"frame {frame.func}"
+            if _STDLIB.search(frame.path):  # json's "decode", not a model's
+                continue
+            # the function its source line calls is deeper still (a remote call or a decorator's
+            # wrapper may be the only frame printed for it); not what a program's entry calls,
+            # its whole job ("main" calling "train_using_gin" loads the model too)
+            calls = "" if frame.func in _ENTRIES or frame.calls.startswith("test_") else frame.calls
+            for func, why in ((calls, f"call {calls}"), (frame.func, f"frame {frame.func}")):
+                if _CAPTURE_WORDS.search(func):  # "_capture_generation_cuda_graphs"
+                    return "graph_capture", why
+                if _SERVING_WORDS.search(func):
+                    return "execute", why
     return None
 
 
 #: A program's command-line entry (``vllm/scripts.py``'s ``serve``, ``sglang/cli/serve.py``,
 #: a ``__main__``): it runs the whole life of a server, so its words tell no stage.
 _COMMAND = re.compile(r"(?:^|/)(?:cli|commands?)/|(?:^|/)(?:scripts|__main__)\.py$")
+#: A program's entry functions: what they call is the program's whole job.
+_ENTRIES = frozenset(["<module>", "main", "_main", "run_main", "_run_main"])
 #: A function named for capturing CUDA graphs, whatever else its name says
 #: (``_capture_generation_cuda_graphs``): ``graph_capture`` before any word below.
 _CAPTURE_WORDS = re.compile(r"(?i)captur\w*?_(?:\w+_)?(?:cuda_?)?graphs?\b|graphs?_captur")

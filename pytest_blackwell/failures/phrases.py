@@ -113,7 +113,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\berror (?:during|while running|in) (?:the )?benchmark\b)"
         # the work a served model does, said to have failed ("Transcription failed: ...")
         r"|(?i:\b(?:transcription|inference|prediction|translation) failed\b)"
-        r"|(?i:\berror while invoking\b)"  # a served session's step (InvokeAI's invocations)
+        r"|(?i:\berror while invoking\b)"
+        # Triton Inference Server answering an inference request that its model failed
+        r"|\bFailed to process the request\(s\)"  # a served session's step (InvokeAI's invocations)
         # an OpenAI-compatible API's error object, the answer to a request
         r"|\"object\":\s*\"error\"|\{\"error\":\s*\{\"(?:code|message)\""
         # the work item the error broke ("Error processing image: CUDA error: ...")
@@ -135,7 +137,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     # also the tracing span of TGI's (and its forks') router warming the shards up
     (
         r"(?i)unable to warm ?up|warm ?up (?:failed|model)\b|while warming up"
-        r"|(?:^|[\s:])warmup\{",
+        r"|(?:^|[\s:])warmup\{"
+        r"|\bError: Warmup\(",  # the router's error naming the warm-up it ran
         "warmup",
     ),
     # TensorRT: a serialized engine read back from its plan file

@@ -26,7 +26,7 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|Unable to load weights from pytorch checkpoint file"
        # Caffe's weights (a .caffemodel protobuf) that cannot be parsed
        r"|Failed to parse NetParameter file"
-       r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict|JSONDecodeError"
+       r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict"
        r"|config file at .{0,300}? is not a valid JSON file"
        r"|no file named [\w.\-]+ found in directory"
        # candle's loader missing a tensor of the checkpoint; Triton's repository without a

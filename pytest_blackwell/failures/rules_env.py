@@ -197,7 +197,7 @@ ENV_RULES: tuple[Rule, ...] = (
        r"\bplease (?:pip )?install\b"),
     rule("extension_not_loaded", "env_mismatch",
        r"'_OpNamespace' '_C\w*' object has no attribute '(?P<op>\w+)'"),
-    rule("module_missing", "env_mismatch", r"No module named '(?P<module>[\w.]+)'",
+    rule("module_missing", "env_mismatch", r"No module named '?(?P<module>[\w.]+)",
        ignore_at=QUIET),
     # any other import that fails: a package, or a compiled part of one, is missing or broken
     # (not CPython's import refused while the interpreter shuts down)

@@ -149,7 +149,8 @@ SIGNATURES: list[tuple[str, str, dict[str, Any]]] = [
         {"architecture": "FooForCausalLM"},
     ),
     (
-        "json.decoder.JSONDecodeError: Expecting ',' delimiter: line 12 column 5 (char 301)",
+        "OSError: It looks like the config file at '/models/llama/config.json' is not a valid "
+        "JSON file.",
         "unsupported_config",
         {},
     ),
