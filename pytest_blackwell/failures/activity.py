@@ -76,7 +76,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bnew job from\b"
         # a program counting the iterations of its work loop ("Expectation iteration 1",
         # "Iteration 120/500")
-        r"|(?i:^\W*(?:\w+ )?iteration \d+(?:\s*(?:/|of)\s*\d+)?\W*$)"
+        r"|(?i:^\W*(?:\w+ )?iteration:? \d+(?:\s*(?:/|of)\s*\d+)?\W*$)"
         # a ComfyUI error report's node (not a loader node: below)
         r"|\bNode Type:\W{0,4}(?!\w*Load)\w+",
         "execute",
@@ -102,7 +102,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         + _WEIGHTS_DONE
         + r")"
         r"|\bUsing model weights format\b"
-        r"|\bload(?:ing)? (?:the )?(?:(?!of\b)\w+ )?model\b(?! (?:weights )?took)"
+        r"|\bload(?:ing)? (?:the )?(?:(?!of\b)\w+ ){0,2}model\b(?! (?:weights )?took)"
         # the model's tokenizer files being read; TGI's launcher starting a shard (which loads
         # the model: "Starting shard", "Waiting for shard to be ready")
         r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b"

@@ -35,6 +35,8 @@ _STARTUP_SHAPE = re.compile(
     r"|cannot open shared object file"
     # the same on Windows (LoadLibrary's error 126) and macOS (dyld)
     r"|LoadLibrary failed|The specified module could not be found|dyld\S*: Library not loaded"
+    # bitsandbytes, which loads its native library as it is imported
+    r"|\bConfigured CUDA binary not found\b"
 )
 #: torch.cuda's capability check, which warns when CUDA is initialised in the process: the shape
 #: of a start-up failure when it is the error itself (``env_mismatch``), but only a precursor of

@@ -164,6 +164,10 @@ def _called(segment: list[Frame], callee: str) -> None:
         segment.append(Frame("", callee))
 
 
+#: The data-parallel wrappers of torch, whose constructors run the process group's first
+#: collectives (DDP verifying and broadcasting the parameters, FSDP syncing module states).
+_DATA_PARALLEL = ("torch/nn/parallel/distributed.py", "fsdp/fully_sharded_data_parallel.py")
+
 #: Model code whose constructors run while the model is built, i.e. while it is loaded.
 MODEL_PATHS = (
     "model_executor/models/",
@@ -234,6 +238,8 @@ def _named(frame: Frame) -> str | None:
         stage = "loading"
     if stage is None and _BUILDS.match(frame.func) and _CACHE_MODULE.search(frame.path):
         stage = "kv_alloc"
+    if stage is None and frame.func == "__init__" and frame.path.endswith(_DATA_PARALLEL):
+        stage = "startup"  # a data-parallel wrapper being built: distributed set-up
     if stage is None and frame.func == "__init__" and any(p in frame.path for p in MODEL_PATHS):
         stage = "loading"
     if stage is None and _MODEL_CLASS.search(frame.constructs):

@@ -136,7 +136,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     ),
     # also the tracing span of TGI's (and its forks') router warming the shards up
     (
-        r"(?i)unable to warm ?up|warm ?up (?:failed|model)\b|while warming up"
+        r"(?i)unable to warm ?up|warm ?up (?:failed|model|error)\b|while warming up"
         r"|(?:^|[\s:])warmup\{"
         r"|\bError: Warmup\(",  # the router's error naming the warm-up it ran
         "warmup",
@@ -159,7 +159,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|waiting for (?:the )?(?:engines?|engine cores?|workers?)\b"
         r"|(?i:\b(?:did not|to) become ready\b)"  # a server awaited until it is ready
         r"|ncclCommInit\w*|inspecting model architecture"
-        r"|\bimport(?:ing)? \w+|ImportError"
+        # (not Dynamo's advice after a compile error: "import torch._dynamo" to suppress it)
+        r"|\bimport(?:ing)? (?!torch\._dynamo\s*$)\w+|ImportError"
         r"|(?i:unable to initialize backend|failed to create stream executor)"
         # the CUDA stack or a library's CUDA set-up, initialised while the process starts
         r"|(?i:cuda (?:driver )?initiali[sz]ation|backend failed to initiali[sz]e|cuda setup)"

@@ -32,6 +32,10 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # candle's loader missing a tensor of the checkpoint; Triton's repository without a
        # loadable version of the model
        r"|\bcannot find tensor [\w.]+|\bno version is available\b"
+       # a loader that does not find a named weight in the model file ("can't find
+       # token_embd.weight in GGUF file")
+       r"|\b(?:can't|cannot|could not|couldn't|unable to) find (?:tensor )?'?[\w.]+\."
+       r"(?:weight|bias|scales?)'? in\b"
        r"|couldn't find it in the cached files"  # the hub not reachable, no copy cached
        # an OpenAI-compatible server asked for a model it does not serve (vLLM's 404)
        r"|The model `[^`]+` does not exist"

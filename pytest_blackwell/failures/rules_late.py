@@ -187,6 +187,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
        r"|Background loop has errored|Engine background task failed|Server exited unexpectedly"
        r"|Backend worker is gone"
+       r"|\bShardFailed\b"  # TGI's launcher: a shard that had started died
        # a gRPC backend process gone in the middle of a call (LocalAI's model backends)
        r"|\brpc error: code = Unavailable desc = error reading from server: EOF"
        r"|output_handler failed"

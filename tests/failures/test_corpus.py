@@ -116,9 +116,17 @@ IN_TUNING = {
     "fresh96": (1.00, 0.84),
     "fresh97": (0.96, 0.96),
     "fresh98": (1.00, 0.80),
-    "fresh99": (0.86, 0.66),
+    "fresh99": (0.86, 0.73),
     "fresh100": (0.89, 0.78),
     "fresh101": (0.88, 0.76),
+    "fresh102": (0.92, 1.00),
+    "fresh103": (0.81, 0.54),
+    "fresh104": (0.94, 0.76),
+    "fresh105": (0.94, 0.94),
+    "fresh106": (0.90, 1.00),
+    "fresh107": (0.92, 0.92),
+    "fresh108": (1.00, 0.69),
+    "fresh109": (1.00, 0.87),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

@@ -82,7 +82,8 @@ from classify_helpers import classify_as
             "illegal_memory_access",
             "execute",
         ),
-        # Windows' words for a DLL that cannot be loaded
+        # Windows' words for a DLL that cannot be loaded (since round 34 the start-up prior of
+        # a shared library that cannot be opened, as on Linux)
         (
             [
                 "Failed to load LLM engine from path:",
@@ -90,7 +91,7 @@ from classify_helpers import classify_as
                 "The specified module could not be found.",
             ],
             "env_mismatch",
-            "unknown",
+            "startup",
         ),
         # ggml's assertion read for its words
         (
