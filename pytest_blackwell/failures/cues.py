@@ -146,6 +146,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             r"\bno (?:suitable |compatible |valid |matching )?(?:kernel|implementation|algorithm"
             r"|tactic)s? (?:found|available|exists?|for)\b"
+            r"|\bno suitable (?:kernel|implementation)s?\b"
             r"|\b(?:failed|unable|cannot|could not) (?:to )?dispatch\b|\bdispatch(?:ing)? failed\b"
             # TensorRT's builder: "Could not find any implementation for node ..."
             r"|\b(?:could not|couldn't|cannot|can't|unable to|failed to) find (?:any |an? )?"
@@ -209,7 +210,15 @@ CUES: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = tuple(
 #: missing kernel). Other rules of category ``unknown`` leave it so on purpose (see
 #: docs/failures.md).
 READABLE_RULES = frozenset(
-    {"", "exception", "value_error", "fatal_python", "cpp_exception_what", "library_status_error"}
+    {
+        "",
+        "exception",
+        "value_error",
+        "fatal_python",
+        "cpp_exception_what",
+        "library_status_error",
+        "model_unavailable",
+    }
 )
 #: The CUDA and HIP runtimes' own error strings are a closed list that rules already read; in
 #: them "operation not supported" or "peer access is not supported" is no configuration refusal.

@@ -159,9 +159,12 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
 
 
 def _called(segment: list[Frame], callee: str) -> None:
-    """Add the known function the innermost frame's source line calls to ``segment``."""
+    """Add the known function the innermost frame's source line calls to ``segment``, or the
+    constructor of a model or communicator class it builds (a traceback cut right there)."""
     if segment and _known(callee) and segment[-1].func != callee:
         segment.append(Frame("", callee))
+    elif segment and (_MODEL_CLASS.search(callee) or _COMMUNICATOR_CLASS.search(callee)):
+        segment.append(Frame("", "__init__", callee))
 
 
 #: The data-parallel wrappers of torch, whose constructors run the process group's first

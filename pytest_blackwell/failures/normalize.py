@@ -147,6 +147,8 @@ _DASH_LEVEL = re.compile(
 _CHROMIUM_LEVEL = re.compile(
     r"^\s*\[\d+:\d+/\d+\.\d+:(?P<level>INFO|WARNING|ERROR|FATAL|VERBOSE)\d*:[^\]]{1,120}\]\s?"
 )
+# a level in brackets, padded to one width (stable-diffusion.cpp: "[WARN ] model.cpp:1 - ...")
+_PADDED_LEVEL = re.compile(r"^\[(?P<level>DEBUG|INFO|WARN|WARNING|ERROR|FATAL) *\] ")
 # zerolog's console writer (LocalAI and other Go servers): "7:26PM DBG message key=value"
 _ZEROLOG_LEVEL = re.compile(
     r"^(?:\d{1,2}:\d\d(?:AM|PM) )?(?P<level>TRC|DBG|INF|WRN|ERR|FTL|PNC) (?=\w)"
@@ -259,7 +261,8 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
         text = _from_rich(text)
     level = ""
     for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL, _TRT_LEVEL, _NAME_LEVEL,
-               _BRACKET_LEVEL, _DASH_LEVEL, _CHROMIUM_LEVEL, _ZEROLOG_LEVEL):  # fmt: skip
+               _BRACKET_LEVEL, _DASH_LEVEL, _CHROMIUM_LEVEL, _ZEROLOG_LEVEL,
+               _PADDED_LEVEL):  # fmt: skip
         m = rx.match(text)
         if m:
             level = next(name for name in m.groupdict().values() if name)

@@ -102,7 +102,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a request being served: validation of one request (vLLM's "your request has N input
         # tokens", "However, you requested N tokens"), the API server's response generators
         r"|\byour request\b|\bHowever, you requested\b|\bcompletion stream generator\b"
+        r"|\b\w*completion_(?:stream|full)_generator\b"  # vLLM's serving of a chat request
         r"|(?:^|:)(?:prefill|decode|generate)\{"  # TGI's tracing spans of a request
+        r"|\"span\":\{\"name\":\"(?:prefill|decode|generate)\""  # the same, logged as JSON
         r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b"
         r"|(?i:\b(?:could not|failed to|unable to) predict\b)"  # a model's prediction of an input
         # a server's handler of a request that failed (Ray Serve's "Encountered failure while
@@ -137,7 +139,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     # also the tracing span of TGI's (and its forks') router warming the shards up
     (
         r"(?i)unable to warm ?up|warm ?up (?:failed|model|error)\b|while warming up"
-        r"|(?:^|[\s:])warmup\{"
+        r"|(?:^|[\s:])warmup\{|\"span\":\{\"name\":\"warmup\""  # as text, as JSON
         r"|\bError: Warmup\(",  # the router's error naming the warm-up it ran
         "warmup",
     ),

@@ -43,6 +43,14 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"no such file"
        r"|No such file or directory: '[^']*\b(?:config|tokenizer|adapter|model)[\w\-]*\."
        r"(?:json|safetensors|gguf|bin)'"),
+    # a model file without the tensors the loader expects, or with tensors of another shape
+    # (ggml-based loaders: "tensor 'blk.0.ffn_down.weight' not found", "has wrong size in
+    # model file", "unknown tensor '' in model file"; ExLlamaV2's "Could not find
+    # model.embed_tokens.* in model")
+    rule("model_tensors", "unsupported_config",
+       r"\btensor '[^']*' (?:not found|not in model file|has wrong (?:size|shape))"
+       r"|\bunknown tensor '[^']*' in model file|\bCould not find [\w.]+\.\* in model\b",
+       keywords=("tensor '", "in model"), ignore_at=QUIET),
     # llama.cpp's loader rejecting the model file: an old GGML file, tensors it does not expect
     # TensorRT's ONNX parser refusing the model, its builder a network without a shape profile
     rule("trt_model_rejected", "unsupported_config",

@@ -28,7 +28,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"NVRM: Xid \([^)]*\): (?P<xid>13|31|32|43|69)\b", keywords=("Xid",)),
     rule("xid_timeout", "timeout",
        r"NVRM: Xid \([^)]*\): (?P<xid>8|109)\b|NVRM: Xid \([^)]*\): (?P<xid__2>\d+)\b.{0,200}?"
-       r"TIMEOUT\b", keywords=("Xid",)),
+       r"(?i:timeout)\b", keywords=("Xid",)),
     rule("gpu_lost", "unknown",
        r"NVRM: Xid \([^)]*\): (?P<xid>\d+)|fallen off the bus|NVRM: .{0,80}?(?:failed|error)",
        keywords=("Xid", "off the bus", "NVRM")),

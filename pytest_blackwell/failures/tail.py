@@ -24,7 +24,7 @@ from pytest_blackwell.failures.candidates import (
     is_header,
 )
 from pytest_blackwell.failures.cues import cue_category
-from pytest_blackwell.failures.errorwords import BENIGN, is_quiet
+from pytest_blackwell.failures.errorwords import ASIDE, BENIGN, is_quiet
 from pytest_blackwell.failures.frames import THREAD_DUMP
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 
@@ -179,6 +179,7 @@ def _plain_words(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
         if (
             is_quiet(line.text, line.level)
             or BENIGN.search(line.text)
+            or ASIDE.search(line.text) is not None  # a fallback announced, an error foreseen
             or (cue_category([line.text]) is None and not _ABORT_AT.match(line.text))
         ):
             continue

@@ -127,6 +127,14 @@ IN_TUNING = {
     "fresh107": (0.92, 0.92),
     "fresh108": (1.00, 0.69),
     "fresh109": (1.00, 0.87),
+    "fresh110": (1.00, 0.93),
+    "fresh111": (1.00, 1.00),
+    "fresh112": (1.00, 0.93),
+    "fresh113": (0.88, 1.00),
+    "fresh114": (0.55, 0.77),
+    "fresh115": (0.92, 0.76),
+    "fresh116": (0.93, 0.68),
+    "fresh117": (0.94, 0.76),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

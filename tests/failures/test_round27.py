@@ -82,14 +82,15 @@ from classify_helpers import classify_as, classify_both
             "compile",
         ),
         (["CMake Error at CMakeLists.txt:12 (project):"], "unknown", "unknown"),
-        # a package's loader unable to find its native library
+        # a package's loader unable to find its native library (since round 35 the start-up
+        # shape: bitsandbytes loads it as it is imported)
         (
             [
                 "[pkg.cext|ERROR]pkg library load error: Configured CUDA binary not found at "
                 "/opt/venv/lib/pkg/libpkg_cuda130.so"
             ],
             "env_mismatch",
-            "unknown",
+            "startup",
         ),
         # a model file written by a newer release of the runtime reading it
         (
