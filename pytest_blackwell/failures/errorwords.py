@@ -151,6 +151,8 @@ ASIDE = re.compile(
     r"^\W*If you (?:get|see|encounter|hit|run into|are seeing)\b|\b(?:falling|fall|fell) back to\b"
     # the same said with its substitute ("FP16 is not supported on CPU; using FP32 instead")
     r"|[;,] (?:using|will use) [\w.\- ]{1,40}? instead\b"
+    # a mismatch the library checked and tolerates (DeepSpeed's CUDA versions)
+    r"|\baccepting this combination\b"
     # an error that was caught and reported beside a notice (xFormers: "A matching Triton is not
     # available, some optimizations will not be enabled" then "Error caught was: ...")
     r"|^\W*Error caught was: "

@@ -231,7 +231,13 @@ def _lookup(table: dict[str, str], func: str) -> str | None:
     stage = table.get(func)
     if stage is None and func.startswith("_") and not func.endswith("__"):
         stage = table.get(func.lstrip("_"))
+    if stage is None and _CAMEL.search(func):  # cupy's "setDevice" is "set_device"
+        stage = table.get(_CAMEL.sub(r"\1_\2", func).lower())
     return stage
+
+
+#: A lower-case letter followed by a capital: where a camelCase name joins its words.
+_CAMEL = re.compile(r"([a-z])([A-Z])")
 
 
 def _named(frame: Frame) -> str | None:

@@ -39,8 +39,10 @@ CAUSES: tuple[Rule, ...] = (
     # memory is checked against a byte limit there
     rule("triton_resource_relayed", "smem_limit",
        r"out of resource: (?!threads|registers)\w+,? Required: (?P<required_bytes>\d+),? "
-       r"Hardware limit: ?(?P<limit_bytes>\d+)", keywords=("Hardware limit",),
-       ignore_at=AUTOTUNE_QUIET),
+       r"Hardware limit: ?(?P<limit_bytes>\d+)"
+       # the same with its figures cut off or on the next line (Inductor's kernels: "triton_*")
+       r"|out of resource: triton_\w+",
+       keywords=("Hardware limit", "out of resource: triton_"), ignore_at=AUTOTUNE_QUIET),
     # ptxas: a kernel's static shared memory above the target's limit
     # ptxas: a kernel's shared data, or a thread's local data (its stack frame), over the limit
     rule("ptxas_shared_data", "smem_limit",
@@ -130,8 +132,10 @@ CAUSES: tuple[Rule, ...] = (
        r"device-side assert(?:ion)? triggered|cudaErrorAssert\b"),
     # The kernel's own assert message (CUDA prints it per failing thread before the fault).
     rule("kernel_assert", "illegal_memory_access",
-       r"block: \[\d+, ?\d+, ?\d+\],? thread: \[\d+, ?\d+, ?\d+\],? Assertion\b",
-       keywords=("Assertion",)),
+       r"block: \[\d+, ?\d+, ?\d+\],? thread: \[\d+, ?\d+, ?\d+\],? Assertion\b"
+       # HIP's ("Indexing.hip:1292: indexSelectLargeIndex: Device-side assertion `...' failed.")
+       r"|\.hip:\d+: \w+: Device-side assertion\b",
+       keywords=("Assertion", "Device-side assertion")),
     # --- CUDA graph capture -----------------------------------------------------------------------
     rule("capture_not_permitted", "stream_capture",
        r"operation not permitted when stream is capturing|cudaErrorStreamCapture\w*"

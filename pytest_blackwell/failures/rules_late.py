@@ -53,6 +53,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|\bNCCL watchdog thread terminated\b"
        r"|failure detected by watchdog at work sequence"
        r"|\bNcclError\b|\bNCCL_ERROR_[A-Z_]+|\bMPI error\b|\bMPI_ERR_[A-Z_]+"
+       # c10d's error of a collective backend, also named only by a wrapper ("RayTaskError(
+       # DistBackendError): ...")
+       r"|\bDistBackendError\b"
        # NVSHMEM (DeepEP's transport): its source naming a failed status, its own init failure
        r"|/nvshmem/src/\S+:\d+: (?:non-zero status|NULL value)|nvshmem\w* initialization failed"
        r"|(?:^|: )(?:Test )?NCCL failure \S+:\d+"

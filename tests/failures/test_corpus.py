@@ -135,6 +135,10 @@ IN_TUNING = {
     "fresh115": (0.92, 0.76),
     "fresh116": (0.93, 0.68),
     "fresh117": (0.94, 0.76),
+    "fresh118": (0.50, 0.25),
+    "fresh119": (1.00, 0.69),
+    "fresh120": (0.86, 0.46),
+    "fresh121": (1.00, 0.82),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
