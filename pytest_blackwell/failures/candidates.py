@@ -12,7 +12,7 @@ from typing import Any
 
 from pytest_blackwell.failures.cues import says_shortage
 from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS
-from pytest_blackwell.failures.frames import IPYTHON_FRAME, frame_stage, worded_frame
+from pytest_blackwell.failures.frames import IPYTHON_FRAME, dispatched, frame_stage, worded_frame
 from pytest_blackwell.failures.phrases import phrase_stage
 from pytest_blackwell.failures.stages import later_stage
 
@@ -165,6 +165,8 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
         # frames tell the stage when nothing before the error does (see ``evidence.decide``);
         # not a destructor's, which the garbage collector runs ("Exception ignored in").
         told = frame_stage(cand.traceback) or worded_frame(cand.traceback)
+        if told is None and best.activity is None:
+            told = dispatched(cand.traceback)  # weaker than what ran before the error
         if told is not None:
             best = replace(best, after=(told[0], f"{told[1]} (traceback after the error)"))
     best = _told_later(best, cand)

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pytest_blackwell.failures.candidates import Candidate
 from pytest_blackwell.failures.cues import READABLE_RULES, cue_category, own_words
 from pytest_blackwell.failures.frames import (
+    dispatched,
     frame_category,
     frame_stage,
     waiting_dump,
@@ -146,6 +147,7 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
                 or cand.after
                 or cand.activity
                 or worded_frame(cand.traceback)
+                or dispatched(cand.traceback)
             )
             if told is not None and told[0] == "startup" and first_use(cand.traceback):
                 told = None  # a library loaded by a layer's code loads when the model first runs

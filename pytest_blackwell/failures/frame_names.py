@@ -134,7 +134,6 @@ DECISIVE: dict[str, str] = {
 
 #: Function names that tell the stage only when no decisive name is on the stack.
 CONTEXTUAL: dict[str, str] = {
-    "_initialize_kv_caches": "kv_alloc",
     "_apply": "loading",  # torch's Module.to()/cuda(): parameters moved onto the device
     "get_tensor": "loading",  # safetensors' safe_open(...).get_tensor: a checkpoint tensor read
     "safe_open": "loading",  # safetensors opening a checkpoint file
@@ -169,11 +168,6 @@ CONTEXTUAL: dict[str, str] = {
     "add_request": "execute",
     "_validate_model_input": "execute",
     "get_model_worker_batch": "execute",  # SGLang's scheduler building a batch of requests
-    # ComfyUI's executor running the nodes of a queued workflow
-    "recursive_execute": "execute",
-    "get_output_data": "execute",
-    "map_node_over_list": "execute",
-    "_async_map_node_over_list": "execute",
     "_lazy_init": "startup",  # torch initialising CUDA on first use
     "set_device": "startup",
     "ggml_cuda_set_device": "startup",  # ggml's CUDA backend selecting the device
@@ -204,6 +198,17 @@ CONTEXTUAL: dict[str, str] = {
     "decode": "execute",
     "swap_blocks": "execute",  # KV-cache swaps/offloads, native frames included
     "swap_blocks_batch": "execute",
+}
+
+#: Frames of an application's dispatcher, which runs whatever work it was given: ComfyUI's
+#: executor running a node of a queued workflow (a loader node too). They tell the stage only
+#: when neither the error's words nor the lines before it do (a ComfyUI error report's
+#: ``Node Type: CheckpointLoaderSimple`` says more), like a frame's words.
+DISPATCHERS: dict[str, str] = {
+    "recursive_execute": "execute",
+    "get_output_data": "execute",
+    "map_node_over_list": "execute",
+    "_async_map_node_over_list": "execute",
 }
 
 #: Library paths whose frames tell the stage like a decisive name (fragment of the file path).

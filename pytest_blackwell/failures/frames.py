@@ -20,7 +20,13 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from pytest_blackwell.failures.frame_names import CATEGORY_FRAMES, CONTEXTUAL, DECISIVE, PATHS
+from pytest_blackwell.failures.frame_names import (
+    CATEGORY_FRAMES,
+    CONTEXTUAL,
+    DECISIVE,
+    DISPATCHERS,
+    PATHS,
+)
 
 # The function name may be cut off by a paste; the path alone can still tell.
 # Python's faulthandler writes ``File "x.py", line 3 in f`` (no comma).
@@ -324,6 +330,16 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
                     return "graph_capture", why
                 if _SERVING_WORDS.search(func):
                     return "execute", why
+    return None
+
+
+def dispatched(lines: Sequence[str]) -> tuple[str, str] | None:
+    """``(stage, evidence)`` from an application's dispatcher among the frames of ``lines``
+    (:data:`~pytest_blackwell.failures.frame_names.DISPATCHERS`): the weakest frame evidence."""
+    for segment in _segments(lines):
+        for frame in reversed(segment):
+            if frame.func in DISPATCHERS:
+                return DISPATCHERS[frame.func], f"frame {frame.func}"
     return None
 
 
