@@ -226,9 +226,12 @@ _CACHE_MODULE = re.compile(
 _BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|make|setup)_\w+)$")
 
 
-#: Python's standard library (not the packages installed beside it): its ``decode``
-#: (json, codecs), ``step`` or ``run`` name no engine's work.
-_STDLIB = re.compile(r"/[Ll]ib/python3\.\d+/(?!site-packages/|dist-packages/)|^/?[Ll]ib/\w+\.py$")
+#: Python's standard library (not the packages installed beside it), on POSIX
+#: (``lib/python3.12/json/decoder.py``) and Windows (``C:/Python312/Lib/json/decoder.py``): its
+#: ``decode`` (json, codecs), ``step`` or ``run`` name no engine's work.
+_STDLIB = re.compile(
+    r"/lib/python3\.\d+/(?!site-packages/|dist-packages/)|(?:^|/)Lib/(?!site-packages/)"
+)
 
 
 def _lookup(table: dict[str, str], func: str) -> str | None:

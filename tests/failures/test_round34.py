@@ -104,3 +104,15 @@ def test_a_test_function_called_is_no_stage(tmp_path: Path) -> None:
         "RuntimeError: CUDA error: an illegal memory access was encountered",
     ]
     classify_as(tmp_path, lines, "illegal_memory_access", "unknown")
+
+
+def test_the_standard_library_on_windows_is_no_engine_work(tmp_path: Path) -> None:
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "C:\\\\app\\\\Lib\\\\site-packages\\\\tool\\\\reply.py", line 8, in parse',
+        "    return json.loads(text)",
+        '  File "C:\\\\Python312\\\\Lib\\\\json\\\\decoder.py", line 340, in decode',
+        '    raise JSONDecodeError("Extra data", s, end)',
+        "json.decoder.JSONDecodeError: Extra data: line 2 column 1 (char 41)",
+    ]
+    classify_as(tmp_path, lines, "unknown", "unknown")
