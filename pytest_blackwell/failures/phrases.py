@@ -115,9 +115,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\berror (?:during|while running|in) (?:the )?benchmark\b)"
         # the work a served model does, said to have failed ("Transcription failed: ...")
         r"|(?i:\b(?:transcription|inference|prediction|translation) failed\b)"
-        r"|(?i:\berror while invoking\b)"
+        r"|(?i:\berror while invoking\b)"  # a served session's step (InvokeAI's invocations)
         # Triton Inference Server answering an inference request that its model failed
-        r"|\bFailed to process the request\(s\)"  # a served session's step (InvokeAI's invocations)
+        r"|\bFailed to process the request\(s\)"
         # an OpenAI-compatible API's error object, the answer to a request
         r"|\"object\":\s*\"error\"|\{\"error\":\s*\{\"(?:code|message)\""
         # the work item the error broke ("Error processing image: CUDA error: ...")
