@@ -234,6 +234,10 @@ _STDLIB = re.compile(
 )
 
 
+#: A lower-case letter followed by a capital: where a camelCase name joins its words.
+_CAMEL = re.compile(r"([a-z])([A-Z])")
+
+
 def _lookup(table: dict[str, str], func: str) -> str | None:
     """``table``'s stage for ``func``, or for the public name a private helper is named after
     (DeepGEMM's ``_warmup`` under its ``warmup``)."""
@@ -243,10 +247,6 @@ def _lookup(table: dict[str, str], func: str) -> str | None:
     if stage is None and _CAMEL.search(func):  # cupy's "setDevice" is "set_device"
         stage = table.get(_CAMEL.sub(r"\1_\2", func).lower())
     return stage
-
-
-#: A lower-case letter followed by a capital: where a camelCase name joins its words.
-_CAMEL = re.compile(r"([a-z])([A-Z])")
 
 
 def _named(frame: Frame) -> str | None:
@@ -339,10 +339,17 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
 def dispatched(lines: Sequence[str]) -> tuple[str, str] | None:
     """``(stage, evidence)`` from an application's dispatcher among the frames of ``lines``
     (:data:`~pytest_blackwell.failures.frame_names.DISPATCHERS`): the weakest frame evidence."""
+    return _first_in(DISPATCHERS, lines)
+
+
+def _first_in(table: dict[str, str], lines: Sequence[str]) -> tuple[str, str] | None:
+    """``(table's value, evidence)`` for the first frame among ``lines`` that ``table`` names,
+    innermost first in each traceback, else ``None``."""
     for segment in _segments(lines):
         for frame in reversed(segment):
-            if frame.func in DISPATCHERS:
-                return DISPATCHERS[frame.func], f"frame {frame.func}"
+            value = table.get(frame.func)
+            if value is not None:
+                return value, f"frame {frame.func}"
     return None
 
 
@@ -401,9 +408,4 @@ def waiting_dump(lines: Sequence[str]) -> str | None:
 
 def frame_category(lines: Sequence[str]) -> tuple[str, str] | None:
     """``(category, evidence)`` from a frame that raises for one reason only, else ``None``."""
-    for segment in _segments(lines):
-        for frame in reversed(segment):
-            category = CATEGORY_FRAMES.get(frame.func)
-            if category is not None:
-                return category, f"frame {frame.func}"
-    return None
+    return _first_in(CATEGORY_FRAMES, lines)
