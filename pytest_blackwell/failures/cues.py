@@ -70,6 +70,9 @@ DEVICE_NOT_SET_UP = (
     r"\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:find|initiali[sz]e"
     r"|detect|open|access)(?:/\w+)? (?:an? |the |any |specified |requested ){0,2}"
     r"(?:accelerator|GPU|CUDA|gpu|cuda) devices?\b"
+    # a launcher's own check that torch can use the GPU (stable-diffusion-webui's "Torch is not
+    # able to use GPU; add --skip-torch-cuda-test ...")
+    r"|\bis not able to use (?:the |any )?(?:GPU|CUDA|gpu|cuda)\b"
 )
 
 #: ``(category, patterns)``: the cue holds when every pattern is found in the text.

@@ -123,7 +123,12 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # the work item the error broke ("Error processing image: CUDA error: ...")
         r"|(?i:\berror (?:while )?(?:processing|transcribing|translating|generating|rendering)"
         r" (?:the |for )?"
-        r"(?:image|prompt|audio|request|video|frame|batch|chunk|segment|text|client)\b)",
+        r"(?:image|prompt|audio|request|video|frame|batch|chunk|segment|text|client)\b)"
+        # the same said of the work itself ("Error during audio generation: CUDA error: ...")
+        r"|(?i:\b(?:error|exception|failure) (?:during|while|in) (?:the )?(?:\w+ )?"
+        r"(?:generation|inference|sampling|decoding|prediction|transcription)\b)"
+        # uvicorn's report of an exception raised while the app handled a request
+        r"|\bException in ASGI application\b",
         "execute",
     ),
     # a server answering a request with an error (see _ANSWERED)

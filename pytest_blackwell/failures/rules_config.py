@@ -83,7 +83,10 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"(?:\bout_|\b)of_range\.403\] key '(?P<key>[^']+)' not found"
        r"|\[json\.exception\.(?:parse_error|type_error)\.\d+\]", ignore_at=QUIET),
     rule("unknown_model_architecture", "unsupported_config",
-       r"unknown model architecture: '?(?P<architecture>[\w.\-]*)|error loading model architecture"
+       r"unknown model architecture: '?(?P<architecture>[\w.\-]*)"
+       # llama.cpp reading a GGUF file's architecture, hyperparameters or vocabulary that it
+       # cannot take ("error loading model vocabulary: invalid gguf type for ...")
+       r"|error loading model (?:architecture|hyperparameters|vocabulary)"
        r"|unknown (?:pre-tokenizer|tokenizer) type", stage_hint="loading"),
     # A KeyError on a parameter name (or vLLM's log of it, the bare quoted name): the checkpoint
     # does not hold what the model built from its config expects.
@@ -111,9 +114,11 @@ CONFIG_RULES: tuple[Rule, ...] = (
     rule("argument_rejected", "unsupported_config",
        r"argument --[\w-]+: invalid|unrecognized arguments:|Failed to parse (?:the )?arguments"
        r"|\bNotEnoughCUDADevices\b"
+       r"|\bArgumentValidation\(\""  # TGI's launcher refusing its arguments
        r"|got (?:an )?(?:invalid|unexpected|unknown) (?:keyword )?argument"
        r"|Unknown (?:quantization method|kv cache"
-       r" dtype|attention backend)|Invalid (?:attention backend|kv_cache_dtype)|max_model_len \("
+       r" dtype|(?:attention|communication) backend)"
+       r"|Invalid (?:attention backend|kv_cache_dtype)|max_model_len \("
        r"(?P<max_model_len>\d+)\) is greater than the derived max_model_len|does not match the "
        r"quantization method specified in the `quantization` argument",
        stage_hint="startup"),

@@ -203,5 +203,10 @@ ENV_RULES: tuple[Rule, ...] = (
     # (not CPython's import refused while the interpreter shuts down)
     rule("import_failed", "env_mismatch",
        r"^(?:[\w.]+\.)?ImportError: (?!sys\.meta_path is None)\S", ignore_at=QUIET),
+    # a compiled extension's module that was never bound: its import failed earlier and was
+    # swallowed ("NameError: name 'exllamav2_ext' is not defined", "... 'vllm_ops' ...")
+    rule("extension_unbound", "env_mismatch",
+       r"\bNameError: name '(?P<module>\w*(?:_ext|_ops|_C|_cuda|_kernels?)|ops)' is not defined",
+       keywords=("NameError",)),
 )
 # fmt: on

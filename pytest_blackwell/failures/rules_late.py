@@ -148,6 +148,10 @@ LATE_RULES: tuple[Rule, ...] = (
        # faulthandler on Windows: the process crashed in native code
        r"|^Windows fatal exception: (?P<signal__11>access violation|stack overflow"
        r"|illegal instruction|int divide by zero)"
+       # ctypes on Windows: a native call that crashed, raised as OSError ("exception: access
+       # violation reading 0x0000000000000000")
+       r"|\bOSError: exception: (?P<signal__15>access violation|stack overflow"
+       r"|illegal instruction|integer divide by zero)\b"
        # Open MPI's launcher: "mpirun noticed that process rank 6 ... exited on signal 9 (Killed)"
        r"|\bexited on signal (?P<signal__12>\d+)\b"
        # the kernel's log of a process it killed: "app[123]: segfault at 0 ip ... error 4 in
@@ -157,7 +161,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|trap divide error)",
        weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??",
                             "fatal exception", "exited on signal", "xit code", "退出代码",
-                            "segfault at", "traps: ")),
+                            "segfault at", "traps: ", "exception: ")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     rule("value_error", "unsupported_config",
        r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): ", ignore_at=QUIET),

@@ -139,6 +139,10 @@ IN_TUNING = {
     "fresh119": (1.00, 0.69),
     "fresh120": (0.86, 0.46),
     "fresh121": (1.00, 0.82),
+    "fresh122": (0.75, 0.25),
+    "fresh123": (0.90, 0.60),
+    "fresh124": (0.91, 1.00),
+    "fresh125": (1.00, 0.93),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
