@@ -150,7 +150,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"\bargs: Namespace\(|\bCUDA SETUP: |\bCoordinationService/RegisterTask\b"
         # the distributed set-up announced ("> initializing model parallel with size 1")
         r"|(?i:\binitiali[sz]ing (?:model parallel|ddp|pipeline|data parallel) with size\b"
-        r"|\binitiali[sz]ing (?:the )?(?:distributed|process group|torch\.distributed)\b)",
+        r"|\binitiali[sz]ing (?:the )?(?:distributed|process group|torch\.distributed)\b)"
+        # stable-diffusion-webui's launcher handing over to the web UI, before any model
+        r"|^Launching Web UI with arguments:",
         "startup",
     ),
     # last: a progress bar (tqdm's counter and rate) whose words said nothing above: the

@@ -75,6 +75,8 @@ DECISIVE: dict[str, str] = {
     "init_inference": "loading",
     "process_weights_after_loading": "loading",
     "from_dir": "loading",
+    # ComfyUI's (and Fooocus') model management putting models' weights onto the GPU
+    "load_models_gpu": "loading",
     "build_engine": "compile",
     "backend_compile": "compile",  # JAX handing a computation to XLA's compiler
     "build_serialized_network": "compile",

@@ -80,7 +80,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a program building its kernels at run time (OpenMM's platforms, NVRTC): the compiler
         # cannot be started, or the program does not compile
         r"|\bError launching (?:the )?(?:CUDA |HIP |OpenCL )?compiler\b"
-        r"|\bError compiling program\b",
+        r"|\bError compiling program\b"
+        # Dynamo's advice, printed only under an error raised while it compiles a frame
+        r"|\btorch\._dynamo\.config\.suppress_errors\b",
         "compile",
     ),
     (

@@ -122,3 +122,81 @@ def test_a_generation_mentioned_without_an_error_tells_nothing(tmp_path: Path) -
     assert failure is not None
     assert failure.category == "illegal_memory_access"
     assert failure.stage == "unknown"
+
+
+#: torch's advice under every CUDA error, between a cause and its caller's report.
+_TORCH_ADVICE = [
+    "CUDA kernel errors might be asynchronously reported at some other API call, so the "
+    "stacktrace below might be incorrect.",
+    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+    "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+    "",
+]
+
+
+def test_the_callers_report_after_torchs_advice_tells_the_stage(tmp_path: Path) -> None:
+    lines = [
+        "RuntimeError: CUDA error: out of memory",
+        *_TORCH_ADVICE,
+        "",
+        "Error: init: [TensorRT-LLM][ERROR] Assertion failed: Failed to deserialize cuda engine.",
+    ]
+    failure = classify_as(tmp_path, lines, "device_oom", "loading")
+    assert "the error its caller reported" in failure.evidence["stage"]
+
+
+def test_a_callers_report_far_below_tells_nothing(tmp_path: Path) -> None:
+    lines = [
+        "RuntimeError: CUDA error: out of memory",
+        *_TORCH_ADVICE,
+        *[f"INFO step {n} done" for n in range(8)],
+        "Error: init: [TensorRT-LLM][ERROR] Assertion failed: Failed to deserialize cuda engine.",
+    ]
+    classify_as(tmp_path, lines, "device_oom", "unknown")
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # the web UI's launcher has handed over, no model yet
+        (
+            [
+                "Launching Web UI with arguments: --xformers",
+                "Segmentation fault (core dumped)",
+            ],
+            "engine_died",
+            "startup",
+        ),
+        # Dynamo's advice: the error came out of torch.compile
+        (
+            [
+                "RuntimeError: Found Tesla P40 which is too old to be supported by the triton GPU "
+                "compiler, which is used as the backend. Triton only supports devices of CUDA "
+                "Capability >= 7.0, but your device is of CUDA capability 6.1",
+                "",
+                "You can suppress this exception and fall back to eager by setting:",
+                "    import torch._dynamo",
+                "    torch._dynamo.config.suppress_errors = True",
+            ],
+            "dispatch_failure",
+            "compile",
+        ),
+        # ComfyUI's model management moving a model's weights onto the GPU
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/srv/ComfyUI/comfy/model_management.py", line 500, in load_models_gpu',
+                "    loaded_model.model_load(lowvram_model_memory)",
+                '  File "/srv/ComfyUI/comfy/model_management.py", line 300, in cast_to_device',
+                "    return tensor.to(device)",
+                "RuntimeError: CUDA error: an illegal memory access was encountered",
+            ],
+            "illegal_memory_access",
+            "loading",
+        ),
+    ],
+)
+def test_round39_stage_readings(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    classify_as(tmp_path, lines, category, stage)
