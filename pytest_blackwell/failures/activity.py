@@ -35,8 +35,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\b(?:Decode|Prefill) batch\b|\bStep function failed\b|\bDumping scheduler\b"
         # an interactive chat waiting for or answering the user's input (LMDeploy's chat CLI)
         r"|\bdouble enter to end input\b"
-        r"|(?i:\bplease (?:enter|type|input) (?:an? |the |your )?(?:image|prompt|text|query"
-        r"|question|input|message)\b)"
+        r"|(?i:(?:\bplease |^[>\s]*)(?:enter|type|input) (?:an? |the |your )?(?:\w+ )?"
+        r"(?:image|prompt|text|query|question|input|message)\b)"
         # llama.cpp's server working on a request in one of its slots
         r"|\bslot (?:update_slots|launch_slot_\w*|init_sampler|print_timing):"
         r"|\bslot \d+ is processing\b|\bsrv +update_slots:"  # older wording; its server loop
@@ -152,7 +152,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\binitiali[sz]ing (?:model parallel|ddp|pipeline|data parallel) with size\b"
         r"|\binitiali[sz]ing (?:the )?(?:distributed|process group|torch\.distributed)\b)"
         # stable-diffusion-webui's launcher handing over to the web UI, before any model
-        r"|^Launching Web UI with arguments:",
+        r"|^Launching Web UI with arguments:"
+        # ggml finding its devices and registering its backends, before any model is read
+        r"|\bggml_cuda_init: found \d+ \w+ devices?\b|\bregister_(?:backend|device): registered\b",
         "startup",
     ),
     # last: a progress bar (tqdm's counter and rate) whose words said nothing above: the

@@ -28,6 +28,8 @@ from pytest_blackwell.failures.rule import Rule
 #: ``text -> (rule, detail)`` of the first rule matching ``text``, else ``None``.
 MatchFn = Callable[[str], "tuple[Rule, dict[str, Any]] | None"]
 
+#: A Rust panic's header since Rust 1.73: the location, with the message on the next line.
+_PANIC_AT = re.compile(r"\bpanicked at [^\s']+:\d+:\d+:$")
 #: Lines after an exception line that may continue its wrapped message.
 MAX_WRAPPED = 3
 #: A line that starts a new error rather than continuing the message above it.
@@ -89,12 +91,21 @@ def wrapped_cause(
     said: Candidate | None, lineno: int, line: LogicalLine, match: MatchFn
 ) -> Candidate | None:
     """``said`` (an error line no rule knew) read again with ``line``, the rest of its message
-    wrapped onto the next line, when together they name a known cause; else ``None``."""
-    if said is None or said.rank != LEVEL_ONLY or said.line != lineno - 1 or not is_wrapped(line):
+    wrapped onto the next line, when together they name a known cause; else ``None``.
+
+    A Rust panic's header names only where it panicked: the next line is its message, whatever
+    it looks like, and is read with it even when no rule knows it (its words may still tell)."""
+    if said is None or said.rank != LEVEL_ONLY or said.line != lineno - 1:
+        return None
+    panic = _PANIC_AT.search(said.text) is not None and bool(line.text.strip())
+    if not panic and not is_wrapped(line):
         return None
     found = rejoin([said.text], line.text, match, alone=False)
     if found is None:
-        return None
+        if not panic:
+            return None
+        rest = line.text.strip()
+        return replace(said, text=f"{said.text} {rest}", traceback=[*said.traceback, rest])
     text, rule, detail = found
     return replace(reread(said, text, rule, {**said.detail, **detail}),
                    rank=WEAK if rule.weak else STRONG)  # fmt: skip

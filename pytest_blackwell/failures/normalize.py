@@ -269,7 +269,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
             level = _LEVEL_NAMES.get(level, level)
             text = text[m.end() :]
             break
-    if not level and " NCCL INFO " in text:
+    if not level and (" NCCL INFO " in text or text.startswith("NCCL INFO ")):
         level = "INFO"  # "host:pid:tid [0] NCCL INFO ...": NCCL's own informational lines
     return LogicalLine(text.rstrip(), own or tag, level)
 

@@ -21,6 +21,7 @@ from pytest_blackwell.failures.stages import later_stage
 _ANSWERED = (
     r"\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b|\bHTTPException: [45]\d\d\b"
     r"|\b500 Internal Server Error\b"
+    r"|\bstatus code:? 5\d\d\b"  # a client's words ("... call failed with status code 500")
     r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"  # Gin's access log: a request answered 5xx
     # a key=value access record (zerolog, logfmt) of a request answered 5xx
     r"|\bmethod=(?:POST|GET|PUT)\b.{0,200}?\bstatus=5\d\d\b"
@@ -180,7 +181,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bAppendExecutionProvider_\w+"
         r"|\bcuInit\b"
         # devices counted or selected: what a process does first with CUDA
-        r"|\bcu(?:da)?(?:GetDeviceCount|SetDevice|DeviceGetCount)\b|\bNumCudaDevices\b"
+        r"|\b(?:cu(?:da)?|hip)(?:GetDeviceCount|SetDevice|DeviceGetCount)\b"
+        r"|\bNum(?:Cuda|Hip)Devices\b"
         r"|(?i:\b(?:failed to|unable to|could not|cannot) (?:fetch|enumerate|list|query|detect"
         r"|get) (?:any |the )?(?:number of )?(?:cuda |gpu )?devices\b)"
         # a device the program cannot find or set up

@@ -322,8 +322,10 @@ CAUSES: tuple[Rule, ...] = (
        r"(?:this|the current|your) (?:arch\w*|device|GPU))"),
     # cuBLAS status codes printed as numbers (DeepSpeed's "kernel execution error. (m: .., n: ..,
     # k: .., error: 8)"): 8 is CUBLAS_STATUS_ARCH_MISMATCH, 15 CUBLAS_STATUS_NOT_SUPPORTED
+    # (bitsandbytes: "cuBLAS API failed with status 15")
     rule("cublas_status_code", "dispatch_failure",
-       r"kernel execution error\.? \([^)]*\berror: (?P<cublas_status>8|15)\)"),
+       r"kernel execution error\.? \([^)]*\berror: (?P<cublas_status>8|15)\)"
+       r"|\bcuBLAS API failed with status (?P<cublas_status__2>8|15)\b"),
     rule("cutlass_scaled_mm", "dispatch_failure",
        r"No compiled (?:cutlass_)?\w+ for (?:a )?(?:compute capability less than )?(?:CUDA )?"
        r"device capability:? "
@@ -458,8 +460,14 @@ CAUSES: tuple[Rule, ...] = (
        r"|\bno(?:t(?: s\w*)?)?\s*$)"),
     rule("symbol_not_in_binary", "dispatch_failure",
        r"cudaErrorSymbolNotFound|CUDA_ERROR_NOT_FOUND|named symbol not found"),
+    # torch's dispatcher without a kernel of one of its own ops for a backend (a device, a
+    # dtype or a layout); an extension's op (``_C::rms_norm``, ``torchvision::nms``) without one
+    # is the extension built without that backend: an op missing from the installation
     rule("op_not_for_backend", "dispatch_failure",
-       r"Could not run '[\w:.]+' with arguments from the '(?P<backend>\w+)' backend"),
+       r"Could not run 'aten::[\w.]+' with arguments from the '(?P<backend>\w+)' backend"),
+    rule("extension_op_not_for_backend", "env_mismatch",
+       r"Could not run '(?P<op>(?!aten::)\w+::[\w.]+)' with arguments from the "
+       r"'(?P<backend>\w+)' backend"),
 )
 # fmt: on
 

@@ -203,6 +203,23 @@ ENV_RULES: tuple[Rule, ...] = (
     # (not CPython's import refused while the interpreter shuts down)
     rule("import_failed", "env_mismatch",
        r"^(?:[\w.]+\.)?ImportError: (?!sys\.meta_path is None)\S", ignore_at=QUIET),
+    # torch counting the devices and the runtime failing (its UserWarning "CUDA initialization:
+    # Unexpected error from cudaGetDeviceCount() ... Error 101: hipErrorInvalidDevice"): the
+    # runtime cannot use the GPUs it sees; a known cause in the same line is read first
+    rule("device_count_failed", "env_mismatch",
+       r"\bUnexpected error from (?:cuda|hip)GetDeviceCount\(\)", stage_hint="startup",
+       keywords=("GetDeviceCount",)),
+    # Numba's NVVM (the toolkit's compiler library) missing or knowing no target of this GPU:
+    # the installed toolkit does not fit the driver or the device
+    rule("nvvm_unsupported", "env_mismatch", r"\bNvvmSupportError\b", stage_hint="compile",
+       keywords=("NvvmSupportError",)),
+    # a package that cannot be built here: pip's build of a wheel, cargo's build script (both
+    # compile native code with the toolchain the environment has); the builder's own error,
+    # when shown, is more precise and replaces this
+    rule("package_build_failed", "env_mismatch",
+       r"\berror: subprocess-exited-with-error\b|\bFailed building wheel for\b"
+       r"|\berror: failed to run custom build command for\b", weak=True,
+       keywords=("subprocess-exited", "Failed building wheel", "custom build command")),
     # a compiled extension's module that was never bound: its import failed earlier and was
     # swallowed ("NameError: name 'exllamav2_ext' is not defined", "... 'vllm_ops' ...")
     rule("extension_unbound", "env_mismatch",

@@ -302,8 +302,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"^(?:[\w.]+: )?\[\w+(?:Error|Exception)\] : \d+ : [A-Z_]+ :"
        r"|\b(?:CUDA|CUDNN|CUBLAS|CUFFT|CURAND|CUSPARSE|CUSOLVER|NCCL|cuDNN|cuBLAS) error "
        r"executing \w+"
-       r"|\bGGML_ASSERT: \S+:\d+: ",
-       keywords=("error executing", "GGML_ASSERT:")),
+       r"|\bGGML_ASSERT: \S+:\d+: "
+       # (and its newer wording: "f.c:1: GGML_ASSERT(x) failed")
+       r"|\S+:\d+: GGML_ASSERT\(.*\) failed",
+       keywords=("error executing", "GGML_ASSERT")),
     # torchrun's failure summary: the rank whose exit it saw first (an exit code of a signal is
     # a death, above, and replaces this heading); its own error is in that rank's output
     rule("elastic_root_cause", "unknown", r"^Root Cause \(first observed failure\):",

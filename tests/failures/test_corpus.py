@@ -143,6 +143,10 @@ IN_TUNING = {
     "fresh123": (0.90, 0.60),
     "fresh124": (0.91, 1.00),
     "fresh125": (1.00, 0.93),
+    "fresh126": (1.00, 1.00),
+    "fresh127": (0.90, 0.45),
+    "fresh128": (1.00, 0.85),
+    "fresh129": (0.92, 0.76),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

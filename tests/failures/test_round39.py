@@ -200,3 +200,134 @@ def test_round39_stage_readings(
     tmp_path: Path, lines: list[str], category: str, stage: str
 ) -> None:
     classify_as(tmp_path, lines, category, stage)
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # an extension's op without a kernel for the backend: the extension was built without it
+        (
+            [
+                "NotImplementedError: Could not run '_C::rms_norm' with arguments from the 'CUDA' "
+                "backend. This could be because the operator doesn't exist for this backend",
+            ],
+            "env_mismatch",
+            "unknown",
+        ),
+        # a Rust panic's message on the line after its location
+        (
+            [
+                "thread 'main' panicked at src/main.rs:406:19:",
+                'APIError { data: "missing field `vocab_size` at line 46 column 1" }',
+                "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+            ],
+            "unsupported_config",
+            "unknown",
+        ),
+        # ggml's assertion in its newer wording, then the crash it causes
+        (
+            [
+                "ggml-cpu.c:8456: GGML_ASSERT(i01 >= 0 && i01 < ne01) failed",
+                "SIGSEGV: segmentation violation",
+                "PC=0x7f27a8e24c47 m=0 sigcode=1 addr=0x206a03fb4",
+            ],
+            "unknown",
+            "unknown",
+        ),
+        (["cuBLAS API failed with status 15", "error detectected"], "dispatch_failure", "unknown"),
+        (
+            [
+                "/venv/lib/python3.10/site-packages/torch/cuda/__init__.py:83: UserWarning: HIP "
+                "initialization: Unexpected error from hipGetDeviceCount(). Did you run some cuda "
+                "functions before calling NumHipDevices() that might have already set an error? "
+                "Error 101: hipErrorInvalidDevice",
+                "Killed",
+            ],
+            "env_mismatch",
+            "startup",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/srv/train.py", line 40, in <module>',
+                "    model.fit(x, y, epochs=3)",
+                '  File "/venv/lib/python3.8/site-packages/keras/engine/training.py", line 1184, '
+                "in fit",
+                "    tmp_logs = self.run_function(iterator)",
+                "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when "
+                "allocating tensor with shape[123008,500]",
+            ],
+            "device_oom",
+            "execute",
+        ),
+        (
+            [
+                "E   numba.cuda.cudadrv.error.NvvmSupportError: No supported GPU compute "
+                "capabilities found. Please check your cudatoolkit version matches your CUDA "
+                "version.",
+            ],
+            "env_mismatch",
+            "compile",
+        ),
+        # an interactive prompt answered before the error: the program works on it
+        (
+            [
+                ">>> Enter your negative prompt (press Enter to skip):",
+                "mmq.cuh:2589: ERROR: CUDA kernel mul_mat_q has no device code compatible with "
+                "CUDA arch 520.",
+            ],
+            "dispatch_failure",
+            "execute",
+        ),
+        (
+            [
+                "Error: Ollama call failed with status code 500: llama runner process has "
+                "terminated",
+            ],
+            "engine_died",
+            "execute",
+        ),
+        (
+            [
+                "      error: subprocess-exited-with-error",
+                "  x Getting requirements to build wheel did not run successfully.",
+            ],
+            "env_mismatch",
+            "unknown",
+        ),
+    ],
+)
+def test_round39_readings_of_fresh126_to_fresh129(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+def test_nccls_informational_lines_stay_quiet_also_without_their_prefix(tmp_path: Path) -> None:
+    lines = [
+        "NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot "
+        "open shared object file: No such file or directory",
+        "NCCL INFO NET/Plugin : No plugin found, using internal implementation",
+    ]
+    assert classify_both(tmp_path, lines) is None
+
+
+def test_torchs_own_op_without_a_kernel_stays_a_dispatch_failure(tmp_path: Path) -> None:
+    lines = [
+        "NotImplementedError: Could not run 'aten::_fused_moe' with arguments from the 'CUDA' "
+        "backend.",
+    ]
+    failure = classify_both(tmp_path, lines)
+    assert failure is not None
+    assert failure.category == "dispatch_failure"
+
+
+def test_a_panic_whose_message_names_nothing_stays_unknown(tmp_path: Path) -> None:
+    lines = [
+        "thread 'tokio-runtime-worker' panicked at src/lib.rs:12:5:",
+        "index out of bounds: the len is 3 but the index is 7",
+    ]
+    failure = classify_both(tmp_path, lines)
+    assert failure is not None
+    assert failure.category == "unknown"
+    assert "index out of bounds" in failure.first_error
