@@ -61,10 +61,14 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # a training loop reporting its loss (Megatron's "lm loss: 1.42E+00", the Trainer's
         # "{'loss': 3.55, ...}", "loss 61.1") or its step (MMEngine's "Epoch(train) [1][8/10]")
         # (a tag of a metrics logger too: "Loss/train_mse: 0.42")
-        r"|(?:^|[\s|{,'\"])(?:lm |\w*_)?[Ll]oss(?:/\w+|_[a-z]+)?['\"]?(?::\s*|\s+|=)"
+        r"|(?:^|[\s|{,'\"])(?:lm |\w*_)?[Ll]oss(?:/\w+|_[a-z]+)?['\"]?(?:\s*[:=]\s*|\s+)"
         r"-?\d+(?:\.\d+)?"
         r"(?:[eE][+-]?\d+)?\b"
         r"|\bEpoch\(train\)|^\s*Epoch \d+/\d+\s*$"  # Keras' epoch header
+        # stable-diffusion.cpp done sampling an image and decoding its latents
+        r"|\bsampling completed\b|\bdecoding \d+ latents?\b"
+        # Megatron's timer before a training step; BasicSR's training record ("<epoch:  5, iter:")
+        r"|\[before the start of training step\]|<epoch:\s*\d+, iter:\s*[\d,]+"
         # a program announcing the start of its work ("Start simulation", "Starting training")
         # (or of the work on an input: "Starting transcription on: talk.mp3")
         r"|(?i:^\W*start(?:ing)? (?:the )?(?:simulation|training|inference|generation|sampling"
@@ -83,7 +87,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     ),
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds
     (
-        r"(?i)\b(?:start(?:ing)? )?build(?:ing)? (?:the |an? )?(?:trt-llm |tensorrt )?engine\b"
+        r"(?i)\b(?:start(?:ing)? )?build(?:ing)? (?:the |an? )?(?:trt-llm |tensorrt |trt )?engine\b"
         r"|(?:^|[\s/])(?:nvcc|ptxas)\s+-|\bninja -v\b|\bEmitting ninja build file\b"
         # CMake's generated build compiling a source ("Building NVCC (Device) object ...")
         r"|\bBuilding (?:NVCC|CUDA|CXX|C|HIP)(?: \(Device\))? object\b"

@@ -331,3 +331,20 @@ def test_a_panic_whose_message_names_nothing_stays_unknown(tmp_path: Path) -> No
     assert failure is not None
     assert failure.category == "unknown"
     assert "index out of bounds" in failure.first_error
+
+
+@pytest.mark.parametrize(
+    ("before", "stage"),
+    [
+        (["epoch : 5, avg train loss : 6.3944", "epoch : 5, avg val loss : 6.3922"], "execute"),
+        (["[before the start of training step] datetime: 2024-01-01 10:00:00"], "execute"),
+        (["<epoch:  5, iter:  10,100, lr:(1.000e-04,)] l_pix: 1.2e-02"], "execute"),
+        (["sampling completed, taking 12.31s", "decoding 1 latents"], "execute"),
+        (["Building TRT engine."], "compile"),
+    ],
+)
+def test_round39_activity_before_a_death(tmp_path: Path, before: list[str], stage: str) -> None:
+    failure = classify_as(
+        tmp_path, [*before, "Segmentation fault (core dumped)"], "engine_died", stage
+    )
+    assert failure.evidence["stage"].startswith("activity")
