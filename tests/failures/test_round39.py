@@ -124,37 +124,6 @@ def test_a_generation_mentioned_without_an_error_tells_nothing(tmp_path: Path) -
     assert failure.stage == "unknown"
 
 
-#: torch's advice under every CUDA error, between a cause and its caller's report.
-_TORCH_ADVICE = [
-    "CUDA kernel errors might be asynchronously reported at some other API call, so the "
-    "stacktrace below might be incorrect.",
-    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
-    "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
-    "",
-]
-
-
-def test_the_callers_report_after_torchs_advice_tells_the_stage(tmp_path: Path) -> None:
-    lines = [
-        "RuntimeError: CUDA error: out of memory",
-        *_TORCH_ADVICE,
-        "",
-        "Error: init: [TensorRT-LLM][ERROR] Assertion failed: Failed to deserialize cuda engine.",
-    ]
-    failure = classify_as(tmp_path, lines, "device_oom", "loading")
-    assert "the error its caller reported" in failure.evidence["stage"]
-
-
-def test_a_callers_report_far_below_tells_nothing(tmp_path: Path) -> None:
-    lines = [
-        "RuntimeError: CUDA error: out of memory",
-        *_TORCH_ADVICE,
-        *[f"INFO step {n} done" for n in range(8)],
-        "Error: init: [TensorRT-LLM][ERROR] Assertion failed: Failed to deserialize cuda engine.",
-    ]
-    classify_as(tmp_path, lines, "device_oom", "unknown")
-
-
 @pytest.mark.parametrize(
     ("lines", "category", "stage"),
     [
