@@ -160,6 +160,22 @@ def _shutdown_quietly(llm: Any) -> None:
         llm.llm_engine.engine_core.shutdown()
 
 
+def _allow_amx(torch: Any) -> None:
+    """Ask Linux for the AMX tile state before vLLM's CPU kernels use it.
+
+    A process must request the AMX register state (``arch_prctl``) before its first AMX
+    instruction, or it dies on SIGILL. oneDNN asks for it on its first bf16 matmul, but vLLM's
+    CPU attention picks AMX for bf16 on its own and can run first, in this process or in the
+    engine's spawned processes (each asks again as it imports this module, below). Seen on a
+    virtual machine whose CPU has AMX: every engine with ``VLLM_ENABLE_V1_MULTIPROCESSING=1``
+    died at its first request (``exit code: -4``).
+    """
+    cpu = getattr(torch, "cpu", None)
+    init = getattr(getattr(torch._C, "_cpu", None), "_init_amx", None)
+    if cpu is not None and init is not None and cpu._is_amx_tile_supported():
+        init()
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python -m pytest_blackwell.engine.probe CONFIG_JSON", file=sys.stderr)
@@ -188,6 +204,9 @@ def main(argv: list[str]) -> int:
     import torch
     import vllm
     from vllm.engine.arg_utils import EngineArgs
+
+    if cpu:
+        _allow_amx(torch)
 
     from pytest_blackwell.engine.hooks import install_in_engine_process
 
@@ -287,3 +306,7 @@ elif __name__ == "__mp_main__" and os.environ.get(EVENTS_ENV):
     from pytest_blackwell.engine.hooks import install_in_engine_process as _install
 
     _install()
+    if _is_cpu_build():  # (the permission is per process: a spawned worker asks again)
+        import torch as _torch
+
+        _allow_amx(_torch)
