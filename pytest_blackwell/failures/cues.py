@@ -73,6 +73,8 @@ DEVICE_NOT_SET_UP = (
     # a launcher's own check that torch can use the GPU (stable-diffusion-webui's "Torch is not
     # able to use GPU; add --skip-torch-cuda-test ...")
     r"|\bis not able to use (?:the |any )?(?:GPU|CUDA|gpu|cuda)\b"
+    # llamafile's "--n-gpu-layers 35 was passed but no gpus were found"
+    r"|\bno (?:GPU|CUDA|gpu|cuda)(?: device)?s? (?:were |was )?(?:found|detected)\b"
 )
 
 #: ``(category, patterns)``: the cue holds when every pattern is found in the text.
@@ -190,9 +192,11 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "unsupported_config",
         (
-            r"\b(?:not|isn't|is not|are not) (?:yet )?(?:supported|implemented)\b|\bunsupported\b"
-            r"|\bdoes(?: not|n't) support\b"
-            r"|\bonly (?:supported|available|allowed) (?:for|with|when)\b"
+            # (not Python's own "unsupported operand type(s) for |", a program's bug, nor a
+            # kernel's "only supported for contiguous tensors": a layout the caller made)
+            r"\b(?:not|isn't|is not|are not) (?:yet )?(?:supported|implemented)\b"
+            r"|\bunsupported\b(?! operand type)|\bdoes(?: not|n't) support\b"
+            r"|\bonly (?:supported|available|allowed) (?:for|with|when)\b(?! contiguous)"
             r"|\bmissing (?:required )?(?:field|key|argument|tensor|weight|parameter|config\w*)s?\b"
             r"|\bno file named\b"
             r"|\bunknown (?:\w+ )?model[ _]type\b"

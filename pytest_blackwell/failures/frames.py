@@ -194,6 +194,9 @@ MODEL_PATHS = (
 #: "create_shared_weights", "load_lora_weights"): whatever the engine, they run while loading.
 _WEIGHTS_FUNC = re.compile(
     r"^_?(?:load|create|init|read|prepare|alloc\w*)_(?:\w+_)?weights?$"
+    # a function named for loading a model or a checkpoint ("load_target_model",
+    # "load_pretrained_checkpoint"), as "load_model" itself
+    r"|^_?load_(?:\w+_)?(?:model|checkpoint|ckpt)s?$"
     # a model built from its weight files (TensorRT-LLM's "from_hugging_face", diffusers'
     # "from_single_file", "from_checkpoint"; not "from_pretrained", which reads configurations
     # and tokenizers too: see frame_names.CONTEXTUAL)

@@ -49,8 +49,11 @@ _HOST = re.compile(
     r"^(?P<tag>[A-Za-z][\w.\-]{0,62}\d): (?=\s|Traceback \(|[\w.]*(?:Error|Exception)\b|\["
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b)"
 )
+# (Ray Data names an actor by the operator it runs: "(MapWorker(MapBatches(vLLMEngineActor))
+# pid=1202, ip=10.0.0.2)")
 _PROC_TAG = re.compile(
-    r"^\s*\((?P<tag>[A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+)(?:, ip=[\w.:\-]+)?\)\s?"
+    r"^\s*\((?P<tag>[A-Za-z][\w\-]*(?:\((?:[\w\-]|\([\w\-]*\))*\))?(?: rank=\d+)? pid=\d+)"
+    r"(?:, ip=[\w.:\-]+)?\)\s?"
 )
 # Pasting leftovers: pytest's "E   " prefix, markdown quotes and list bullets, diff markers,
 # a counter of numbered output before a timestamped record ("[1] 2019-06-13 01:17:08: E ...").

@@ -206,7 +206,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bmust be divisible by (?:the )?(?:tensor|pipeline)[ _]parallel[ _]size\b"
         # torch.distributed's store waiting for every rank to join the process group
         r"|\bDistStoreError\b|\bwaiting for clients\. \d+/\d+ clients joined\b"
-        r"|(?i:\binitiali[sz]ing (?:the )?process group\b)"  # its store-based barrier
+        # its store-based barrier ("Waiting in store based barrier to initialize process group")
+        r"|(?i:\binitiali[sz](?:e|ing) (?:the )?process group\b)"
         # a communicator being set up: TensorRT-LLM's NCCL communicator, NVSHMEM's bootstrap and
         # initialisation (DeepEP's buffers)
         r"|\bcreateComm\b|\bnvshmem\w* initialization failed\b"

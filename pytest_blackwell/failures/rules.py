@@ -415,7 +415,10 @@ CAUSES: tuple[Rule, ...] = (
        r"(?P<compute_capability>\d+)"
        # CUTLASS_NOT_IMPLEMENTED() in device code: the instruction this architecture lacks,
        # printed as the function's signature followed by "not implemented"
-       r"|^(?:void )?cutlass::.{0,3000}?\) const(?: \[with [^\]]*\])? not implemented$",
+       r"|^(?:void )?cutlass::.{0,3000}?\) const(?: \[with [^\]]*\])? not implemented$"
+       # Triton lowering an fp8 conversion for a GPU without one (before sm_89): LLVM's
+       # "Unsupported rounding mode for conversion"
+       r"|\bUnsupported rounding mode for conversion\b",
        keywords=("cutlass::",)),
     rule("head_dim_unsupported", "dispatch_failure",
        r"Unsupported head_?(?:dim|size)\b(?:[^:=\d]*[:=] ?(?P<head_dim>\d+))?"

@@ -12,6 +12,10 @@ from pytest_blackwell.failures.rule import QUIET, Rule, rule
 # fmt: off
 #: Configurations and model files rejected, tried after the other known causes.
 CONFIG_RULES: tuple[Rule, ...] = (
+    # DeepSpeed's check of the batch sizes of its configuration ("Check batch related
+    # parameters. train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step *
+    # world_size 64 != 4 * 8 * 1")
+    rule("deepspeed_batch_config", "unsupported_config", r"\bCheck batch related parameters\b"),
     rule("config_validation", "unsupported_config",
        # (not a response or request object that failed to validate while serving)
        r"ValidationError: \d+ validation errors? for "
@@ -42,7 +46,10 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|\bopen \S*(?:config|tokenizer|adapter|model)\w*\.(?:json|safetensors|gguf|bin): "
        r"no such file"
        r"|No such file or directory: '[^']*\b(?:config|tokenizer|adapter|model)[\w\-]*\."
-       r"(?:json|safetensors|gguf|bin)'"),
+       r"(?:json|safetensors|gguf|bin)'"
+       # ggml's reader of a model file that is not there ("gguf_init_from_file: failed to open
+       # 'models/7B/ggml-model-f16.gguf': 'No such file or directory'")
+       r"|\bfailed to open '[^']+\.(?:gguf|ggml|bin|safetensors)': '?No such file or directory"),
     # a model file without the tensors the loader expects, or with tensors of another shape
     # (ggml-based loaders: "tensor 'blk.0.ffn_down.weight' not found", "has wrong size in
     # model file", "unknown tensor '' in model file"; ExLlamaV2's "Could not find

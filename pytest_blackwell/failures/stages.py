@@ -174,7 +174,7 @@ _STUCK = re.compile(
     # Horovod's stall inspector: ranks that never submitted the tensors the others wait on
     r"|(?:^|[\s:>])Stalled ranks:|\bwaiting for remainder of ranks for more than \d+ seconds"
 )
-_WAITING = re.compile(r"(?i)\bwaiting for\b|\bstill waiting\b")
+_WAITING = re.compile(r"(?i)\bwaiting (?:for|in|on)\b|\bstill waiting\b")
 #: A wait that says it is still under way as expected is progress, not a hang: a counted retry
 #: below its limit (``Attempt: 10/100``), a message that trails off (``to be ready...``) or
 #: warns that it takes a while.

@@ -147,6 +147,10 @@ IN_TUNING = {
     "fresh127": (0.90, 0.45),
     "fresh128": (1.00, 0.85),
     "fresh129": (0.92, 0.76),
+    "fresh130": (0.91, 1.00),
+    "fresh131": (1.00, 0.66),
+    "fresh132": (1.00, 0.75),
+    "fresh133": (0.93, 0.86),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
