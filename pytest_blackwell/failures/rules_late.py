@@ -10,6 +10,15 @@ from __future__ import annotations
 
 from pytest_blackwell.failures.rule import COMPILER_LAUNCH, QUIET, Rule, rule
 
+#: Messages of ValueErrors that Python and numpy raise themselves (see ``value_error``).
+PYTHON_VALUE_ERRORS = (
+    r"substring not found|too many values to unpack|not enough values to unpack"
+    r"|invalid literal for \w+\(\)|could not convert string to \w+:|.{0,200}? is not in list$"
+    r"|math domain error|I/O operation on closed file|(?:max|min)\(\) (?:arg|iterable argument)"
+    r" is an empty sequence|setting an array element with a sequence"
+    r"|operands could not be broadcast together|\w*Error\("
+)
+
 _DEATH_WORDS = (
     r"Segmentation fault|Aborted|Killed|Bus error|Illegal instruction|Floating point exception"
 )
@@ -163,8 +172,13 @@ LATE_RULES: tuple[Rule, ...] = (
                             "fatal exception", "exited on signal", "xit code", "退出代码",
                             "segfault at", "traps: ", "exception: ")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
+    # (not Python's or numpy's own messages, which a program's bug raises, not a check of its
+    # configuration: "substring not found", "too many values to unpack", "x not in list"; nor a
+    # ValueError carrying another library's error, as Rust bindings raise it:
+    # "ValueError: CublasError(CUBLAS_STATUS_INVALID_VALUE)")
     rule("value_error", "unsupported_config",
-       r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): ", ignore_at=QUIET),
+       r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): (?!" + PYTHON_VALUE_ERRORS + r")",
+       ignore_at=QUIET),
     # --- wrappers: never a cause ------------------------------------------------------------------
     rule("capture_failed", "unknown",
        r"(?i)(?:capture cuda ?graph|cuda ?graph capture|capturing cuda ?graphs?) failed",

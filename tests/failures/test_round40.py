@@ -128,3 +128,25 @@ def test_a_wait_that_ends_is_no_hang(tmp_path: Path) -> None:
     lines = [wait, wait, "Rank 1: Completed store-based barrier for key:store_based_barrier_key:1"]
     lines.append("epoch 0 step 10 loss 2.31")
     assert classify_both(tmp_path, lines) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ValueError: substring not found",
+        "ValueError: too many values to unpack (expected 2)",
+        "ValueError: invalid literal for int() with base 10: 'auto'",
+        "ValueError: 'q_proj' is not in list",
+        "ValueError: CublasError(CUBLAS_STATUS_INVALID_VALUE)",
+    ],
+)
+def test_python_s_own_value_errors_are_no_refused_configuration(tmp_path: Path, line: str) -> None:
+    failure = classify_both(tmp_path, [line])
+    assert failure is not None
+    assert failure.category == "unknown", failure
+
+
+def test_a_value_error_of_a_check_stays_a_refusal(tmp_path: Path) -> None:
+    failure = classify_both(tmp_path, ["ValueError: max_model_len must not be larger than 4096"])
+    assert failure is not None
+    assert failure.category == "unsupported_config", failure
