@@ -22,6 +22,7 @@ from pytest_blackwell.failures.candidates import (
     is_header,
 )
 from pytest_blackwell.failures.evidence import GENERIC_RULES
+from pytest_blackwell.failures.frames import IPYTHON_FRAME
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.rule import Rule
 
@@ -61,7 +62,8 @@ def lookback(ring: Iterable[tuple[int, str]], tag: str) -> list[tuple[int, str]]
             break
         frames[:0] = [(lineno, p.text) for p in pieces] + stray
         stray = []
-    return frames if any(t.lstrip().startswith('File "') for _, t in frames) else []
+    framed = any(t.lstrip().startswith('File "') or IPYTHON_FRAME.match(t) for _, t in frames)
+    return frames if framed else []
 
 
 def is_wrapped(line: LogicalLine) -> bool:

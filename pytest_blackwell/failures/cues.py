@@ -204,7 +204,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|quantization|dtype|backend)\b|\bno (?:module or )?parameter named\b"
             r"|\binvalid (?:value|config\w*|option|choice|model|format|dtype|quantization)\b"
             r"|\bnot a valid\b|\bmust be (?:[<>]|one of|a |an |greater|less|between|divisible"
-            r"|positive|at least|at most)|\b(?:size|shape) mismatch\b",
+            r"|positive|at least|at most)|\b(?:size|shape) mismatch\b"
+            # a value checked against the ones allowed, listed ("the model format should be in
+            # ['llama', 'hf', 'awq', None]")
+            r"|\b(?:should|must) be (?:in|one of) [\[({]",
         ),
     ),
 )

@@ -31,8 +31,12 @@ from pytest_blackwell.failures.frame_names import (
 # The function name may be cut off by a paste; the path alone can still tell.
 # Python's faulthandler writes ``File "x.py", line 3 in f`` (no comma).
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:,? in (?P<func>[\w<>.]+))?')
-# IPython's and Jupyter's frames: "~/lib/python3.6/subprocess.py in run(input, timeout)"
-IPYTHON_FRAME = re.compile(r"^(?P<path>\S+\.py) in (?P<func>[\w<>.]+)\(")
+# IPython's and Jupyter's frames: "~/lib/python3.6/subprocess.py in run(input, timeout)";
+# IPython 8's "File ~/lib/x.py:64, in CacheEngine._allocate_kv_cache(self, n)", which JupyterLab
+# renders with the path as a link ("File [~/lib/x.py:64](http://host/lab/tree/x.py#line=63), in")
+IPYTHON_FRAME = re.compile(
+    r"^(?:File \[?)?(?P<path>[^\s\[\]]+\.py)(?::\d+(?:\]\([^)\s]*\))?,)? in (?P<func>[\w<>.]+)\("
+)
 # A frame line cut inside its path by a paste: the path so far, no function.
 _CUT_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)$')
 # A frame line a paste broke after its "in": the function's name alone on the next line.

@@ -26,6 +26,9 @@ _ANSWERED = (
     # a key=value access record (zerolog, logfmt) of a request answered 5xx
     r"|\bmethod=(?:POST|GET|PUT)\b.{0,200}?\bstatus=5\d\d\b"
     r"|\bstatus=5\d\d\b.{0,200}?\bmethod=(?:POST|GET|PUT)\b"
+    # a web UI's own report of a request its API failed (stable-diffusion-webui, SD.Next:
+    # "API error: POST: http://127.0.0.1:7860/sdapi/v1/img2img {'error': ...}")
+    r"|\bAPI error: (?:POST|GET|PUT|DELETE): https?://"
 )
 
 _PHRASES: tuple[tuple[str, str], ...] = (

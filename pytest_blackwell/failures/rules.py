@@ -418,7 +418,11 @@ CAUSES: tuple[Rule, ...] = (
        r"|^(?:void )?cutlass::.{0,3000}?\) const(?: \[with [^\]]*\])? not implemented$"
        # Triton lowering an fp8 conversion for a GPU without one (before sm_89): LLVM's
        # "Unsupported rounding mode for conversion"
-       r"|\bUnsupported rounding mode for conversion\b",
+       r"|\bUnsupported rounding mode for conversion\b"
+       # TensorRT's conversion of the device's SM version, asserting on a major version it was
+       # not built for ("[helpers.h::nvinfer1::smVerHex2Dig::694] ... Assertion major >= 0 &&
+       # major < 10 failed": an older TensorRT on a compute capability 12.0 GPU)
+       r"|\bsmVerHex2Dig\b",
        keywords=("cutlass::",)),
     rule("head_dim_unsupported", "dispatch_failure",
        r"Unsupported head_?(?:dim|size)\b(?:[^:=\d]*[:=] ?(?P<head_dim>\d+))?"

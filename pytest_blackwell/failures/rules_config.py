@@ -49,7 +49,10 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"(?:json|safetensors|gguf|bin)'"
        # ggml's reader of a model file that is not there ("gguf_init_from_file: failed to open
        # 'models/7B/ggml-model-f16.gguf': 'No such file or directory'")
-       r"|\bfailed to open '[^']+\.(?:gguf|ggml|bin|safetensors)': '?No such file or directory"),
+       r"|\bfailed to open '[^']+\.(?:gguf|ggml|bin|safetensors)': '?No such file or directory"
+       # CTranslate2's model directory without the file it needs ("Unable to open file
+       # 'model.bin' in model '/models/whisper'")
+       r"|\bUnable to open file '[^']+' in model '"),
     # a model file without the tensors the loader expects, or with tensors of another shape
     # (ggml-based loaders: "tensor 'blk.0.ffn_down.weight' not found", "has wrong size in
     # model file", "unknown tensor '' in model file"; ExLlamaV2's "Could not find

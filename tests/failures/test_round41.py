@@ -1,0 +1,98 @@
+"""Mechanisms of the forty-first round (tuned on fresh134-fresh137): IPython 8's frames (also as
+JupyterLab links), a value checked against a listed set, TensorRT's SM-version assertion, a
+CTranslate2 model directory without its file and a web UI's report of a failed API request.
+The lines are of our own, in the shapes the tools print.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from classify_helpers import classify_as, classify_both
+
+SITE = "~/env/lib/python3.11/site-packages/vllm/worker"
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        (
+            [
+                f"File {SITE}/cache_engine.py:64, in CacheEngine._allocate_kv_cache(self, n, d)",
+                "     63 for _ in range(self.num_layers):",
+                "---> 64     kv_cache.append(torch.empty(shape, device=device))",
+                "",
+                "OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.",
+            ],
+            "kv_cache_oom",
+            "kv_alloc",
+        ),
+        (
+            [
+                f"File [{SITE}/model_runner.py:900](http://localhost:8888/lab/tree/model_runner.py"
+                "#line=899), in ModelRunner.load_model(self)",
+                "--> 900 self.model = get_model(self.model_config)",
+                "",
+                "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+            ],
+            "dispatch_failure",
+            "loading",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/srv/convert.py", line 10, in main',
+                "    assert fmt in FORMATS",
+                "AssertionError: the model format should be in ['hf', 'awq', None]",
+            ],
+            "unsupported_config",
+            "unknown",
+        ),
+        (
+            [
+                "[E] [TRT] 2: [helpers.h::nvinfer1::smVerHex2Dig::694] Error Code 2: Internal Error "
+                "(Assertion major >= 0 && major < 10 failed. )"
+            ],
+            "dispatch_failure",
+            "unknown",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/srv/app.py", line 5, in load',
+                "    model = WhisperModel(path)",
+                "RuntimeError: Unable to open file 'model.bin' in model '/models/whisper-small'",
+            ],
+            "unsupported_config",
+            "loading",
+        ),
+        (
+            [
+                "*** API error: POST: http://127.0.0.1:7860/sdapi/v1/txt2img {'error': "
+                "'RuntimeError', 'errors': 'CUDA error: an illegal memory access was encountered'}"
+            ],
+            "illegal_memory_access",
+            "execute",
+        ),
+    ],
+)
+def test_round41_readings(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+def test_a_python_file_named_in_prose_is_no_frame(tmp_path: Path) -> None:
+    # (only "path.py:N, in f(" is IPython's frame; a sentence naming a file tells no stage)
+    lines = [
+        "see model_runner.py in load_model(...) for the details",
+        "RuntimeError: CUDA error: an illegal memory access was encountered",
+    ]
+    failure = classify_both(tmp_path, lines)
+    assert failure is not None
+    assert (failure.category, failure.stage) == ("illegal_memory_access", "unknown"), failure
+
+
+def test_should_be_without_a_list_is_no_refusal(tmp_path: Path) -> None:
+    failure = classify_both(tmp_path, ["AssertionError: tensors should be in the same device"])
+    assert failure is not None
+    assert failure.category == "unknown", failure
