@@ -68,7 +68,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|Network has dynamic or shape inputs, but no optimization profile has been defined"
        # a parsed network the builder cannot build: no output marked, a shape it cannot use
        r"|\bNetwork must have at least one output\b"
-       r"|\boutput can not be used as shape tensor\b",
+       r"|\boutput can not be used as shape tensor\b"
+       # weights the precision asked for cannot hold ("Weights are outside of fp16 range")
+       r"|\bWeights are outside of fp16 range\b",
        stage_hint="compile",
        keywords=("ModelImporter", "UNSUPPORTED_NODE", "no optimization profile")),
     rule("model_file_rejected", "unsupported_config",

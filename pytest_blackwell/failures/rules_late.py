@@ -318,8 +318,12 @@ LATE_RULES: tuple[Rule, ...] = (
        r"executing \w+"
        r"|\bGGML_ASSERT: \S+:\d+: "
        # (and its newer wording: "f.c:1: GGML_ASSERT(x) failed")
-       r"|\S+:\d+: GGML_ASSERT\(.*\) failed",
-       keywords=("error executing", "GGML_ASSERT")),
+       r"|\S+:\d+: GGML_ASSERT\(.*\) failed"
+       # a C or C++ program's assert() on the host, which then aborts ("prog: src/model.cpp:32:
+       # void Model::build(): Assertion `builder != nullptr' failed."); CUDA's per-thread assert
+       # in a kernel is read before (``kernel_assert``)
+       r"|\S+:\d+: .{0,400}?\bAssertion [`'].{1,300}' failed\.?\s*$",
+       keywords=("error executing", "GGML_ASSERT", "Assertion ")),
     # torchrun's failure summary: the rank whose exit it saw first (an exit code of a signal is
     # a death, above, and replaces this heading); its own error is in that rank's output
     rule("elastic_root_cause", "unknown", r"^Root Cause \(first observed failure\):",

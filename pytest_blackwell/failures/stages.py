@@ -33,6 +33,8 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ('"/api/chat"', "execute"),
     # activity of a running server before the error: tokens produced per second
     ("tokens per second", "execute"),
+    # llama.cpp's main example printing its settings as it starts generating
+    ("generate: n_ctx = ", "execute"),
     ("Graph capturing finished", "warmup"),
     ("Warming up done", "warmup"),
     ("Warming up FlashInfer", "warmup"),

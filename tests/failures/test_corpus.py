@@ -151,6 +151,10 @@ IN_TUNING = {
     "fresh131": (1.00, 0.66),
     "fresh132": (1.00, 0.75),
     "fresh133": (0.93, 0.86),
+    "fresh134": (0.91, 0.75),
+    "fresh135": (0.85, 0.71),
+    "fresh136": (1.00, 0.80),
+    "fresh137": (1.00, 0.69),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

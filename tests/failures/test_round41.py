@@ -1,6 +1,8 @@
 """Mechanisms of the forty-first round (tuned on fresh134-fresh137): IPython 8's frames (also as
 JupyterLab links), a value checked against a listed set, TensorRT's SM-version assertion, a
-CTranslate2 model directory without its file and a web UI's report of a failed API request.
+CTranslate2 model directory without its file, a web UI's report of a failed API request, a C
+program's own assert() before the abort it causes, TensorRT's weights outside the fp16 range and
+llama.cpp's main starting to generate.
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -34,7 +36,8 @@ SITE = "~/env/lib/python3.11/site-packages/vllm/worker"
                 "#line=899), in ModelRunner.load_model(self)",
                 "--> 900 self.model = get_model(self.model_config)",
                 "",
-                "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+                "RuntimeError: CUDA error: no kernel image is available for execution on the "
+                "device",
             ],
             "dispatch_failure",
             "loading",
@@ -51,8 +54,8 @@ SITE = "~/env/lib/python3.11/site-packages/vllm/worker"
         ),
         (
             [
-                "[E] [TRT] 2: [helpers.h::nvinfer1::smVerHex2Dig::694] Error Code 2: Internal Error "
-                "(Assertion major >= 0 && major < 10 failed. )"
+                "[E] [TRT] 2: [helpers.h::nvinfer1::smVerHex2Dig::694] Error Code 2: Internal "
+                "Error (Assertion major >= 0 && major < 10 failed. )"
             ],
             "dispatch_failure",
             "unknown",
@@ -73,6 +76,37 @@ SITE = "~/env/lib/python3.11/site-packages/vllm/worker"
                 "'RuntimeError', 'errors': 'CUDA error: an illegal memory access was encountered'}"
             ],
             "illegal_memory_access",
+            "execute",
+        ),
+        (
+            [
+                "[W] [TRT] CUDA initialization failure with error: 35.",
+                "infer: /src/model.cpp:32: void Model::build(): Assertion `builder != nullptr' "
+                "failed.",
+                "Aborted (core dumped)",
+            ],
+            "unknown",
+            "unknown",
+        ),
+        (
+            [
+                "Building engine, please wait for a while...",
+                "[E] [TRT] ../builder/cudnnBuilderWeightConverters.cpp (555) - Misc Error in "
+                "operator(): 1 (Weights are outside of fp16 range. A possible fix is to retrain)",
+                "app: /src/app.cpp:94: void build(): Assertion `engine != nullptr' failed.",
+                "Aborted (core dumped)",
+            ],
+            "unsupported_config",
+            "compile",
+        ),
+        (
+            [
+                "llama_new_context_with_model: n_ctx      = 4096",
+                "generate: n_ctx = 4096, n_batch = 512, n_predict = -1, n_keep = 0",
+                "cuBLAS error 15 at ggml-cuda.cu:7956: the requested functionality is not "
+                "supported",
+            ],
+            "dispatch_failure",
             "execute",
         ),
     ],
