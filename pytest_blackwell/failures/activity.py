@@ -82,7 +82,15 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # "Iteration 120/500")
         r"|(?i:^\W*(?:\w+ )?iteration:? \d+(?:\s*(?:/|of)\s*\d+)?\W*$)"
         # a ComfyUI error report's node (not a loader node: below)
-        r"|\bNode Type:\W{0,4}(?!\w*Load)\w+",
+        r"|\bNode Type:\W{0,4}(?!\w*Load)\w+"
+        # llama.cpp's perplexity tool working through its data ("perplexity: calculating
+        # perplexity over 565 chunks"); a speech recogniser's transcript, segment by segment
+        # (whisper's and whisper.cpp's "[00:06:04.000 --> 00:06:11.000]  text")
+        r"|\bcalculating perplexity over \d+ chunks\b"
+        r"|^\s*\[\d\d:\d\d(?::\d\d)?\.\d{3} --> \d\d:\d\d(?::\d\d)?\.\d{3}\]"
+        # OpenMMLab's runner starting its workflow ("Start running, host: root@x, work_dir: ...",
+        # "workflow: [('train', 1)], max: 20 epochs")
+        r"|\bStart running, host: \S+, work_dir:|\bworkflow: \[\('train', \d+\)",
         "execute",
     ),
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds
@@ -116,7 +124,15 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bError occurred when executing \w*Load\w*:|\bNode Type:\W{0,4}\w*Load\w*"  # loaders
         r"|(?i:\b(?:trying|attempting) to load\b)"
         # files of a model repository being fetched (Hugging Face's download bars)
-        r"|\bFetching \d+ files\b|^\s*Downloading\b",
+        r"|\bFetching \d+ files\b|^\s*Downloading\b"
+        # TensorRT-LLM reading a serialized engine back ("[TensorRT-LLM][INFO] Loaded engine
+        # size: 68370 MiB")
+        r"|\bLoaded engine size: \d"
+        # the latent-diffusion code (CompVis' ldm, which stable-diffusion tools carry) building
+        # a checkpoint's model ("DiffusionWrapper has 859.52 M params.", "Working with z of
+        # shape (1, 4, 32, 32) = 4096 dimensions.")
+        r"|\bDiffusionWrapper has [\d.]+ M params\b|\bWorking with z of shape\b"
+        r"|\bLatentDiffusion: Running in [\w-]+ mode\b",
         "loading",
     ),
     # the weights are in: what runs next is the first forward pass, the memory-profiling run

@@ -1,8 +1,10 @@
 """Mechanisms of the forty-first round (tuned on fresh134-fresh137): IPython 8's frames (also as
 JupyterLab links), a value checked against a listed set, TensorRT's SM-version assertion, a
 CTranslate2 model directory without its file, a web UI's report of a failed API request, a C
-program's own assert() before the abort it causes, TensorRT's weights outside the fp16 range and
-llama.cpp's main starting to generate.
+program's own assert() before the abort it causes, TensorRT's weights outside the fp16 range,
+llama.cpp's main starting to generate; activity lines: TensorRT-LLM reading its engine, the
+latent-diffusion code building a checkpoint's model, llama.cpp's perplexity tool, a speech
+recogniser's transcript and OpenMMLab's runner starting its training workflow.
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -107,6 +109,51 @@ SITE = "~/env/lib/python3.11/site-packages/vllm/worker"
                 "supported",
             ],
             "dispatch_failure",
+            "execute",
+        ),
+        (
+            [
+                "[TensorRT-LLM][INFO] Loaded engine size: 68370 MiB",
+                "[TensorRT-LLM][ERROR] [defaultAllocator.cpp::allocate::31] Error Code 1: Cuda "
+                "Runtime (out of memory)",
+            ],
+            "device_oom",
+            "loading",
+        ),
+        (
+            [
+                "LatentDiffusion: Running in eps-prediction mode",
+                "DiffusionWrapper has 859.52 M params.",
+                "Working with z of shape (1, 4, 32, 32) = 4096 dimensions.",
+                "Killed",
+            ],
+            "engine_died",
+            "loading",
+        ),
+        (
+            [
+                "perplexity: calculating perplexity over 565 chunks, n_ctx=512, batch_size=2048",
+                "CUDA error: out of memory",
+            ],
+            "device_oom",
+            "execute",
+        ),
+        (
+            [
+                "[00:06:04.000 --> 00:06:11.000]   Guten Tag.",
+                "whisper_full_with_state: failed to decode",
+            ],
+            "unknown",
+            "execute",
+        ),
+        (
+            [
+                "2022-10-23 14:27:35,879 - INFO - Start running, host: root@host, work_dir: /w",
+                "2022-10-23 14:27:35,880 - INFO - workflow: [('train', 1)], max: 20 epochs",
+                "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -11) "
+                "local_rank: 0 (pid: 4) of binary: /usr/bin/python",
+            ],
+            "engine_died",
             "execute",
         ),
     ],
