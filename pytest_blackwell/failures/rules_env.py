@@ -199,6 +199,18 @@ ENV_RULES: tuple[Rule, ...] = (
        r"'_OpNamespace' '_C\w*' object has no attribute '(?P<op>\w+)'"),
     rule("module_missing", "env_mismatch", r"No module named '?(?P<module>[\w.]+)",
        ignore_at=QUIET),
+    # a part of the installation the program needs and does not find: a Python module it
+    # imports from native code (a Rust launcher's "Failed to import python 'vllm' module"), a
+    # server's backend (Triton's "failed to stat file /opt/tritonserver/backends/python",
+    # LocalAI's "Backend not found"), CUDA's unified addressing that the platform lacks (vLLM's
+    # "UVA is not available", under WSL)
+    rule("python_module_missing", "env_mismatch",
+       r"\bFailed to import (?:python )?'?(?P<module>[\w.]+)'? module\b", stage_hint="startup",
+       keywords=("Failed to import",)),
+    rule("component_missing", "env_mismatch",
+       r"\bfailed to stat file \S*/backends/(?P<backend>[\w-]+)"
+       r"|(?i:\bbackend not found\b)|\bUVA is not available\b",
+       keywords=("/backends/", "ackend not found", "UVA is not")),
     # any other import that fails: a package, or a compiled part of one, is missing or broken
     # (not CPython's import refused while the interpreter shuts down)
     rule("import_failed", "env_mismatch",

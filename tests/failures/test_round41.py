@@ -177,3 +177,31 @@ def test_should_be_without_a_list_is_no_refusal(tmp_path: Path) -> None:
     failure = classify_both(tmp_path, ["AssertionError: tensors should be in the same device"])
     assert failure is not None
     assert failure.category == "unknown", failure
+
+
+@pytest.mark.parametrize(
+    ("line", "stage"),
+    [
+        (
+            "thread 'tokio-runtime-worker' panicked at src/worker.rs:247:17: Failed to import "
+            "python 'vllm' module. Are we running in the correct venv?",
+            "startup",
+        ),
+        (
+            "E0101 10:00:00.000 1 model_lifecycle.cc:1] failed to stat file "
+            "/opt/tritonserver/backends/python",
+            "unknown",
+        ),
+        ('12:00:01 ERROR Backend not found backend="llama-cpp"', "unknown"),
+        ("RuntimeError: UVA is not available", "unknown"),
+    ],
+)
+def test_a_missing_part_of_the_installation(tmp_path: Path, line: str, stage: str) -> None:
+    classify_as(tmp_path, [line], "env_mismatch", stage)
+
+
+def test_a_missing_model_file_is_no_missing_backend(tmp_path: Path) -> None:
+    line = "E0101 model_repository_manager.cc:1] failed to stat file /models/m/1/model.onnx"
+    failure = classify_both(tmp_path, [line])
+    assert failure is not None
+    assert failure.category != "env_mismatch", failure
