@@ -60,7 +60,7 @@ CONFIG_RULES: tuple[Rule, ...] = (
     rule("model_tensors", "unsupported_config",
        r"\btensor '[^']*' (?:not found|not in model file|has wrong (?:size|shape))"
        r"|\bunknown tensor '[^']*' in model file|\bCould not find [\w.]+\.\* in model\b",
-       keywords=("tensor '", "in model"), ignore_at=QUIET),
+       stage_hint="loading", keywords=("tensor '", "in model"), ignore_at=QUIET),
     # llama.cpp's loader rejecting the model file: an old GGML file, tensors it does not expect
     # TensorRT's ONNX parser refusing the model, its builder a network without a shape profile
     rule("trt_model_rejected", "unsupported_config",

@@ -205,3 +205,10 @@ def test_a_missing_model_file_is_no_missing_backend(tmp_path: Path) -> None:
     failure = classify_both(tmp_path, [line])
     assert failure is not None
     assert failure.category != "env_mismatch", failure
+
+
+def test_a_tensor_missing_from_the_model_file_is_found_while_loading(tmp_path: Path) -> None:
+    names = ("shared.weight", "final_layer_norm.weight", "block.9.layer.1.DenseReluDense.wo.weight")
+    lines = [f"model.cpp:1729 - tensor 'text_encoders.t5xxl.{n}' not in model file" for n in names]
+    lines.append("stable-diffusion.cpp:420  - load tensors from model loader failed")
+    classify_as(tmp_path, lines, "unsupported_config", "loading")
