@@ -82,6 +82,8 @@ DECISIVE: dict[str, str] = {
     "build_serialized_network": "compile",
     "build_cuda_engine": "compile",
     "build_and_load": "compile",
+    "parallel_build": "compile",  # trtllm-build building the engines of a checkpoint
+    "build_and_save": "compile",
     "get_nvcc_flags_list": "compile",
     # memory profiling
     "profile_run": "profile",
@@ -229,6 +231,8 @@ PATHS: tuple[tuple[str, str], ...] = (
     ("flashinfer/jit/", "compile"),
     ("torch/cuda/graphs.py", "graph_capture"),
     ("model_loader/", "loading"),
+    # TGI's weights: a shard reading its slice of the checkpoint (get_multi_weights_col, ...)
+    ("text_generation_server/utils/weights.py", "loading"),
     ("openai/resources/", "execute"),  # the OpenAI client sending a request to the server
     ("entrypoints/openai/serving_", "execute"),  # an OpenAI-compatible server serving a request
 )

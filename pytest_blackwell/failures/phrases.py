@@ -60,7 +60,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a server's model backend that could not start (text-embeddings-inference's "Could not
         # start Candle backend: ..."), an error raised while a file was loaded (not the dynamic
         # linker's "error while loading shared libraries", which is a program starting)
-        r"|\bCould not start (?:the )?(?:\w+ )?backend\b|(?i:\bwhile loading\b(?! shared librar))",
+        r"|\bCould not start (?:the )?(?:\w+ )?backend\b|(?i:\bwhile loading\b(?! shared librar))"
+        # torch's load_state_dict naming what it did ("Error(s) in loading state_dict for X:")
+        r"|\bError\(s\) in loading state_dict\b",
         "loading",
     ),
     (

@@ -15,7 +15,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
     # DeepSpeed's check of the batch sizes of its configuration ("Check batch related
     # parameters. train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step *
     # world_size 64 != 4 * 8 * 1")
-    rule("deepspeed_batch_config", "unsupported_config", r"\bCheck batch related parameters\b"),
+    rule("deepspeed_batch_config", "unsupported_config", r"\bCheck batch related parameters\b",
+       stage_hint="startup"),
     rule("config_validation", "unsupported_config",
        # (not a response or request object that failed to validate while serving)
        r"ValidationError: \d+ validation errors? for "
@@ -127,7 +128,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"argument --[\w-]+: invalid|unrecognized arguments:|Failed to parse (?:the )?arguments"
        r"|\bNotEnoughCUDADevices\b"
        r"|\bArgumentValidation\(\""  # TGI's launcher refusing its arguments
-       r"|got (?:an )?(?:invalid|unexpected|unknown) (?:keyword )?argument"
+       # (not Python's own TypeError of a call, "f() got an unexpected keyword argument 'x'":
+       # one package calling another of a version that does not take it, a program's error)
+       r"|(?<!\) )got (?:an )?(?:invalid|unexpected|unknown) (?:keyword )?argument"
        r"|Unknown (?:quantization method|kv cache"
        r" dtype|(?:attention|communication) backend)"
        r"|Invalid (?:attention backend|kv_cache_dtype)|max_model_len \("

@@ -286,6 +286,12 @@ LATE_RULES: tuple[Rule, ...] = (
     # exit): the same as an exit code
     rule("system_exit", "unknown", r"^SystemExit: (?!(?:0|None)\s*$)(?P<exit_code>\d+)?",
        ignore_at=QUIET, wrapper=True, keywords=("SystemExit: ",)),
+    # Triton's frontend refusing a kernel's source as it compiles it ("triton.compiler.errors.
+    # CompilationError: at 31:16:", the offending line below): its reason names no category,
+    # but it is raised only while compiling
+    rule("triton_compilation_error", "unknown",
+       r"^(?:triton\.compiler\.errors\.)?CompilationError: at \d+:\d+:", stage_hint="compile",
+       keywords=("CompilationError: at ",)),
     # --- anything else that is an exception -------------------------------------------------------
     # (also Ray's "RayTaskError(TimeoutError): ...", .NET's "Unhandled exception. System.X: ...",
     # Visual Studio's exception details, "System.XException was unhandled" with the message on

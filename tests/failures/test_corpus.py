@@ -155,6 +155,10 @@ IN_TUNING = {
     "fresh135": (0.85, 0.71),
     "fresh136": (1.00, 0.80),
     "fresh137": (1.00, 0.69),
+    "fresh138": (0.84, 0.84),
+    "fresh139": (0.91, 1.00),
+    "fresh140": (0.92, 0.78),
+    "fresh141": (0.92, 0.76),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
