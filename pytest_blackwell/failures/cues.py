@@ -207,7 +207,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|positive|at least|at most)|\b(?:size|shape) mismatch\b"
             # a value checked against the ones allowed, listed ("the model format should be in
             # ['llama', 'hf', 'awq', None]")
-            r"|\b(?:should|must) be (?:in|one of) [\[({]",
+            r"|\b(?:should|must) be (?:in|one of) [\[({]"
+            # a size that does not split over the parallel ranks ("96 is not divisible by 64")
+            r"|\b(?:is|are) not (?:evenly )?divisible by\b",
         ),
     ),
 )

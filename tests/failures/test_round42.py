@@ -76,3 +76,33 @@ def test_a_launcher_refusing_an_argument_stays_a_refusal(tmp_path: Path) -> None
     failure = classify_both(tmp_path, [line])
     assert failure is not None
     assert failure.category == "unsupported_config", failure
+
+
+@pytest.mark.parametrize(
+    ("lines", "category"),
+    [
+        (["AssertionError: 96 is not divisible by 64"], "unsupported_config"),
+        (
+            [
+                "RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: mpiSize == tp * pp "
+                "(/src/tensorrt_llm/runtime/worldConfig.cpp:99)"
+            ],
+            "unsupported_config",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/srv/train.py", line 9, in main',
+                "    trainer = pl.Trainer(gpus=1)",
+                "pytorch_lightning.utilities.exceptions.MisconfigurationException: ",
+                "            You requested GPUs: [0]",
+                "            But your machine only has: []",
+            ],
+            "env_mismatch",
+        ),
+    ],
+)
+def test_round42_categories(tmp_path: Path, lines: list[str], category: str) -> None:
+    failure = classify_both(tmp_path, lines)
+    assert failure is not None
+    assert failure.category == category, failure
