@@ -160,7 +160,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # a warm-up announced by the program itself ("Warmup...", "Warming up the model")
     (
         r"(?i)^\s*warm(?:ing)?[ -]?up\b|\bwarming[ -]up (?:the )?\w"
-        r"|\b(?:model|engine) warm[ -]?up\b|\bwarm[ -]?up \d+ (?:times|iterations|runs|rounds)\b",
+        r"|\b(?:model|engine) warm[ -]?up\b|\bwarm[ -]?up \d+ (?:times|iterations|runs|rounds)\b"
+        # mistral.rs running its model once on dummy inputs after loading it
+        r"|\bBeginning dummy run\b",
         "warmup",
     ),
     # the distributed teardown (torch.distributed's process group destroyed)

@@ -45,6 +45,8 @@ _STARTUP_SHAPE = re.compile(
 #: does not tell.
 _CAPABILITY_WARNINGS = (
     "is not compatible with the current PyTorch",
+    "Minimum and Maximum cuda capability supported by this version of PyTorch",
+    "PyTorch no longer supports this GPU because it is too old",
     "which is not compatible with Paddle installation",  # PaddlePaddle's own check
 )
 #: Loads that happen when a library is first used, not when the process starts: cuDNN loading

@@ -395,6 +395,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|Model|LM))\b"),
     rule("arch_unsupported", "dispatch_failure",
        r"(?i:unsupported (?:gpu |cuda |sm )?arch(?:itecture)?\b)|cannot be enabled except on "
+       # a kernel library that does not know this GPU's architecture (AITER on ROCm: "Unknown
+       # GPU architecture: gfx1101. Supported architectures: [...]")
+       r"|\bUnknown GPU architecture: \w+\. Supported architectures\b"
        # a backend or kernel offered only on other architectures ("Only {...} backends are
        # supported on Blackwell GPUs for ...")
        r"|\bOnly\b.{0,120}?\b(?:is|are) supported on (?:Blackwell|Hopper|Ampere|Turing|Ada"
@@ -463,7 +466,8 @@ CAUSES: tuple[Rule, ...] = (
        r"^(?!.*\bAPI version\b).*?"
        r"(?:Flash\w*|FlexAttention|XFormers|Triton\w*|TRTLLM\w*|CUTLASS\w*|\w*MLA|\w+Attn)"
        r"(?: V\d)?(?: (?:attention )?backend)?\b[^.:]{0,60}?"
-       r"(?:\bdoes(?: not|n't) (?:yet )?support\b|\bis not supported\b|\bnot supported\b"
+       r"(?:\bdoes(?: not|n't) (?:yet )?support\b|\bis not (?:yet )?supported\b"
+       r"|\bnot (?:yet )?supported\b"
        r"|\bno(?:t(?: s\w*)?)?\s*$)"),
     rule("symbol_not_in_binary", "dispatch_failure",
        r"cudaErrorSymbolNotFound|CUDA_ERROR_NOT_FOUND|named symbol not found"),

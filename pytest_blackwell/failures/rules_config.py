@@ -79,7 +79,10 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|\bNetwork must have at least one output\b"
        r"|\boutput can not be used as shape tensor\b"
        # weights the precision asked for cannot hold ("Weights are outside of fp16 range")
-       r"|\bWeights are outside of fp16 range\b",
+       r"|\bWeights are outside of fp16 range\b"
+       # its ONNX parser meeting an operator it has no importer for ("No importer registered
+       # for op: Mish")
+       r"|\bNo importer registered for op: \w+",
        stage_hint="compile",
        keywords=("ModelImporter", "UNSUPPORTED_NODE", "no optimization profile")),
     rule("model_file_rejected", "unsupported_config",
@@ -90,6 +93,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # a file whose first bytes are not the format's (an old GGJT file, not a TensorRT plan)
        r"|\binvalid magic (?:characters|number|bytes)\b|[Mm]agic (?:tag|number) does not match"
        r"|\bnot a (?:valid )?GG(?:UF|ML) file|\bmissing tensor '?[\w.]+"
+       # a model architecture the loader does not implement (KoboldCpp's "Detected unimplemented
+       # GGUF Arch: x")
+       r"|\bDetected unimplemented GGUF Arch\b"
        r"|\berror loading model: (?:llama\.cpp: )?(?:missing )?tensor '", stage_hint="loading",
        ignore_at=QUIET),  # a loader probing a file's format at debug level goes on
     # vLLM checks the model path and the architecture while it builds its config (start-up);

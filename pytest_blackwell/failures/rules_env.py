@@ -214,7 +214,11 @@ ENV_RULES: tuple[Rule, ...] = (
     # any other import that fails: a package, or a compiled part of one, is missing or broken
     # (not CPython's import refused while the interpreter shuts down)
     rule("import_failed", "env_mismatch",
-       r"^(?:[\w.]+\.)?ImportError: (?!sys\.meta_path is None)\S", ignore_at=QUIET),
+       r"^(?:[\w.]+\.)?ImportError: (?!sys\.meta_path is None)\S"
+       # the lazy import of transformers' and diffusers' modules, raised again as a
+       # RuntimeError ("Failed to import diffusers.models.x because of the following error (look
+       # up to see its traceback):")
+       r"|\bFailed to import [\w.]+ because of the following error\b", ignore_at=QUIET),
     # torch counting the devices and the runtime failing (its UserWarning "CUDA initialization:
     # Unexpected error from cudaGetDeviceCount() ... Error 101: hipErrorInvalidDevice"): the
     # runtime cannot use the GPUs it sees; a known cause in the same line is read first

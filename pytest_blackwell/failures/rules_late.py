@@ -60,6 +60,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|Watchdog caught collective operation timeout|\bncclCommWatchdog\b"
        # (c10d's record of it once the log prefix naming ProcessGroupNCCL.cpp is taken off)
        r"|\bNCCL watchdog thread terminated\b"
+       # torch.distributed's check of the collectives each rank runs (TORCH_DISTRIBUTED_DEBUG):
+       # the ranks are out of step
+       r"|\bDetected mismatch between collectives on ranks\b"
        r"|failure detected by watchdog at work sequence"
        r"|\bNcclError\b|\bNCCL_ERROR_[A-Z_]+|\bMPI error\b|\bMPI_ERR_[A-Z_]+"
        # c10d's error of a collective backend, also named only by a wrapper ("RayTaskError(
@@ -230,8 +233,18 @@ LATE_RULES: tuple[Rule, ...] = (
     # Precursors: warnings that name an environment problem; a later cause wins over them
     # (usually "no kernel image is available" or a missing op), else they are the answer.
     rule("torch_arch_missing", "env_mismatch",
-       r"with CUDA capability (?P<arch>sm_\d+a?) is not compatible with the current PyTorch",
-       keywords=("is not compatible with the current PyTorch",), wrapper=True),
+       r"with CUDA capability (?P<arch>sm_\d+a?) is not compatible with the current PyTorch"
+       # its newer and its older wordings ("Found GPU0 NVIDIA GB10 which is of cuda capability
+       # 12.1." then "Minimum and Maximum cuda capability supported by this version of PyTorch
+       # is (8.0) - (12.0)"; "PyTorch no longer supports this GPU because it is too old")
+       r"|\bMinimum and Maximum cuda capability supported by this version of PyTorch\b"
+       r"|\bPyTorch no longer supports this GPU because it is too old\b",
+       keywords=(
+           "is not compatible with the current PyTorch",
+           "Minimum and Maximum cuda capability",
+           "PyTorch no longer supports this GPU",
+       ),
+       wrapper=True),
     # PaddlePaddle's check of the card against the architectures its wheel was built for
     rule("paddle_arch_missing", "env_mismatch",
        r"The GPU architecture in your current machine is \w+, which is not compatible with "

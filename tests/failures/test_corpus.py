@@ -159,6 +159,10 @@ IN_TUNING = {
     "fresh139": (0.91, 1.00),
     "fresh140": (0.92, 0.78),
     "fresh141": (0.92, 0.76),
+    "fresh142": (0.84, 0.76),
+    "fresh143": (1.00, 0.83),
+    "fresh144": (1.00, 0.76),
+    "fresh145": (1.00, 0.78),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
