@@ -27,7 +27,7 @@ from classify_helpers import classify_as, classify_both
                 "      dist.barrier()",
                 "  RuntimeError: Detected mismatch between collectives on ranks.",
             ],
-            "unknown",
+            "nccl_error",  # (since round 43: the ranks' collectives out of step)
             "unknown",
         ),
         # a shape outside the engine's profiles stays the cause of the fault after it
