@@ -104,7 +104,13 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # TensorRT's builder choosing kernels: tactics are timed and picked only while it builds
         r"|\[TRT\].{0,120}?\b(?:[Tt]actics?|builder pass)\b|Skipping tactic\b"
         # trtexec given a model to build an engine from, or a plan file to write
-        r"|\btrtexec\b.{0,400}?--(?:onnx|saveEngine)\b",
+        r"|\btrtexec\b.{0,400}?--(?:onnx|saveEngine)\b"
+        # TensorRT's builder timing its kernel choices, in its verbose output ("Autotuning format
+        # combination: ...", "--------------- Timing Runner: conv1 (CaskConvolution)")
+        r"|\bAutotuning format combination\b|\bTiming Runner: "
+        # a program compiling its fused CUDA kernels at start (Megatron-LM's "> compiling and
+        # loading fused kernels ...")
+        r"|(?i:\bcompiling (?:and loading )?(?:the )?(?:fused |custom |cuda )?kernels\b)",
         "compile",
     ),
     # weights: checkpoint shards, state dicts, weight files being read

@@ -227,6 +227,7 @@ PATHS: tuple[tuple[str, str], ...] = (
     ("triton/backends/nvidia/compiler", "compile"),  # Triton 3's backends: ptxas, make_cubin
     ("triton/backends/amd/compiler", "compile"),
     ("torch/utils/cpp_extension.py", "compile"),  # torch's JIT build of C++/CUDA extensions
+    ("<pip-setuptools-caller>", "compile"),  # pip running a package's setup.py to build it
     ("triton/runtime/build.py", "compile"),  # Triton building its launcher or driver module
     ("flashinfer/jit/", "compile"),
     ("torch/cuda/graphs.py", "graph_capture"),

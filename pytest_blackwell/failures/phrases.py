@@ -77,10 +77,16 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|Skipping tactic\b|\bbuilder\.cpp\b|\bBuilder creation failed\b|(?:^|[\s/])builder/\w+/"
         # the driver JIT-compiling a PTX module while loading it
         r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*|\bError loading CUDA module\b"
+        r"|\bfailed to load PTX text as a module\b"  # XLA handing its PTX to the driver
         r"|\berrors? detected in the compilation of\b"  # nvcc's count of a file's errors
         r"|\bunable to compile\b|\b(?:error|exception) happened while compiling\b"
         # a compiler's own error line (nvcc, ptxas, nvlink, cicc), TensorRT's builder namespace
         r"|\b(?:nvcc|ptxas|nvlink|cicc)(?:\.exe)?\s*(?:fatal|error)\b|::builder::"
+        # ptxas naming the PTX file and line it stopped at ("ptxas /tmp/k.ptx, line 5; fatal :")
+        r"|\bptxas \S+, line \d+; (?:fatal|error)\s*:"
+        # an MLIR diagnostic at a kernel's Python source (Triton lowering a kernel: "chunk.py:208:
+        # 39: error: operand #2 does not dominate this use")
+        r"|^\S+\.py:\d+:\d+: error: "
         # XLA's autotuner (its profiling of kernel configs, its C++ frames in a native stack)
         r"|\bconfigs? failed during profiling\b|\bAutotuner\w*::\w+"
         # a program building its kernels at run time (OpenMM's platforms, NVRTC): the compiler

@@ -234,7 +234,7 @@ ENV_RULES: tuple[Rule, ...] = (
     # when shown, is more precise and replaces this
     rule("package_build_failed", "env_mismatch",
        r"\berror: subprocess-exited-with-error\b|\bFailed building wheel for\b"
-       r"|\berror: failed to run custom build command for\b", weak=True,
+       r"|\berror: failed to run custom build command for\b", weak=True, stage_hint="compile",
        keywords=("subprocess-exited", "Failed building wheel", "custom build command")),
     # a compiled extension's module that was never bound: its import failed earlier and was
     # swallowed ("NameError: name 'exllamav2_ext' is not defined", "... 'vllm_ops' ...")
