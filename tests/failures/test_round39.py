@@ -262,7 +262,7 @@ def test_round39_stage_readings(
                 "  x Getting requirements to build wheel did not run successfully.",
             ],
             "env_mismatch",
-            "unknown",
+            "compile",  # (since round 44: a package build is a compilation)
         ),
     ],
 )
