@@ -160,7 +160,12 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         "graph_capture",
     ),
     # TensorRT-LLM sizing its paged KV cache and allocating it
-    (r"\bMax tokens in paged KV cache\b|\bfor max tokens in paged KV cache\b", "kv_alloc"),
+    # (and mistral.rs': "Allocating 6855 MB for PagedAttention KV cache per GPU")
+    (
+        r"\bMax tokens in paged KV cache\b|\bfor max tokens in paged KV cache\b"
+        r"|\bAllocating [\d.]+ ?[MG]i?B for PagedAttention KV cache\b",
+        "kv_alloc",
+    ),
     # torch's CUDA graph waiting for the NCCL work before it captures
     (r"\bbefore starting graph capture\b", "graph_capture"),
     # a warm-up announced by the program itself ("Warmup...", "Warming up the model")
@@ -168,7 +173,11 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"(?i)^\s*warm(?:ing)?[ -]?up\b|\bwarming[ -]up (?:the )?\w"
         r"|\b(?:model|engine) warm[ -]?up\b|\bwarm[ -]?up \d+ (?:times|iterations|runs|rounds)\b"
         # mistral.rs running its model once on dummy inputs after loading it
-        r"|\bBeginning dummy run\b",
+        r"|\bBeginning dummy run\b"
+        # Triton server running a model's warm-up samples ("instance m_0_0 is running warmup
+        # sample 'first-batch' for iteration 1"); FlashInfer's and TensorRT-LLM's autotuners,
+        # which time their kernels on dummy inputs once the model is in
+        r"|\bis running warmup sample\b|\[Autotuner\]: Autotuning process (?:starts|ends)\b",
         "warmup",
     ),
     # the distributed teardown (torch.distributed's process group destroyed)

@@ -1,7 +1,9 @@
 """Mechanisms of the forty-fourth round (tuned on the whole corpus, no batch left unseen): what
 tells a compilation. XLA handing its PTX to the driver, ptxas naming the PTX line it stopped
 at, an MLIR diagnostic at a kernel's Python source, TensorRT's builder timing its kernels,
-Megatron compiling its fused kernels, a package build (pip's setup.py, cargo's build script).
+Megatron compiling its fused kernels, a package build (pip's setup.py, cargo's build script);
+and warm-up and KV-cache activity: Triton server's warm-up samples, the autotuners of FlashInfer
+and TensorRT-LLM, mistral.rs allocating its PagedAttention KV cache.
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -78,6 +80,33 @@ from classify_helpers import classify_as
             ],
             "dispatch_failure",
             "compile",
+        ),
+        (
+            [
+                "I0704 16:36:13.19 4416 backend_model_instance.cc:608] \"model 'm' instance m_0_0 "
+                "is running warmup sample 'first-batch' for iteration 1\"",
+                "TimeoutError: timed out",
+            ],
+            "timeout",
+            "warmup",
+        ),
+        (
+            [
+                "[TRT-LLM] [RANK 0] [I] [Autotuner]: Autotuning process ends",
+                "[TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: [TensorRT-LLM]"
+                "[ERROR] Assertion failed: Error occurred when running GEMM!",
+            ],
+            "unknown",
+            "warmup",
+        ),
+        (
+            [
+                "INFO mistralrs_core::paged_attention: Allocating 6855 MB for PagedAttention KV "
+                "cache per GPU",
+                "Error: internal error 'F8E4M3 not supported in CUDA backend'",
+            ],
+            "dispatch_failure",
+            "kv_alloc",
         ),
     ],
 )
