@@ -74,6 +74,9 @@ DECISIVE: dict[str, str] = {
     "make_layers": "loading",
     "init_inference": "loading",
     "process_weights_after_loading": "loading",
+    # vLLM's quantized weights repacked for the Marlin kernels once they are read
+    "gptq_marlin_repack": "loading",
+    "awq_marlin_repack": "loading",
     "from_dir": "loading",
     # ComfyUI's (and Fooocus') model management putting models' weights onto the GPU
     "load_models_gpu": "loading",

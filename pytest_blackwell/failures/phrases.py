@@ -163,7 +163,13 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         "warmup",
     ),
     # TensorRT: a serialized engine read back from its plan file
-    (r"(?i)deserializ\w* (?:the )?(?:cuda )?engine|engine deserialization", "loading"),
+    # (and an execution context created for the engine read back, before it runs anything:
+    # "ICudaEngine::createExecutionContextWithoutDeviceMemory: Error Code 1: ...")
+    (
+        r"(?i)deserializ\w* (?:the )?(?:cuda )?engine|engine deserialization"
+        r"|(?-i:\bcreateExecutionContext\w*)",
+        "loading",
+    ),
     (r"(?i)\b(?:error|failed|failure) (?:in|during|of) (?:the )?memory profil", "profile"),
     # llama.cpp creates its context (KV cache and compute buffers) after loading the weights
     # and a KV cache being allocated is the KV-cache stage, whatever the engine

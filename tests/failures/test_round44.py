@@ -3,7 +3,9 @@ tells a compilation. XLA handing its PTX to the driver, ptxas naming the PTX lin
 at, an MLIR diagnostic at a kernel's Python source, TensorRT's builder timing its kernels,
 Megatron compiling its fused kernels, a package build (pip's setup.py, cargo's build script);
 and warm-up and KV-cache activity: Triton server's warm-up samples, the autotuners of FlashInfer
-and TensorRT-LLM, mistral.rs allocating its PagedAttention KV cache.
+and TensorRT-LLM, mistral.rs allocating its PagedAttention KV cache; vLLM repacking quantized
+weights for Marlin and TensorRT creating the execution context of an engine it read back
+(loading).
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -107,6 +109,28 @@ from classify_helpers import classify_as
             ],
             "dispatch_failure",
             "kv_alloc",
+        ),
+        (
+            [
+                "(EngineCore pid=7) ERROR 05-05 07:35:19 [core.py:1] Traceback (most recent call "
+                "last):",
+                '(EngineCore pid=7) ERROR 05-05 07:35:19 [core.py:1]   File "/srv/vllm/_custom_ops'
+                '.py", line 900, in transform',
+                "(EngineCore pid=7) ERROR 05-05 07:35:19 [core.py:1]     return "
+                "torch.ops._C.gptq_marlin_repack(",
+                "(EngineCore pid=7) ERROR 05-05 07:35:19 [core.py:1] RuntimeError: CUDA driver "
+                "error: out of memory",
+            ],
+            "device_oom",
+            "loading",
+        ),
+        (
+            [
+                "[TensorRT-LLM][ERROR] ICudaEngine::createExecutionContextWithoutDeviceMemory: "
+                "Error Code 1: Cuda Runtime (an illegal memory access was encountered)"
+            ],
+            "illegal_memory_access",
+            "loading",
         ),
     ],
 )
