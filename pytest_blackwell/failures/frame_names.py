@@ -147,6 +147,9 @@ CONTEXTUAL: dict[str, str] = {
     "from_pretrained": "loading",  # Hugging Face: a model, tokenizer or config read from files
     "_dummy_sampler_run": "warmup",
     "execute_model": "execute",
+    # vLLM V1 preparing a scheduled batch's inputs (its dummy runs build their own)
+    "_prepare_inputs": "execute",
+    "synchronize_input_prep": "execute",
     "start_worker_execution_loop": "execute",  # vLLM V0's workers running the scheduled steps
     "retract_decode": "execute",  # SGLang's decode scheduler making room for running requests
     "execute_model_with_error_logging": "execute",

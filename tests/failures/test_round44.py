@@ -5,7 +5,7 @@ Megatron compiling its fused kernels, a package build (pip's setup.py, cargo's b
 and warm-up and KV-cache activity: Triton server's warm-up samples, the autotuners of FlashInfer
 and TensorRT-LLM, mistral.rs allocating its PagedAttention KV cache; vLLM repacking quantized
 weights for Marlin and TensorRT creating the execution context of an engine it read back
-(loading).
+(loading), vLLM V1 preparing a scheduled batch's inputs (execute).
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -131,6 +131,17 @@ from classify_helpers import classify_as
             ],
             "illegal_memory_access",
             "loading",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/srv/vllm/v1/worker/gpu_model_runner.py", line 3777, in '
+                "synchronize_input_prep",
+                "    self.prepare_inputs_event.synchronize()",
+                "torch.AcceleratorError: CUDA error: an illegal memory access was encountered",
+            ],
+            "illegal_memory_access",
+            "execute",
         ),
     ],
 )
