@@ -321,10 +321,11 @@ def _numpy_imported() -> bool:
 
 @functools.cache
 def _numpy_newlines() -> Counter | None:
-    """A :data:`Counter` that uses numpy, or ``None`` when numpy cannot be imported."""
+    """A :data:`Counter` that uses numpy, or ``None`` when numpy cannot be imported (not
+    installed, or an installation that fails as it loads: then ``bytes.count`` counts)."""
     try:
         np = importlib.import_module("numpy")
-    except ImportError:
+    except (ImportError, RuntimeError, OSError):
         return None
     newline, byte = ord("\n"), np.uint8
 

@@ -100,3 +100,11 @@ def test_small_logs_do_not_import_numpy(monkeypatch: pytest.MonkeyPatch) -> None
 def test_without_numpy_the_count_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "numpy", None)  # "import numpy" raises ImportError
     assert scan._numpy_newlines.__wrapped__() is None
+
+
+def test_a_numpy_that_fails_as_it_loads_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(name: str) -> object:
+        raise RuntimeError(f"module {name} compiled against another ABI")
+
+    monkeypatch.setattr(scan.importlib, "import_module", broken)
+    assert scan._numpy_newlines.__wrapped__() is None
