@@ -12,9 +12,6 @@ from pytest_blackwell.failures.rule import QUIET, Rule, rule
 # fmt: off
 #: Configurations and model files rejected, tried after the other known causes.
 CONFIG_RULES: tuple[Rule, ...] = (
-    # DeepSpeed's check of the batch sizes of its configuration ("Check batch related
-    # parameters. train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step *
-    # world_size 64 != 4 * 8 * 1")
     # TensorRT-LLM's runtime started with another number of ranks than its engine was built
     # for ("Assertion failed: mpiSize == tp * pp")
     rule("trtllm_world_size", "unsupported_config", r"\bmpiSize == tp \* pp\b",
@@ -23,6 +20,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
     # "But your machine only has: []"): an environment without them
     rule("lightning_gpus_missing", "env_mismatch", r"\bBut your machine only has: \[\]",
        keywords=("your machine only has",)),
+    # DeepSpeed's check of the batch sizes of its configuration ("Check batch related
+    # parameters. train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step *
+    # world_size 64 != 4 * 8 * 1")
     rule("deepspeed_batch_config", "unsupported_config", r"\bCheck batch related parameters\b",
        stage_hint="startup"),
     rule("config_validation", "unsupported_config",

@@ -210,7 +210,7 @@ ENV_RULES: tuple[Rule, ...] = (
     rule("component_missing", "env_mismatch",
        r"\bfailed to stat file \S*/backends/(?P<backend>[\w-]+)"
        r"|(?i:\bbackend not found\b)|\bUVA is not available\b",
-       keywords=("/backends/", "ackend not found", "UVA is not")),
+       keywords=("/backends/", "ackend not found", "UVA is not"), ignore_at=QUIET),
     # any other import that fails: a package, or a compiled part of one, is missing or broken
     # (not CPython's import refused while the interpreter shuts down)
     rule("import_failed", "env_mismatch",

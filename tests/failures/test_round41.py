@@ -212,3 +212,11 @@ def test_a_tensor_missing_from_the_model_file_is_found_while_loading(tmp_path: P
     lines = [f"model.cpp:1729 - tensor 'text_encoders.t5xxl.{n}' not in model file" for n in names]
     lines.append("stable-diffusion.cpp:420  - load tensors from model loader failed")
     classify_as(tmp_path, lines, "unsupported_config", "loading")
+
+
+def test_a_backend_not_found_at_a_warning_level_is_no_failure(tmp_path: Path) -> None:
+    lines = [
+        "WARNING 03-10 15:07:09 [x.py:1] TensorRT backend not found, falling back to CUDA",
+        "INFO 03-10 15:07:10 [x.py:2] Application startup complete.",
+    ]
+    assert classify_both(tmp_path, lines) is None
