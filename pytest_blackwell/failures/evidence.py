@@ -24,6 +24,7 @@ from pytest_blackwell.failures.frames import (
 )
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.phrases import phrase_stage
+from pytest_blackwell.failures.rules_late import TORCH_CAPABILITY_WARNINGS
 from pytest_blackwell.failures.stages import later_stage
 
 #: The weakest stage evidence, used only when markers, rules, frames and phrases say nothing:
@@ -44,9 +45,7 @@ _STARTUP_SHAPE = re.compile(
 #: another cause (no kernel image when the first kernel runs, wherever that is), whose stage it
 #: does not tell.
 _CAPABILITY_WARNINGS = (
-    "is not compatible with the current PyTorch",
-    "Minimum and Maximum cuda capability supported by this version of PyTorch",
-    "PyTorch no longer supports this GPU because it is too old",
+    *TORCH_CAPABILITY_WARNINGS,
     "which is not compatible with Paddle installation",  # PaddlePaddle's own check
 )
 #: Loads that happen when a library is first used, not when the process starts: cuDNN loading

@@ -199,14 +199,10 @@ ENV_RULES: tuple[Rule, ...] = (
        r"'_OpNamespace' '_C\w*' object has no attribute '(?P<op>\w+)'"),
     rule("module_missing", "env_mismatch", r"No module named '?(?P<module>[\w.]+)",
        ignore_at=QUIET),
-    # a part of the installation the program needs and does not find: a Python module it
-    # imports from native code (a Rust launcher's "Failed to import python 'vllm' module"), a
-    # server's backend (Triton's "failed to stat file /opt/tritonserver/backends/python",
-    # LocalAI's "Backend not found"), CUDA's unified addressing that the platform lacks (vLLM's
-    # "UVA is not available", under WSL)
-    rule("python_module_missing", "env_mismatch",
-       r"\bFailed to import (?:python )?'?(?P<module>[\w.]+)'? module\b", stage_hint="startup",
-       keywords=("Failed to import",)),
+    # a part of the installation the program needs and does not find: a server's backend
+    # (Triton's "failed to stat file /opt/tritonserver/backends/python", LocalAI's "Backend not
+    # found"), CUDA's unified addressing that the platform lacks (vLLM's "UVA is not available",
+    # under WSL)
     rule("component_missing", "env_mismatch",
        r"\bfailed to stat file \S*/backends/(?P<backend>[\w-]+)"
        r"|(?i:\bbackend not found\b)|\bUVA is not available\b",
@@ -217,8 +213,10 @@ ENV_RULES: tuple[Rule, ...] = (
        r"^(?:[\w.]+\.)?ImportError: (?!sys\.meta_path is None)\S"
        # the lazy import of transformers' and diffusers' modules, raised again as a
        # RuntimeError ("Failed to import diffusers.models.x because of the following error (look
-       # up to see its traceback):")
-       r"|\bFailed to import [\w.]+ because of the following error\b", ignore_at=QUIET),
+       # up to see its traceback):"); a module imported from native code (a Rust launcher's
+       # "Failed to import python 'vllm' module")
+       r"|\bFailed to import (?:[\w.]+ because of the following error\b"
+       r"|(?:python )?'?(?P<module>[\w.]+)'? module\b)", ignore_at=QUIET),
     # torch counting the devices and the runtime failing (its UserWarning "CUDA initialization:
     # Unexpected error from cudaGetDeviceCount() ... Error 101: hipErrorInvalidDevice"): the
     # runtime cannot use the GPUs it sees; a known cause in the same line is read first

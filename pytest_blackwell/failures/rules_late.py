@@ -11,12 +11,23 @@ from __future__ import annotations
 from pytest_blackwell.failures.rule import COMPILER_LAUNCH, QUIET, Rule, rule
 
 #: Messages of ValueErrors that Python and numpy raise themselves (see ``value_error``).
-PYTHON_VALUE_ERRORS = (
+_PYTHON_VALUE_ERRORS = (
     r"substring not found|too many values to unpack|not enough values to unpack"
     r"|invalid literal for \w+\(\)|could not convert string to \w+:|.{0,200}? is not in list$"
     r"|math domain error|I/O operation on closed file|(?:max|min)\(\) (?:arg|iterable argument)"
     r" is an empty sequence|setting an array element with a sequence"
     r"|operands could not be broadcast together|\w*Error\("
+)
+
+#: torch.cuda's capability check in its wordings (see ``torch_arch_missing``): the current one
+#: ("... with CUDA capability sm_120 is not compatible with the current PyTorch installation"),
+#: the newer one ("Found GPU0 NVIDIA GB10 which is of cuda capability 12.1." then "Minimum and
+#: Maximum cuda capability supported by this version of PyTorch is (8.0) - (12.0)") and the older
+#: one ("PyTorch no longer supports this GPU because it is too old").
+TORCH_CAPABILITY_WARNINGS = (
+    "is not compatible with the current PyTorch",
+    "Minimum and Maximum cuda capability supported by this version of PyTorch",
+    "PyTorch no longer supports this GPU because it is too old",
 )
 
 _DEATH_WORDS = (
@@ -180,7 +191,7 @@ LATE_RULES: tuple[Rule, ...] = (
     # ValueError carrying another library's error, as Rust bindings raise it:
     # "ValueError: CublasError(CUBLAS_STATUS_INVALID_VALUE)")
     rule("value_error", "unsupported_config",
-       r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): (?!" + PYTHON_VALUE_ERRORS + r")",
+       r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): (?!" + _PYTHON_VALUE_ERRORS + r")",
        ignore_at=QUIET),
     # --- wrappers: never a cause ------------------------------------------------------------------
     rule("capture_failed", "unknown",
@@ -234,17 +245,9 @@ LATE_RULES: tuple[Rule, ...] = (
     # (usually "no kernel image is available" or a missing op), else they are the answer.
     rule("torch_arch_missing", "env_mismatch",
        r"with CUDA capability (?P<arch>sm_\d+a?) is not compatible with the current PyTorch"
-       # its newer and its older wordings ("Found GPU0 NVIDIA GB10 which is of cuda capability
-       # 12.1." then "Minimum and Maximum cuda capability supported by this version of PyTorch
-       # is (8.0) - (12.0)"; "PyTorch no longer supports this GPU because it is too old")
        r"|\bMinimum and Maximum cuda capability supported by this version of PyTorch\b"
        r"|\bPyTorch no longer supports this GPU because it is too old\b",
-       keywords=(
-           "is not compatible with the current PyTorch",
-           "Minimum and Maximum cuda capability",
-           "PyTorch no longer supports this GPU",
-       ),
-       wrapper=True),
+       keywords=TORCH_CAPABILITY_WARNINGS, wrapper=True),
     # PaddlePaddle's check of the card against the architectures its wheel was built for
     rule("paddle_arch_missing", "env_mismatch",
        r"The GPU architecture in your current machine is \w+, which is not compatible with "

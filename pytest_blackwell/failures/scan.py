@@ -342,7 +342,7 @@ def _scan(
     body: bytes,
     lo: int,
     hi: int,
-    count: Counter = _plain_newlines,
+    count: Counter,
 ) -> None:
     """Feed the whole lines of ``body[lo:hi]`` to ``classifier``, skipping lines no keyword can
     touch. The text is searched window by window so that the keyword passes hit the CPU cache;
