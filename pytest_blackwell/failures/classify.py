@@ -105,6 +105,7 @@ class StreamClassifier:
         self._recovered_upto = 0
         self._follow_until = 0  # lines up to here are read in full: a traceback may follow
         self._raw = ""  # the physical line being read
+        self._before: list[LogicalLine] = []  # its logical lines read so far (a flattened paste)
         self.keywords: tuple[str, ...] = ()
         self._refresh_keywords()
 
@@ -175,8 +176,11 @@ class StreamClassifier:
         if self._blocks:
             self._expire(lineno)
         if self._blocks or lineno <= self._follow_until or looked_at(line, self.keywords):
-            for logical in logical_lines(line):
+            pieces = logical_lines(line)
+            for i, logical in enumerate(pieces):
+                self._before = pieces[:i]
                 self._process(lineno, logical)
+            self._before = []
         self._ring.append((lineno, line))
 
     def result(self) -> Failure | None:
@@ -316,7 +320,8 @@ class StreamClassifier:
         frames = wrap.lookback(self._ring, line.tag) if cand.rank >= WRAPPER else []
         if frames:
             cand.start = min(n for n, _ in frames)
-        cand.traceback = [t for _, t in frames] + [text]
+        inline = wrap.inline_frames(self._before, line.tag) if cand.rank >= WRAPPER else []
+        cand.traceback = [t for _, t in frames] + inline + [text]
         if cand.rank in (WRAPPER, UNKNOWN, WEAK) or cand.rule in GENERIC_RULES:
             # Not a known cause yet: the next lines of this process may name it.
             block = Block(line.tag, cand.start, cand.stage, False, cand.traceback, cand)

@@ -66,6 +66,13 @@ def lookback(ring: Iterable[tuple[int, str]], tag: str) -> list[tuple[int, str]]
     return frames if framed else []
 
 
+def inline_frames(before: Iterable[LogicalLine], tag: str) -> list[str]:
+    """The frames a flattened paste put on the same physical line before an exception line
+    (``before``: its logical lines so far, of process ``tag``), with their source lines."""
+    pieces = [p.text for p in before if p.tag == tag or not tag]
+    return pieces if any(is_frame(t) for t in pieces) else []
+
+
 def is_wrapped(line: LogicalLine) -> bool:
     """Whether ``line`` may be the rest of a message wrapped onto a new line.
 

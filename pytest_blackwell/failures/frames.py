@@ -47,6 +47,8 @@ _CALL = re.compile(r"(?:^|[\s.=(\[,])(?P<func>[A-Za-z_]\w*)\s*\(")
 _NOT_CALLEES = frozenset(["if", "for", "while", "return", "with", "not", "and", "or", "super",
                           "len", "int", "str", "list", "dict", "tuple", "set", "isinstance",
                           "getattr", "print", "cast", "type"])  # fmt: skip
+# A traceback a paste flattened onto one line: each frame starts at a "File" after a space.
+_FLAT_FRAME = re.compile(r'(?<=\s)(?=File "[^"]*", line \d+)')
 # py-spy's dump: "    draft (eagle_worker.py:397)", innermost first under "Thread N (active): ..."
 _PYSPY_FRAME = re.compile(r"^\s+(?P<func>[\w<>.]+) \((?P<path>[^()\s]+\.py):\d+\)$")
 _PYSPY_THREAD = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:active|idle)[^)]*\)(?:: "|$)')
@@ -116,6 +118,20 @@ def _callee(source: str) -> str:
     return ""
 
 
+def _unflattened(lines: Iterable[str]) -> list[str]:
+    """``lines`` with a traceback that a paste flattened onto one line split into one line per
+    frame (each frame's source follows its function name on the same line)."""
+    out: list[str] = []
+    for text in lines:
+        cuts = [m.start() for m in _FLAT_FRAME.finditer(text)] if 'File "' in text else []
+        cuts = [at for at in cuts if text[:at].strip()]  # not a frame line's own indentation
+        if not cuts:
+            out.append(text)
+            continue
+        out.extend(text[start:end] for start, end in zip([0, *cuts], [*cuts, len(text)]))
+    return out
+
+
 def _segments(lines: Iterable[str]) -> list[list[Frame]]:
     """The frames of each traceback in ``lines`` (a new one starts at every header).
 
@@ -127,7 +143,7 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
     newest_first = False  # faulthandler prints "(most recent call first)": innermost on top
     callee = ""  # what the source line of the last frame calls
     expect_source = False
-    lines = list(lines)
+    lines = _unflattened(lines)
     for i, text in enumerate(lines):
         if "(most recent call " in text or _PYSPY_THREAD.match(text):
             _called(segments[-1], callee)
