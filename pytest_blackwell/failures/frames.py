@@ -128,7 +128,9 @@ def _unflattened(lines: Iterable[str]) -> list[str]:
         if not cuts:
             out.append(text)
             continue
-        out.extend(text[start:end] for start, end in zip([0, *cuts], [*cuts, len(text)]))
+        out.extend(
+            text[start:end] for start, end in zip([0, *cuts], [*cuts, len(text)], strict=True)
+        )
     return out
 
 

@@ -29,8 +29,8 @@ _ONE_LINE = (
             [
                 "Traceback (most recent call last):",
                 '  File "run.py", line 20, in <module>    main()',
-                '  File "run.py", line 9, in main    x = x.cuda()  File "/env/torch/cuda/__init__.py"'
-                ", line 178, in _lazy_init    _check_driver()",
+                '  File "run.py", line 9, in main    x = x.cuda()  File '
+                '"/env/torch/cuda/__init__.py", line 178, in _lazy_init    _check_driver()',
                 '  File "/env/torch/cuda/__init__.py", line 108, in _check_driver',
                 "    raise AssertionError(",
                 "AssertionError: The NVIDIA driver on your system is too old (found version 9000).",
