@@ -152,9 +152,7 @@ class StreamClassifier:
         if best is None or best.rank < WEAK:
             return False
         if any(b.start <= best.line + RING_LINES for b in self._blocks.values()):
-            # An earlier error is still being collected, or a wrapper right after the cause
-            # that may still name its stage (``Capture cuda graph failed``).
-            return False
+            return False  # an earlier error, or a wrapper naming the cause's stage, may follow
         if best.rank == WEAK and self._lineno - best.line <= SOFT_WINDOW:
             return False
         if not self._events and self._lineno - best.line <= RING_LINES:
@@ -176,11 +174,9 @@ class StreamClassifier:
         if self._blocks:
             self._expire(lineno)
         if self._blocks or lineno <= self._follow_until or looked_at(line, self.keywords):
-            pieces = logical_lines(line)
-            for i, logical in enumerate(pieces):
+            for i, logical in enumerate(pieces := logical_lines(line)):
                 self._before = pieces[:i]
                 self._process(lineno, logical)
-            self._before = []
         self._ring.append((lineno, line))
 
     def result(self) -> Failure | None:
@@ -317,11 +313,11 @@ class StreamClassifier:
         cand.activity = self._activity(lineno, text)
         if cand.rank in (WRAPPER, UNKNOWN, WEAK) and (self._best is None or self._best.rank < WEAK):
             self._recover_quiet_causes(cand.hint, cand.hint_from)
-        frames = wrap.lookback(self._ring, line.tag) if cand.rank >= WRAPPER else []
+        framed = cand.rank >= WRAPPER  # not a bare ERROR line
+        frames = wrap.lookback(self._ring, lineno, self._before, line.tag) if framed else []
         if frames:
             cand.start = min(n for n, _ in frames)
-        inline = wrap.inline_frames(self._before, line.tag) if cand.rank >= WRAPPER else []
-        cand.traceback = [t for _, t in frames] + inline + [text]
+        cand.traceback = [t for _, t in frames] + [text]
         if cand.rank in (WRAPPER, UNKNOWN, WEAK) or cand.rule in GENERIC_RULES:
             # Not a known cause yet: the next lines of this process may name it.
             block = Block(line.tag, cand.start, cand.stage, False, cand.traceback, cand)

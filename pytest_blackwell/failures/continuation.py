@@ -8,7 +8,7 @@ for the classifier (private to it).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -37,8 +37,13 @@ MAX_WRAPPED = 3
 _NEW_ERROR = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)\b:?")
 
 
-def lookback(ring: Iterable[tuple[int, str]], tag: str) -> list[tuple[int, str]]:
+def lookback(
+    ring: Iterable[tuple[int, str]], lineno: int, before: Sequence[LogicalLine], tag: str
+) -> list[tuple[int, str]]:
     """The traceback right before the current line (same process ``tag``), read back from ``ring``.
+
+    A paste that flattened a traceback onto one line (``lineno``) may have put its frames before
+    the exception on that very line: ``before``, its logical lines read so far.
 
     Tracebacks printed without a logger prefix only reveal themselves at their exception line
     (the one with the error word), so their header and frames are recovered here. A paste that
@@ -62,15 +67,11 @@ def lookback(ring: Iterable[tuple[int, str]], tag: str) -> list[tuple[int, str]]
             break
         frames[:0] = [(lineno, p.text) for p in pieces] + stray
         stray = []
+    inline = [(lineno, p.text) for p in before if p.tag == tag or not tag]
+    if any(is_frame(t) for _, t in inline):
+        frames = [*frames, *inline]
     framed = any(t.lstrip().startswith('File "') or IPYTHON_FRAME.match(t) for _, t in frames)
     return frames if framed else []
-
-
-def inline_frames(before: Iterable[LogicalLine], tag: str) -> list[str]:
-    """The frames a flattened paste put on the same physical line before an exception line
-    (``before``: its logical lines so far, of process ``tag``), with their source lines."""
-    pieces = [p.text for p in before if p.tag == tag or not tag]
-    return pieces if any(is_frame(t) for t in pieces) else []
 
 
 def is_wrapped(line: LogicalLine) -> bool:

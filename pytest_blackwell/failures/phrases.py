@@ -61,8 +61,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # start Candle backend: ..."), an error raised while a file was loaded (not the dynamic
         # linker's "error while loading shared libraries", which is a program starting)
         r"|\bCould not start (?:the )?(?:\w+ )?backend\b|(?i:\bwhile loading\b(?! shared librar))"
-        # torch's load_state_dict naming what it did ("Error(s) in loading state_dict for X:")
-        r"|\bError\(s\) in loading state_dict\b",
+        # torch's load_state_dict naming what it did ("Error(s) in loading state_dict for X:"),
+        # and each tensor it could not copy ("size mismatch for w: copying a param with shape
+        # torch.Size([8]) from checkpoint, ...")
+        r"|\bError\(s\) in loading state_dict\b|\bcopying a param with shape\b.* from checkpoint\b",
         "loading",
     ),
     (

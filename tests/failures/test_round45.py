@@ -1,6 +1,8 @@
 """Mechanisms of the forty-fifth round: tracebacks a paste flattened. A whole traceback on one
 line, with no header before its frames (the paste began inside it), still tells its stage by
-its frames; so do frames pasted two to a line, each followed by its source.
+its frames; so do frames pasted two to a line, each followed by its source. A tensor that
+torch's ``load_state_dict`` could not copy from a checkpoint is ``loading``, like the message's
+header.
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -37,6 +39,15 @@ _ONE_LINE = (
             ],
             "env_mismatch",
             "startup",
+        ),
+        (
+            [
+                "\tsize mismatch for blocks.0.attn.qkv.weight: copying a param with shape "
+                "torch.Size([96, 32]) from checkpoint, the shape in current model is "
+                "torch.Size([48, 32]).",
+            ],
+            "unsupported_config",
+            "loading",
         ),
     ],
 )
