@@ -287,8 +287,7 @@ class StreamClassifier:
             self._best = rejoined
             return
         block = self._blocks.get(line.tag)
-        if block is None and not line.tag and wrap.is_wrapped(line):
-            # A terminal wraps a tagged line without repeating the tag: the rest of a message.
+        if block is None and not line.tag and wrap.is_wrapped(line):  # a tag a terminal lost
             last = [b for b in self._blocks.values() if b.last_seen == lineno - 1 and b.best]
             block = next((b for b in last if b.best and b.best.rule in GENERIC_RULES), None)
         if block is not None:
@@ -387,7 +386,8 @@ class StreamClassifier:
         heads = block.wrapped or [best.text]
         block.wrapped = [text for head in heads for text in wrap.joins(head, line.text)][:8]
         strong = best.rank == STRONG
-        found = wrap.rejoin(heads, line.text, self._matcher(line.tag), strong)
+        adjacent = block.last_seen == best.line + 1  # (a type alone: its message may follow)
+        found = wrap.rejoin(heads, line.text, self._matcher(line.tag), strong, adjacent)
         if found is None and not strong:
             return False  # an unrecognised exception: the line is read as usual
         self._keep(block, line.text)

@@ -33,6 +33,8 @@ MatchFn = Callable[[str], "tuple[Rule, dict[str, Any]] | None"]
 _PANIC_AT = re.compile(r"\bpanicked at [^\s']+:\d+:\d+:$")
 #: Lines after an exception line that may continue its wrapped message.
 MAX_WRAPPED = 3
+#: An exception's type with no message.
+_BARE_TYPE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*$")
 #: A line that starts a new error rather than continuing the message above it.
 _NEW_ERROR = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)\b:?")
 
@@ -129,12 +131,14 @@ def reread(cand: Candidate, text: str, rule: Rule, detail: dict[str, Any]) -> Ca
 
 
 def rejoin(
-    heads: list[str], rest: str, match: MatchFn, alone: bool
+    heads: list[str], rest: str, match: MatchFn, alone: bool, adjacent: bool = False
 ) -> tuple[str, Rule, dict[str, Any]] | None:
     """A known cause in one of ``heads`` continued by ``rest`` (or in ``rest`` when ``alone``).
 
     ``heads`` are the readings of the message so far (each earlier break cut mid-word or at a
-    space). Only a specific cause counts: not a relay, a wrapper, an unknown or a generic rule.
+    space). Only a specific cause counts: not a relay, a wrapper, an unknown or a generic rule;
+    except after an exception's type alone when ``rest`` is the line right after it
+    (``adjacent``): that is its message, whatever it says.
     """
     readings = [text for head in heads for text in joins(head, rest)]
     for text in [*readings, rest.strip()] if alone else readings:
@@ -144,4 +148,10 @@ def rejoin(
             generic = rule.weak or rule.wrapper or rule.category == "unknown"
             if not generic and rule.name not in GENERIC_RULES:
                 return text, rule, detail
+    if adjacent and len(heads) == 1 and _BARE_TYPE.match(heads[0]):
+        # an exception's type alone, its message on the next line (ComfyUI's error report:
+        # "Exception Type: RuntimeError", "Exception Message: ..."): one message, whatever it says
+        text = f"{heads[0].strip()}: {rest.strip()}"
+        found = match(text)
+        return None if found is None else (text, *found)
     return None

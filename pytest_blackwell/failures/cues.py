@@ -195,7 +195,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # (not Python's own "unsupported operand type(s) for |", a program's bug, nor a
             # kernel's "only supported for contiguous tensors": a layout the caller made)
             r"\b(?:not|isn't|is not|are not) (?:yet )?(?:supported|implemented)\b"
-            r"|\bunsupported\b(?! operand type)|\bdoes(?: not|n't) support\b"
+            r"|\bunsupported\b(?! operand type)|\bdoes(?: not|n't) (?:yet )?support\b"
             r"|\bonly (?:supported|available|allowed) (?:for|with|when)\b(?! contiguous)"
             r"|\bmissing (?:required )?(?:field|key|argument|tensor|weight|parameter|config\w*)s?\b"
             r"|\bno file named\b"

@@ -149,6 +149,10 @@ _HARMLESS_WARNING = r"^\S+:\d+: (?:Runtime|Deprecation|PendingDeprecation|Future
 #: to a Python version"), and the harmless warnings above.
 ASIDE = re.compile(
     r"^\W*If you (?:get|see|encounter|hit|run into|are seeing)\b|\b(?:falling|fall|fell) back to\b"
+    r"|\bresort(?:s|ing|ed)? to\b"  # whisperX: "Failed to align segment (...), resorting to ..."
+    # a check a diagnostic tool reports as passed, whatever its words ("[PASS] ... ❌ (requires
+    # Hopper)": a feature the card lacks, noted)
+    r"|^\s*\[(?:PASS(?:ED)?|OK)\]\s"
     # the same said with its substitute ("FP16 is not supported on CPU; using FP32 instead")
     r"|[;,] (?:using|will use) [\w.\- ]{1,40}? instead\b"
     # a mismatch the library checked and tolerates (DeepSpeed's CUDA versions)

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pytest_blackwell.failures.candidates import Candidate
 from pytest_blackwell.failures.cues import READABLE_RULES, cue_category, own_words
 from pytest_blackwell.failures.frames import (
+    decisive,
     dispatched,
     frame_category,
     frame_stage,
@@ -138,6 +139,7 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
     options = [(cand.stage, sources.get(cand.stage, "none"))]
     if cand.hint:
         options.append((cand.hint, cand.hint_from or "rule"))
+    told = None
     if frames:
         # What the message says was being done is the weakest evidence: only when nothing else
         # tells ("... so CUDA graph capture cannot proceed" names a consequence, not the stage).
@@ -155,6 +157,11 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
         if told is not None:
             options.append(told)
     stage = later_stage(stage for stage, _ in options)
+    marked, marker = options[0]
+    if told and stage == marked != told[0] and marker.startswith("marker ") and decisive(told):
+        # an engine function on the stack names what ran more closely than the last marker did
+        # (SGLang's warm-up request, sent once its server said "Application startup complete")
+        stage = told[0]
     if stage == "profile" and cand.hint == "compile":
         stage = "compile"  # vLLM compiles inside its profiling run: a compiler's error is its own
     stage_from = next((why for st, why in options if st == stage), "none")

@@ -50,6 +50,11 @@ DECISIVE: dict[str, str] = {
     "_sync_module_states": "startup",
     # DeepSpeed's engine broadcasting rank 0's weights as it is built
     "_broadcast_model": "startup",
+    # DeepSpeed's engine setting its optimizer up in deepspeed.initialize (ZeRO allocating the
+    # optimizer states), before any training step
+    "_configure_optimizer": "startup",
+    "_configure_zero_optimizer": "startup",
+    "initialize_optimizer_states": "startup",
     "in_the_same_node_as": "startup",  # vLLM's check of which ranks share a node, at set-up
     "_find_and_load": "startup",  # an import
     "get_open_port": "startup",  # ports and addresses for the engine's processes
@@ -125,6 +130,7 @@ DECISIVE: dict[str, str] = {
     "compile_or_warm_up_model": "warmup",
     "_run_warmup": "warmup",
     "_execute_server_warmup": "warmup",
+    "_wait_and_warmup": "warmup",  # SGLang's server thread sending its warm-up request
     "warmup": "warmup",  # TGI's model warm-up (its launcher's Warmup method)
     "kernel_warmup": "warmup",
     # teardown

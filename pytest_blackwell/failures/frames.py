@@ -336,6 +336,13 @@ def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
     return None
 
 
+def decisive(told: tuple[str, str]) -> bool:
+    """Whether ``told`` (a stage and its evidence, from :func:`frame_stage`) comes from a decisive
+    engine function, not a library path or a contextual name."""
+    stage, why = told
+    return _lookup(DECISIVE, why.removeprefix("frame ")) == stage
+
+
 def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
     """``("execute", evidence)`` when the name of a frame among ``lines`` says the model runs on
     work (:data:`_SERVING_WORDS`), ``graph_capture`` when it is named for capturing CUDA graphs
@@ -356,7 +363,7 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
             for func, why in ((calls, f"call {calls}"), (frame.func, f"frame {frame.func}")):
                 if _CAPTURE_WORDS.search(func):  # "_capture_generation_cuda_graphs"
                     return "graph_capture", why
-                if _SERVING_WORDS.search(func):
+                if _SERVING_WORDS.search(func) and not _CREATES.match(func):
                     return "execute", why
     return None
 
@@ -396,6 +403,10 @@ _SERVING_WORDS = re.compile(
     r"|completions?|chat|infer|inference|predict|serve|serving|train|training|requests?"
     r"|translate|translation|transcribe|transcription|beam|fit)(?:_|$)"
 )
+
+#: A function named for creating what serves, not for serving (ONNX Runtime's
+#: ``_create_inference_session`` reads the model; ``init_inference_engine``, ``build_sampler``).
+_CREATES = re.compile(r"(?i)_*(?:create|init|initiali[sz]e|build|make|setup|load|construct)_")
 
 
 #: faulthandler's stack of one thread, printed on request (``faulthandler.dump_traceback``, a

@@ -57,6 +57,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bFailed to parse NetParameter file\b"  # Caffe reading a .caffemodel's weights
         r"|\bCan't load (?:the )?(?:tokenizer|config|configuration) for\b"
         r"|\bFailed to launch model\b"
+        r"|\bLoad model from \S+ failed\b"  # ONNX Runtime's session reading its model file
         # a server's model backend that could not start (text-embeddings-inference's "Could not
         # start Candle backend: ..."), an error raised while a file was loaded (not the dynamic
         # linker's "error while loading shared libraries", which is a program starting)

@@ -22,9 +22,12 @@ CONFIG_RULES: tuple[Rule, ...] = (
        keywords=("your machine only has",)),
     # DeepSpeed's check of the batch sizes of its configuration ("Check batch related
     # parameters. train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step *
-    # world_size 64 != 4 * 8 * 1")
-    rule("deepspeed_batch_config", "unsupported_config", r"\bCheck batch related parameters\b",
-       stage_hint="startup"),
+    # world_size 64 != 4 * 8 * 1"), and of each size on its own ("Micro batch size per gpu: 0 has
+    # to be greater than 0")
+    rule("deepspeed_batch_config", "unsupported_config",
+       r"\bCheck batch related parameters\b|\b(?:Train batch size|Micro batch size per gpu"
+       r"|Gradient accumulation steps): -?\d+ has to be greater than 0\b",
+       stage_hint="startup", keywords=("batch related", "has to be greater")),
     rule("config_validation", "unsupported_config",
        # (not a response or request object that failed to validate while serving)
        r"ValidationError: \d+ validation errors? for "
@@ -61,7 +64,10 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|\bfailed to open '[^']+\.(?:gguf|ggml|bin|safetensors)': '?No such file or directory"
        # CTranslate2's model directory without the file it needs ("Unable to open file
        # 'model.bin' in model '/models/whisper'")
-       r"|\bUnable to open file '[^']+' in model '"),
+       r"|\bUnable to open file '[^']+' in model '"
+       # ONNX Runtime's session given a model path that is not there ("NO_SUCHFILE : Load model
+       # from model.onnx failed:Load model model.onnx failed. File doesn't exist")
+       r"|\bNO_SUCHFILE : Load model from\b"),
     # a model file without the tensors the loader expects, or with tensors of another shape
     # (ggml-based loaders: "tensor 'blk.0.ffn_down.weight' not found", "has wrong size in
     # model file", "unknown tensor '' in model file"; ExLlamaV2's "Could not find

@@ -73,6 +73,9 @@ ENV_RULES: tuple[Rule, ...] = (
        # a compiler or build tool the JIT build runs is not installed
        r"|No such file or directory: '(?:[^']*/)?(?:nvcc|ninja|hipcc|ptxas|gcc|g\+\+|c\+\+"
        r"|clang(?:\+\+)?)'"
+       # the same said by the program that looked for it (Inductor on Windows: "Cannot find
+       # ptxas.exe")
+       r"|\b(?:Cannot|Could not|Unable to) find (?:nvcc|ptxas|ninja|hipcc)(?:\.exe)?\b"
        # torch.utils.cpp_extension's own checks before it builds
        r"|Ninja is required to load C\+\+ extensions|CUDA_HOME environment variable is not set"
        # a program that builds its kernels at run time unable to start the compiler (OpenMM)

@@ -2,7 +2,14 @@
 line, with no header before its frames (the paste began inside it), still tells its stage by
 its frames; so do frames pasted two to a line, each followed by its source. A tensor that
 torch's ``load_state_dict`` could not copy from a checkpoint is ``loading``, like the message's
-header.
+header. An engine function on the stack (SGLang's warm-up request) beats a marker that came
+before it; a function named for creating what serves (``_create_inference_session``) does not
+serve. A report that gives an exception's type and its message on two lines is read as one
+message. Lines that only say the program goes on with a substitute (``resorting to``) or that a
+check passed (``[PASS]``) are none; a program's check of its own bookkeeping (``memory leak
+detected``) is a bug, no refused configuration. Wordings: a compiler the program cannot find
+(``Cannot find ptxas.exe``), DeepSpeed's check of each batch size, ONNX Runtime's missing model
+file, DeepSpeed setting up its optimizer (``startup``).
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -11,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from classify_helpers import classify_as
+from classify_helpers import classify_as, classify_both
 
 _ONE_LINE = (
     'r = self.engine.step()  File "/srv/vllm/worker/worker.py", line 40, in warm_up  '
@@ -49,7 +56,98 @@ _ONE_LINE = (
             "unsupported_config",
             "loading",
         ),
+        (
+            [
+                "INFO:     Application startup complete.",
+                "Traceback (most recent call last):",
+                '  File "/srv/sglang/srt/server.py", line 990, in _wait_and_warmup',
+                "    res = requests.post(url + '/generate', json=payload)",
+                "requests.exceptions.ConnectionError: ('Connection aborted.', "
+                "RemoteDisconnected('Remote end closed connection without response'))",
+            ],
+            "unknown",
+            "warmup",
+        ),
+        (["RuntimeError: Cannot find nvcc"], "env_mismatch", "compile"),
+        (
+            ["AssertionError: Gradient accumulation steps: 0 has to be greater than 0"],
+            "unsupported_config",
+            "startup",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/env/onnxruntime/capi/onnxruntime_inference_collection.py", line 419, in '
+                "__init__",
+                "    self._create_inference_session(providers, provider_options)",
+                '  File "/env/onnxruntime/capi/onnxruntime_inference_collection.py", line 452, in '
+                "_create_inference_session",
+                "    sess = C.InferenceSession(session_options, self._model_path, True)",
+                "onnxruntime.capi.onnxruntime_pybind11_state.NoSuchFile: [ONNXRuntimeError] : 3 : "
+                "NO_SUCHFILE : Load model from unet.onnx failed:Load model unet.onnx failed. File "
+                "doesn't exist",
+            ],
+            "unsupported_config",
+            "loading",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/env/onnxruntime/capi/onnxruntime_inference_collection.py", line 452, in '
+                "_create_inference_session",
+                "    sess = C.InferenceSession(session_options, self._model_path, True)",
+                "RuntimeError: bad things happened",
+            ],
+            "unknown",
+            "unknown",
+        ),
+        (
+            ["ValueError: req_to_token_pool memory leak detected! available_size=12, size=16"],
+            "unknown",
+            "unknown",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/env/deepspeed/runtime/engine.py", line 1201, in _configure_optimizer',
+                "    self.optimizer = self._configure_zero_optimizer(basic_optimizer)",
+                '  File "/env/deepspeed/runtime/zero/stage_1_and_2.py", line 530, in '
+                "initialize_optimizer_states",
+                "    self.optimizer.step()",
+                '  File "/env/torch/optim/adam.py", line 140, in step',
+                "    state['exp_avg'] = torch.zeros_like(p)",
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB",
+            ],
+            "device_oom",
+            "startup",
+        ),
+        (
+            [
+                "## Error Details",
+                "- **Node Type:** VAEDecode",
+                "- **Exception Type:** RuntimeError",
+                "- **Exception Message:** the selected attention kernel does not yet support "
+                "masks of this shape",
+            ],
+            "unsupported_config",
+            "execute",
+        ),
     ],
 )
 def test_round45_readings(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
     classify_as(tmp_path, lines, category, stage)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [
+            'Failed to align segment ("?"): no characters in this segment found in model '
+            "dictionary, resorting to original...",
+        ],
+        ["[PASS] GPU 0: compute 8.6 - Flash Attn v2 yes, v3 no (requires Hopper/Compute 9.0)"],
+    ],
+)
+def test_round45_not_failures(tmp_path: Path, lines: list[str]) -> None:
+    """A program going on with a substitute it names, and a check a diagnostic tool passed."""
+    assert classify_both(tmp_path, lines) is None
