@@ -158,9 +158,10 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
             options.append(told)
     stage = later_stage(stage for stage, _ in options)
     marked, marker = options[0]
-    if told and stage == marked != told[0] and marker.startswith("marker ") and decisive(told):
-        # an engine function on the stack names what ran more closely than the last marker did
-        # (SGLang's warm-up request, sent once its server said "Application startup complete")
+    if told and decisive(told) and stage == marked == "execute" and marker.startswith("marker "):
+        # A server that says it is up ("Application startup complete") may still send itself
+        # its warm-up request (SGLang): an engine function on the stack says what ran. (Any
+        # other marker is later than the frames: the stages before it are over.)
         stage = told[0]
     if stage == "profile" and cand.hint == "compile":
         stage = "compile"  # vLLM compiles inside its profiling run: a compiler's error is its own

@@ -163,6 +163,10 @@ IN_TUNING = {
     "fresh143": (1.00, 0.83),
     "fresh144": (1.00, 0.76),
     "fresh145": (1.00, 0.78),
+    "fresh146": (1.00, 0.77),
+    "fresh147": (1.00, 0.81),
+    "fresh148": (0.92, 0.85),
+    "fresh149": (1.00, 0.78),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
