@@ -81,6 +81,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # the driver JIT-compiling a PTX module while loading it
         r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*|\bError loading CUDA module\b"
         r"|\bfailed to load PTX text as a module\b"  # XLA handing its PTX to the driver
+        # LLVM's crash report naming the tool that crashed: a linker or compiler a JIT ran
+        # ("Program arguments: /opt/rocm/llvm/bin/ld.lld -flavor gnu -shared ...")
+        r"|\bProgram arguments: \S*\b(?:ld\.lld|lld|llc|clang(?:\+\+)?|opt)\s"
         r"|\berrors? detected in the compilation of\b"  # nvcc's count of a file's errors
         r"|\bunable to compile\b|\b(?:error|exception) happened while compiling\b"
         # a compiler's own error line (nvcc, ptxas, nvlink, cicc), TensorRT's builder namespace

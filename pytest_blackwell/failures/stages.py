@@ -68,6 +68,8 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Loading safetensors checkpoint shards", "loading"),
     ("Starting to load model", "loading"),
     ("Loading drafter model", "loading"),  # vLLM loading a speculative decoding drafter
+    # Triton server creating an instance of a model (its backend loads the model into it)
+    ("TRITONBACKEND_ModelInstanceInitialize", "loading"),
     ("Load weight end", "profile"),
     ("Load weight begin", "loading"),
     ("_context_with_model:", "kv_alloc"),

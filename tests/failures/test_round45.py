@@ -9,7 +9,8 @@ message. Lines that only say the program goes on with a substitute (``resorting 
 check passed (``[PASS]``) are none; a program's check of its own bookkeeping (``memory leak
 detected``) is a bug, no refused configuration. Wordings: a compiler the program cannot find
 (``Cannot find ptxas.exe``), DeepSpeed's check of each batch size, ONNX Runtime's missing model
-file, DeepSpeed setting up its optimizer (``startup``).
+file, DeepSpeed setting up its optimizer (``startup``), Triton server creating a model's
+instance (``loading``), LLVM's crash report naming a linker or compiler it ran (``compile``).
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -131,6 +132,28 @@ _ONE_LINE = (
             ],
             "unsupported_config",
             "execute",
+        ),
+        (
+            [
+                'I1216 02:12:33.624737 179 model_lifecycle.cc:473] "loading: llm:1"',
+                'I1216 02:12:42.654863 179 python_be.cc:2289] "'
+                'TRITONBACKEND_ModelInstanceInitialize: llm_0_0 (GPU device 0)"',
+                "INFO 12-16 10:12:47 [__init__.py:216] Automatically detected platform cuda.",
+                'E1216 02:12:49.624646 179 model.py:248] "[llm] Failed to start engine"',
+            ],
+            "unknown",
+            "loading",
+        ),
+        (
+            [
+                "terminate called after throwing an instance of 'std::system_error'",
+                "  what():  Resource temporarily unavailable",
+                "Stack dump:",
+                "0.\tProgram arguments: /opt/rocm/llvm/bin/ld.lld -flavor gnu -shared /tmp/a -o "
+                "/tmp/b",
+            ],
+            "unknown",
+            "compile",
         ),
     ],
 )
