@@ -27,7 +27,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # serving: HTTP access logs, requests accepted, a scheduler with running requests, tokens
     # being generated, a runtime stepping its batch
     (
-        r"\"(?:POST|GET) /\S* HTTP/\d|\bReceived (?:\w+ )?request\b|\bnum_running_reqs=[1-9]"
+        r"\"(?:POST|GET) /(?!\S*/resolve/)\S* HTTP/\d|\bReceived (?:\w+ )?request\b"
+        r"|\bnum_running_reqs=[1-9]"
         # a server's answer to a request, its status line as a client prints it (curl -i)
         r"|^HTTP/\d(?:\.\d)? [1-5]\d\d\b"
         r"|\bNew request\b.{0,80}?\breceived\b"
@@ -88,6 +89,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # (whisper's and whisper.cpp's "[00:06:04.000 --> 00:06:11.000]  text")
         r"|\bcalculating perplexity over \d+ chunks\b"
         r"|^\s*\[\d\d:\d\d(?::\d\d)?\.\d{3} --> \d\d:\d\d(?::\d\d)?\.\d{3}\]"
+        # and its first step on an audio file ("Detected language 'en' with probability 0.97")
+        r"|\bDetected language '?\w+'? with probability\b"
         # OpenMMLab's runner starting its workflow ("Start running, host: root@x, work_dir: ...",
         # "workflow: [('train', 1)], max: 20 epochs")
         r"|\bStart running, host: \S+, work_dir:|\bworkflow: \[\('train', \d+\)",
@@ -129,8 +132,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bwaiting for llama runner to start responding\b"
         r"|\bError occurred when executing \w*Load\w*:|\bNode Type:\W{0,4}\w*Load\w*"  # loaders
         r"|(?i:\b(?:trying|attempting) to load\b)"
-        # files of a model repository being fetched (Hugging Face's download bars)
-        r"|\bFetching \d+ files\b|^\s*Downloading\b"
+        # files of a model repository being fetched (Hugging Face's download bars, and its
+        # file URLs in an HTTP client's debug log: "GET /org/m/resolve/main/m.bin HTTP/1.1")
+        r"|\bFetching \d+ files\b|^\s*Downloading\b|\"GET /\S*/resolve/\S* HTTP/\d"
         # TensorRT-LLM reading a serialized engine back ("[TensorRT-LLM][INFO] Loaded engine
         # size: 68370 MiB")
         r"|\bLoaded engine size: \d"

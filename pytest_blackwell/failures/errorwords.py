@@ -73,7 +73,7 @@ QUIET_LEVELS = ("WARNING", "INFO", "DEBUG")
 LOUD = re.compile(r"\b(?:FATAL|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]")
 #: A line that says it is an error although no rule knows it: never "no failure".
 ERRORISH = re.compile(
-    r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]"
+    r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]|\bCRITICAL:"
     r"|^(?:[\w.:]+:? )?(?:error|Error|fatal)(?:\[\w+\])?\s*:|panicked at|\bExceptions?: \S"
     r"|^(?:[\d:.]+ )?[EF] \w+|\bERR\b|^[\w .\-]{0,40}\berror\s*:|^\w+: (?:error|failed to)\b"
     # the last line of defence: the shapes of an error in any tool's words

@@ -38,8 +38,9 @@ _STARTUP_SHAPE = re.compile(
     r"|cannot open shared object file"
     # the same on Windows (LoadLibrary's error 126) and macOS (dyld)
     r"|LoadLibrary failed|The specified module could not be found|dyld\S*: Library not loaded"
-    # bitsandbytes, which loads its native library as it is imported
-    r"|\bConfigured CUDA binary not found\b"
+    # bitsandbytes, which loads its native library as it is imported; sgl_kernel, which tries
+    # each build of its own ("Could not load any common_ops library!")
+    r"|\bConfigured CUDA binary not found\b|\bCould not load any \w+ library\b"
 )
 #: torch.cuda's capability check, which warns when CUDA is initialised in the process: the shape
 #: of a start-up failure when it is the error itself (``env_mismatch``), but only a precursor of

@@ -230,6 +230,8 @@ DISPATCHERS: dict[str, str] = {
 #: Library paths whose frames tell the stage like a decisive name (fragment of the file path).
 PATHS: tuple[tuple[str, str], ...] = (
     ("torch/serialization.py", "loading"),  # torch.load reading a checkpoint
+    # JAX connecting its processes to the coordination service (jax.distributed.initialize)
+    ("jax/_src/distributed.py", "startup"),
     # vLLM reading the model's configuration while it builds the engine's config
     ("vllm/transformers_utils/config.py", "startup"),
     ("torch/_dynamo/", "compile"),

@@ -395,13 +395,14 @@ _ENTRIES = frozenset(["<module>", "main", "_main", "run_main", "_run_main"])
 _CAPTURE_WORDS = re.compile(r"(?i)captur\w*?_(?:\w+_)?(?:cuda_?)?graphs?\b|graphs?_captur")
 #: The words of a function that runs the model on work: generating, sampling, decoding, serving
 #: a completion, a training step or a model being fitted (``stream_generate_chat_completion``,
-#: ``_random_sample``, ``generate_sequences``, ``training_step``, Keras' ``fit``). Read only
-#: when no engine function of the table names the stage: a program of its own calling a model
-#: is running it, unless the message or the lines before the error say otherwise.
+#: ``_random_sample``, ``generate_sequences``, ``training_step``, Keras' ``fit``, a speech
+#: synthesiser's ``tts``). Read only when no engine function of the table names the stage: a
+#: program of its own calling a model is running it, unless the message or the lines before the
+#: error say otherwise.
 _SERVING_WORDS = re.compile(
     r"(?i)(?:^|_)(?:generate|generation|sample|sampling|sampler|decode|decoding|prefill"
     r"|completions?|chat|infer|inference|predict|serve|serving|train|training|requests?"
-    r"|translate|translation|transcribe|transcription|beam|fit)(?:_|$)"
+    r"|translate|translation|transcribe|transcription|beam|fit|tts|synthesi[sz]e|synthesis)(?:_|$)"
 )
 
 #: A function named for creating what serves, not for serving (ONNX Runtime's

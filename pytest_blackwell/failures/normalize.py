@@ -84,7 +84,10 @@ _OTHER_STAMP = re.compile(
 )
 # A tqdm progress bar that an error was printed onto: "Processed prompts:  5%|▌ | 429/8535 [...] "
 # (or printed right against the bar's end: "... 0/2 [00:00<?, ?it/s]Killed")
-_PROGRESS = re.compile(r"^[^|]{0,80}\d+%\|[^|]{0,200}\|[^\]]{0,80}\](?:\s+(?=\S)|(?=[A-Z][a-z]))")
+# (but not a Windows launcher's pause right against it: a bar cut there is the program's end)
+_PROGRESS = re.compile(
+    r"^[^|]{0,80}\d+%\|[^|]{0,200}\|[^\]]{0,80}\](?:\s+(?=\S)|(?=[A-Z][a-z]))(?!Press any key)"
+)
 _HTML = re.compile(r"</?(?:details|summary|br|pre|code|p|div|span)\b[^>]*>|^```\w*")
 # Markdown's inline code around a pasted line, or opening or closing one that spans lines
 # ("`Error: Cuda(...)`"); a fence (```) is :data:`_HTML`'s.

@@ -173,7 +173,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     # "ICudaEngine::createExecutionContextWithoutDeviceMemory: Error Code 1: ...")
     (
         r"(?i)deserializ\w* (?:the )?(?:cuda )?engine|engine deserialization"
-        r"|(?-i:\bcreateExecutionContext\w*)",
+        r"|(?-i:\bcreateExecutionContext\w*)|(?-i:\bexecutionContext\.cpp::)",
         "loading",
     ),
     (r"(?i)\b(?:error|failed|failure) (?:in|during|of) (?:the )?memory profil", "profile"),

@@ -115,6 +115,8 @@ ENV_RULES: tuple[Rule, ...] = (
        # CUDA support")
        r"|\b(?:package|library|build|binary|wheel|installation) (?:was |is )?not (?:compiled|built)"
        r" with (?:CUDA|GPU|ROCm|HIP)(?: support)?\b"
+       # a torch build without the collective backend asked for (torch on Windows has no NCCL)
+       r"|\bDistributed package doesn't have (?:NCCL|MPI|Gloo|UCC) built in\b"
        r"|\[Errno 28\] No space left on device"),
     rule("backend_init_failed", "env_mismatch",
        r"Unable to initialize backend '(?:cuda|gpu|rocm)'|no supported devices found for platform",
@@ -174,8 +176,12 @@ ENV_RULES: tuple[Rule, ...] = (
        # library with base name 'llama' not found")
        r"|\bShared library with base name '(?P<library__3>[\w.-]+)' not found\b"
        # Windows' words for LoadLibrary's error 126 (a DLL, or one it needs, is missing)
-       r"|\bThe specified module could not be found\b",
+       r"|\bThe specified module could not be found\b"
+       # a package trying each build of its own kernels library (sgl_kernel: "Could not load any
+       # common_ops library!")
+       r"|\bCould not load any \w+ library\b",
        keywords=("Could not locate", "Could not load library", "Unable to load any of",
+                 "Could not load any",
                  "Cannot load symbol", "LoadLibrary",
                  "able to be loaded", "Failed to load NCCL library", "load error", "not found at",
                  "WinError 1114", "initialization routine failed",

@@ -150,6 +150,12 @@ LATE_RULES: tuple[Rule, ...] = (
        r"(?i:(?:server|backend|shard|worker|engine|transport) error: (?:error trying to connect"
        r"|connection refused|broken pipe|connection reset))"
        r"|failed starting/connecting to the gRPC", weak=True),  # LocalAI's backend process
+    # a Windows launcher's pause printed right after a progress bar that never finished, on the
+    # same line: the program ended mid-work without a word ("Loading checkpoint shards:   0%|
+    # | 0/3 [00:00<?, ?it/s]Press any key to continue . . .")
+    rule("exited_mid_progress", "engine_died",
+       r"(?<!\d)\d{1,2}%\|[^|]*\|\s*\d+/\d+ \[[^\]]*\]\s*Press any key to continue\b",
+       weak=True, keywords=("Press any key to continue",)),
     rule("fatal_signal", "engine_died",
        r"Fatal Python error: (?P<signal>" + _DEATH_WORDS + r")|^(?:.*: )?(?P<signal__2>"
        + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"

@@ -167,6 +167,10 @@ IN_TUNING = {
     "fresh147": (1.00, 0.81),
     "fresh148": (0.92, 0.85),
     "fresh149": (1.00, 0.78),
+    "fresh150": (0.90, 0.72),
+    "fresh151": (0.92, 0.85),
+    "fresh152": (1.00, 0.85),
+    "fresh153": (1.00, 0.92),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

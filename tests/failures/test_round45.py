@@ -11,6 +11,13 @@ detected``) is a bug, no refused configuration. Wordings: a compiler the program
 (``Cannot find ptxas.exe``), DeepSpeed's check of each batch size, ONNX Runtime's missing model
 file, DeepSpeed setting up its optimizer (``startup``), Triton server creating a model's
 instance (``loading``), LLVM's crash report naming a linker or compiler it ran (``compile``).
+Tuned on ``fresh150/`` to ``fresh153/``: an unparsed ``CRITICAL:`` is an error level; a package
+that cannot load any build of its own kernels library is the environment at start-up, so is a
+torch without the collective backend asked for; a progress bar cut by a Windows launcher's
+``Press any key to continue`` is the program's end; JAX's ``jax.distributed.initialize`` is
+start-up; TensorRT's ``executionContext.cpp`` is loading; a hub file's URL in an HTTP client's
+log is a download (``loading``), not a request served; whisper's ``Detected language`` and a
+speech synthesiser's ``tts`` frame run the model.
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -155,6 +162,73 @@ _ONE_LINE = (
             "unknown",
             "compile",
         ),
+        (
+            ["[kernels] CRITICAL: Could not load any fused_ops library!"],
+            "env_mismatch",
+            "startup",
+        ),
+        (["[loader] CRITICAL: the weights index is empty"], "unknown", "unknown"),
+        (
+            ["RuntimeError: Distributed package doesn't have NCCL built in"],
+            "env_mismatch",
+            "unknown",
+        ),
+        (
+            [
+                "Fetching 4 files: 100%|##########| 4/4 [00:00<00:00, 12.1it/s]",
+                "Loading checkpoint shards:  25%|##5       | 1/4 [00:02<00:07, 2.51s/it]Press any "
+                "key to continue . . .",
+            ],
+            "engine_died",
+            "loading",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/env/jax/_src/distributed.py", line 95, in initialize',
+                "    self.client.connect()",
+                "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. "
+                "Barrier_id: PjRT_Client_Connect.",
+            ],
+            "timeout",
+            "startup",
+        ),
+        (
+            [
+                "[12/01/2024-10:00:00] [E] [TRT] 2: [executionContext.cpp::nvinfer1::rt::"
+                "ExecutionContext::ExecutionContext::470] Error Code 2: OutOfMemory (no further "
+                "information)"
+            ],
+            "device_oom",
+            "loading",
+        ),
+        (
+            [
+                'DEBUG:urllib3.connectionpool:https://hub.example:443 "GET /org/asr/resolve/main/'
+                'model.bin HTTP/1.1" 302 0',
+                "TimeoutError: timed out",
+            ],
+            "timeout",
+            "loading",
+        ),
+        (
+            [
+                "Detected language 'de' with probability 0.91",
+                "Unable to load any of {libcudnn_cnn.so.9.1.0, libcudnn_cnn.so.9}",
+            ],
+            "env_mismatch",
+            "execute",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/env/speech/api.py", line 40, in tts',
+                "    wav = self.synthesizer.run(text)",
+                "TypeError: can't convert cuda:0 device type tensor to numpy.",
+            ],
+            "unknown",
+            "execute",
+        ),
     ],
 )
 def test_round45_readings(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
@@ -169,6 +243,10 @@ def test_round45_readings(tmp_path: Path, lines: list[str], category: str, stage
             "dictionary, resorting to original...",
         ],
         ["[PASS] GPU 0: compute 8.6 - Flash Attn v2 yes, v3 no (requires Hopper/Compute 9.0)"],
+        [
+            "Loading checkpoint shards: 100%|##########| 4/4 [00:09<00:00, 2.31s/it]Press any key "
+            "to continue . . .",
+        ],
     ],
 )
 def test_round45_not_failures(tmp_path: Path, lines: list[str]) -> None:
