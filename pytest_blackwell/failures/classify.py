@@ -369,8 +369,9 @@ class StreamClassifier:
         if cand is None and not block.is_traceback:
             self._note_marker(text)  # the log goes on after a relay or a warning
         if cand is not None and replaces_in_block(cand, block.best):
-            cand.traceback = block.lines
-            block.best = cand
+            cand.traceback, block.best = block.lines, cand
+            if not block.is_traceback:  # a cause after a warning: the stage markers since say
+                block.stage = self._error_stage()
         if block.best is not None and block.best.rank == STRONG:
             if block.best.rule not in GENERIC_RULES:
                 self._close(block)  # a known cause ends the search in this block
@@ -447,8 +448,7 @@ class StreamClassifier:
     def _block_result(self, block: Block) -> Candidate | None:
         cand = block.best
         if cand is None and block.is_traceback:
-            own = with_its_traceback(self._best, block.start, block.lines)
-            if own is not None:
+            if (own := with_its_traceback(self._best, block.start, block.lines)) is not None:
                 return own  # a logged message's own traceback, cut before its exception line
             cand = cut_traceback(block)
         if cand is None:

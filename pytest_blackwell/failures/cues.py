@@ -203,13 +203,16 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bunknown (?:model )?(?:architecture|model type|field|option|argument|parameter"
             r"|quantization|dtype|backend)\b|\bno (?:module or )?parameter named\b"
             r"|\binvalid (?:value|config\w*|option|choice|model|format|dtype|quantization)\b"
-            r"|\bnot a valid\b|\bmust be (?:[<>]|one of|a |an |greater|less|between|divisible"
-            r"|positive|at least|at most)|\b(?:size|shape) mismatch\b"
+            r"|\bnot a valid\b|\b(?:must|should) be (?:[<>]|one of|a |an |greater|less|between"
+            r"|divisible|positive|at least|at most)|\b(?:size|shape) mismatch\b"
             # a value checked against the ones allowed, listed ("the model format should be in
             # ['llama', 'hf', 'awq', None]")
             r"|\b(?:should|must) be (?:in|one of) [\[({]"
             # a size that does not split over the parallel ranks ("96 is not divisible by 64")
-            r"|\b(?:is|are) not (?:evenly )?divisible by\b",
+            r"|\b(?:is|are) not (?:evenly )?divisible by\b"
+            # a setting left out ("Interactive mode was not specified, so expected port to be
+            # specified. Perhaps you forgot `-i` or `--port`?")
+            r"|\b(?:was|were|is|are) not specified\b|\bPerhaps you forgot\b",
         ),
     ),
 )

@@ -37,7 +37,8 @@ _STARTUP_SHAPE = re.compile(
     r"\b(?:ImportError|ModuleNotFoundError)\b|No module named|undefined symbol"
     r"|cannot open shared object file"
     # the same on Windows (LoadLibrary's error 126) and macOS (dyld)
-    r"|LoadLibrary failed|The specified module could not be found|dyld\S*: Library not loaded"
+    r"|LoadLibrary failed|The specified (?:module|procedure) could not be found"
+    r"|dyld\S*: Library not loaded"
     # bitsandbytes, which loads its native library as it is imported; sgl_kernel, which tries
     # each build of its own ("Could not load any common_ops library!")
     r"|\bConfigured CUDA binary not found\b|\bCould not load any \w+ library\b"

@@ -67,7 +67,8 @@ _PASTE = re.compile(
 # Line numbers of a log viewer or an editor ("  39 [rank0]:W0103 ...", "1234  ERROR 03-10 ..."):
 # only in front of a record header, so a message that starts with a number keeps it.
 _LINENO = re.compile(
-    r"^\s*\d{1,6}\s+(?=\[rank\d+\]:|\[?[EWIF]\d{4} \d\d:\d\d:\d\d"
+    # (also Slurm's task label, "srun --label": "15: [rank15]: ...")
+    r"^\s*\d{1,6}:?\s+(?=\[rank\d+\]:|\[?[EWIF]\d{4} \d\d:\d\d:\d\d"
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d |\([A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+\))"
     # and in front of a traceback's lines, an editor's numbered paste of one
     r"|^\s*\d{1,6}\s+(?=File \"[^\"]+\", line \d|Traceback \(most recent call)"
@@ -85,8 +86,11 @@ _OTHER_STAMP = re.compile(
 # A tqdm progress bar that an error was printed onto: "Processed prompts:  5%|▌ | 429/8535 [...] "
 # (or printed right against the bar's end: "... 0/2 [00:00<?, ?it/s]Killed")
 # (but not a Windows launcher's pause right against it: a bar cut there is the program's end)
+# Rust's indicatif bars (hf-hub downloads in mistral.rs and candle) too: "config.json [00:00:00]
+# [████] 596 B/596 B 3.50 KiB/s (0s)Error: invalid type: ...".
 _PROGRESS = re.compile(
     r"^[^|]{0,80}\d+%\|[^|]{0,200}\|[^\]]{0,80}\](?:\s+(?=\S)|(?=[A-Z][a-z]))(?!Press any key)"
+    r"|^[^\[]{0,80}\[\d\d:\d\d:\d\d\] \[[^\]]{0,400}\] [^()]{0,80}\(\d+s\)\s*(?=\S)"
 )
 _HTML = re.compile(r"</?(?:details|summary|br|pre|code|p|div|span)\b[^>]*>|^```\w*")
 # Markdown's inline code around a pasted line, or opening or closing one that spans lines

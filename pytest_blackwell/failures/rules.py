@@ -296,7 +296,8 @@ CAUSES: tuple[Rule, ...] = (
     # --- no kernel for this hardware -----------------------------------------------------------
     rule("no_kernel_image", "dispatch_failure",
        r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
-       r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function|CUBLAS_STATUS_NOT_SUPPORTED"
+       r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function"
+       r"|CU(?:BLAS|TENSOR)_STATUS_NOT_SUPPORTED"
        # cublasGetStatusString's text for it, as ggml prints it
        r"|\bthe (?:requested functionality|functionality requested) is not supported\b"
        r"|hipErrorNoBinaryForGpu|Unable to find code object for all current devices"
@@ -342,7 +343,9 @@ CAUSES: tuple[Rule, ...] = (
        stage_hint="compile", keywords=("is not defined for option",)),
     # ggml's CUDA backend aborts with a bare "fatal error" where a switch over types, head sizes
     # or kernel variants has no case for this input: no kernel for it
-    rule("ggml_cuda_no_case", "dispatch_failure", r"ggml-cuda[\\/]\S*\.cuh?:\d+: fatal error",
+    # (or names it: "getrows.cu:195: ggml_cuda_get_rows_switch_src0_type: unsupported src0 type")
+    rule("ggml_cuda_no_case", "dispatch_failure",
+       r"ggml-cuda[\\/]\S*\.cuh?:\d+: (?:fatal error|\w+: unsupported (?:\w+ )?type\b)",
        keywords=("ggml-cuda",)),
     rule("ptxas_arch", "dispatch_failure",
        r"ptxas\b.{0,40}?(?:fatal|error)\s*:.*?'sm_(?P<compute_capability>\d+)a?'.*?not defined"

@@ -32,6 +32,13 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # (not a response or request object that failed to validate while serving)
        r"ValidationError: \d+ validation errors? for "
        r"(?P<config>(?!\w*(?:Response|Request|Message|Chunk)\b)\w+)", stage_hint="startup"),
+    # Rust's serde reading a configuration file that does not have the shape the program expects
+    # ("Error: invalid type: null, expected usize at line 19 column 24", "missing field `x` at
+    # line 3 column 1", "unknown variant `y`, expected one of ...")
+    rule("config_shape", "unsupported_config",
+       r"\b(?:invalid type: [^,]{1,60}, expected [\w ]{1,60}|missing field `\w+`"
+       r"|unknown (?:variant|field) `[^`]{0,80}`, expected .{0,200}?) at line \d+ column \d+",
+       keywords=(" at line ",)),
     rule("model_files", "unsupported_config",
        r"does not appear to have (?:a file|files) named (?P<missing_file>[\w\-]+(?:\.\w+)*)"
        r"|Can't load (?:the )?(?:tokenizer|config|configuration) for"

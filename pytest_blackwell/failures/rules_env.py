@@ -177,6 +177,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bShared library with base name '(?P<library__3>[\w.-]+)' not found\b"
        # Windows' words for LoadLibrary's error 126 (a DLL, or one it needs, is missing)
        r"|\bThe specified module could not be found\b"
+       # and for its error 127: a DLL of another build than the one loading it
+       r"|\bThe specified procedure could not be found\b"
        # a package trying each build of its own kernels library (sgl_kernel: "Could not load any
        # common_ops library!")
        r"|\bCould not load any \w+ library\b",
@@ -185,7 +187,8 @@ ENV_RULES: tuple[Rule, ...] = (
                  "Cannot load symbol", "LoadLibrary",
                  "able to be loaded", "Failed to load NCCL library", "load error", "not found at",
                  "WinError 1114", "initialization routine failed",
-                 "specified module could not", "Shared library with base name")),
+                 "specified module could not", "Shared library with base name",
+                 "specified procedure could not")),
     rule("library_mismatch", "env_mismatch",
        r"undefined symbol: (?P<symbol>\S+)|cannot open shared object file"
        # the loader: a versioned symbol the library found does not define ("symbol X version

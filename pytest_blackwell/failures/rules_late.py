@@ -57,7 +57,8 @@ LATE_RULES: tuple[Rule, ...] = (
        keywords=("Xid", "off the bus", "NVRM")),
     # the kernel's OOM killer ending a process (host memory): a death, not a device allocation
     rule("oom_killer", "engine_died",
-       r"\boom-kill:constraint=|\bOut of memory: Killed process \d+|\binvoked oom-killer\b",
+       r"\boom-kill:constraint=|\bOut of memory: Killed process \d+|\binvoked oom-killer\b"
+       r"|\bFailed with result 'oom-kill'",  # systemd's unit, its process killed by the OOM killer
        keywords=("oom-kill", "Killed process")),
     # a kernel stopped by the driver's watchdog for running too long (cudaErrorLaunchTimeout,
     # 702): no progress, even when an NCCL watchdog is the one that reports it

@@ -171,6 +171,10 @@ IN_TUNING = {
     "fresh151": (0.92, 0.85),
     "fresh152": (1.00, 0.85),
     "fresh153": (1.00, 0.92),
+    "fresh154": (1.00, 1.00),
+    "fresh155": (1.00, 0.76),
+    "fresh156": (1.00, 0.83),
+    "fresh157": (1.00, 1.00),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

@@ -17,7 +17,11 @@ torch without the collective backend asked for; a progress bar cut by a Windows 
 ``Press any key to continue`` is the program's end; JAX's ``jax.distributed.initialize`` is
 start-up; TensorRT's ``executionContext.cpp`` is loading; a hub file's URL in an HTTP client's
 log is a download (``loading``), not a request served; whisper's ``Detected language`` and a
-speech synthesiser's ``tts`` frame run the model.
+speech synthesiser's ``tts`` frame run the model. Tuned on ``fresh154/`` to ``fresh157/``: Rust's
+serde refusing a configuration file's shape; Slurm's task labels and Rust's download bars taken
+off; a size that ``should be divisible``; a setting ``not specified``; ggml-cuda's ``unsupported
+type``; cuTENSOR's ``NOT_SUPPORTED``; systemd's ``oom-kill``; Windows' ``procedure could not be
+found``; a cause after a precursor warning takes the stage the markers since give.
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -228,6 +232,67 @@ _ONE_LINE = (
             ],
             "unknown",
             "execute",
+        ),
+        (
+            [
+                "config.json [00:00:01] [########################################] 2 KiB/2 KiB "
+                '1.2 KiB/s (0s)Error: invalid type: string "x", expected u32 at line 7 column 18'
+            ],
+            "unsupported_config",
+            "unknown",
+        ),
+        (
+            [
+                "3: [rank3]: Traceback (most recent call last):",
+                '3: [rank3]:   File "/env/core/transformer_block.py", line 110, in n_layers',
+                "3: [rank3]:     assert layers % config.pp == 0",
+                "3: [rank3]: AssertionError: layers should be divisible by the pipeline size",
+            ],
+            "unsupported_config",
+            "unknown",
+        ),
+        (
+            ["Error: the model path was not specified. Perhaps you forgot `--model`?"],
+            "unsupported_config",
+            "unknown",
+        ),
+        (
+            [
+                "/src/ggml/src/ggml-cuda/convert.cu:612: ggml_get_to_fp16_cuda: unsupported "
+                "type: iq4_nl",
+            ],
+            "dispatch_failure",
+            "unknown",
+        ),
+        (
+            ["cupy_backends.cuda.libs.cutensor.CuTensorError: CUTENSOR_STATUS_NOT_SUPPORTED"],
+            "dispatch_failure",
+            "unknown",
+        ),
+        (
+            ["llama-server.service: Failed with result 'oom-kill'."],
+            "engine_died",
+            "unknown",
+        ),
+        (
+            [
+                "OSError: [WinError 127] The specified procedure could not be found. Error "
+                'loading "C:\\app\\torch\\lib\\fuser.dll" or one of its dependencies.',
+            ],
+            "env_mismatch",
+            "startup",
+        ),
+        (
+            [
+                "UserWarning:",
+                "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the "
+                "current PyTorch installation.",
+                "INFO 08-13 04:39:39 model_runner.py:1110] Starting to load model /m/...",
+                "ERROR 08-13 04:39:39 engine.py:400] CUDA error: no kernel image is available for "
+                "execution on the device",
+            ],
+            "dispatch_failure",
+            "loading",
         ),
     ],
 )
