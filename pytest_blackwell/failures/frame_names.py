@@ -50,8 +50,9 @@ DECISIVE: dict[str, str] = {
     "_sync_module_states": "startup",
     # DeepSpeed's engine broadcasting rank 0's weights as it is built
     "_broadcast_model": "startup",
-    # DeepSpeed's engine setting its optimizer up in deepspeed.initialize (ZeRO allocating the
-    # optimizer states), before any training step
+    # DeepSpeed's engine setting its model and optimizer up in deepspeed.initialize (the model
+    # moved and wrapped, ZeRO allocating the optimizer states), before any training step
+    "_configure_distributed_model": "startup",
     "_configure_optimizer": "startup",
     "_configure_zero_optimizer": "startup",
     "initialize_optimizer_states": "startup",

@@ -48,6 +48,8 @@ _GUTTER = re.compile(r"^\s*(?:\[[\w.\-]{1,40}\]|[\w.\-]{1,40})?\s*\|\s?")
 _HOST = re.compile(
     r"^(?P<tag>[A-Za-z][\w.\-]{0,62}\d): (?=\s|Traceback \(|[\w.]*(?:Error|Exception)\b|\["
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\b)"
+    # any host name in front of a torch rank's tag ("gpu-node: [rank22]:   File ...")
+    r"|^(?P<host>[A-Za-z][\w.\-]{0,62}): (?=\[rank\d+\]:)"
 )
 # (Ray Data names an actor by the operator it runs: "(MapWorker(MapBatches(vLLMEngineActor))
 # pid=1202, ip=10.0.0.2)")

@@ -175,6 +175,10 @@ IN_TUNING = {
     "fresh155": (1.00, 0.76),
     "fresh156": (1.00, 0.83),
     "fresh157": (1.00, 1.00),
+    "fresh158": (0.83, 0.50),
+    "fresh159": (1.00, 1.00),
+    "fresh160": (0.75, 1.00),
+    "fresh161": (1.00, 1.00),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

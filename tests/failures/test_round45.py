@@ -21,7 +21,9 @@ speech synthesiser's ``tts`` frame run the model. Tuned on ``fresh154/`` to ``fr
 serde refusing a configuration file's shape; Slurm's task labels and Rust's download bars taken
 off; a size that ``should be divisible``; a setting ``not specified``; ggml-cuda's ``unsupported
 type``; cuTENSOR's ``NOT_SUPPORTED``; systemd's ``oom-kill``; Windows' ``procedure could not be
-found``; a cause after a precursor warning takes the stage the markers since give.
+found``; a cause after a precursor warning takes the stage the markers since give. Then, on
+``fresh158/`` to ``fresh161/``: a host name in front of a torch rank's tag is taken off (so a
+traceback it cut is one), and DeepSpeed setting up its model is ``startup``.
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -293,6 +295,17 @@ _ONE_LINE = (
             ],
             "dispatch_failure",
             "loading",
+        ),
+        (
+            [
+                'gpu-node: [rank3]:   File "/work/train.py", line 242, in train',
+                "gpu-node: [rank3]:     engine, opt, _, _ = deepspeed.initialize(model=model)",
+                'gpu-node: [rank3]:   File "/env/deepspeed/runtime/engine.py", line 1103, in '
+                "_configure_distributed_model",
+                "gpu-node: [rank3]:     self.module.to(self.device)",
+            ],
+            "unknown",
+            "startup",
         ),
     ],
 )
