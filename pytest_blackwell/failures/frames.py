@@ -209,6 +209,9 @@ MODEL_PATHS = (
     "custom_modeling/",
     "/models/",  # any library's package of model classes (transformers, diffusers, ...)
     "torch/nn/modules/",  # torch's layers allocating their parameters as they are built
+    # faster-whisper's WhisperModel, defined in its transcribe module, reads the CTranslate2 model
+    # as it is built (frozen apps print its frames without the source line that names it)
+    "faster_whisper/transcribe.py",
 )
 
 

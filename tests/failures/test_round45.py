@@ -23,7 +23,9 @@ off; a size that ``should be divisible``; a setting ``not specified``; ggml-cuda
 type``; cuTENSOR's ``NOT_SUPPORTED``; systemd's ``oom-kill``; Windows' ``procedure could not be
 found``; a cause after a precursor warning takes the stage the markers since give. Then, on
 ``fresh158/`` to ``fresh161/``: a host name in front of a torch rank's tag is taken off (so a
-traceback it cut is one), and DeepSpeed setting up its model is ``startup``.
+traceback it cut is one), DeepSpeed setting up its model is ``startup``, and faster-whisper's
+``WhisperModel`` being built (an ``__init__`` in its ``transcribe`` module, printed without
+source lines by a frozen app) is ``loading``.
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -306,6 +308,16 @@ _ONE_LINE = (
             ],
             "unknown",
             "startup",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "app\\cli.py", line 529, in cli',
+                '  File "faster_whisper\\transcribe.py", line 125, in __init__',
+                "RuntimeError: CUDA failed with error out of memory",
+            ],
+            "device_oom",
+            "loading",
         ),
     ],
 )
