@@ -132,6 +132,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bwaiting for llama runner to start responding\b"
         r"|\bError occurred when executing \w*Load\w*:|\bNode Type:\W{0,4}\w*Load\w*"  # loaders
         r"|(?i:\b(?:trying|attempting) to load\b)"
+        # a weights file named as it is read ('Loading "Llama-3-70B.Q8_0.gguf"', "loading
+        # v1-5-pruned.safetensors")
+        r"|(?i:\bload(?:ing)? (?:(?:the|model|checkpoint|weights|file|from) )*[\"']?[^\s\"']*[\w-]"
+        r"\.(?:gguf|ggml|safetensors|ckpt|pth?)\b)"
         # files of a model repository being fetched (Hugging Face's download bars, and its
         # file URLs in an HTTP client's debug log: "GET /org/m/resolve/main/m.bin HTTP/1.1")
         r"|\bFetching \d+ files\b|^\s*Downloading\b|\"GET /\S*/resolve/\S* HTTP/\d"
@@ -195,7 +199,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # stable-diffusion-webui's launcher handing over to the web UI, before any model
         r"|^Launching Web UI with arguments:"
         # ggml finding its devices and registering its backends, before any model is read
-        r"|\bggml_cuda_init: found \d+ \w+ devices?\b|\bregister_(?:backend|device): registered\b",
+        r"|\bggml_cuda_init: found \d+ \w+ devices?\b|\bregister_(?:backend|device): registered\b"
+        # Ray reporting an actor that died in its constructor (the worker being set up), above
+        # the traceback of the error it died of
+        r"|\berror raised in its creation task\b",
         "startup",
     ),
     # last: a progress bar (tqdm's counter and rate) whose words said nothing above: the

@@ -73,6 +73,9 @@ DEVICE_NOT_SET_UP = (
     # a launcher's own check that torch can use the GPU (stable-diffusion-webui's "Torch is not
     # able to use GPU; add --skip-torch-cuda-test ...")
     r"|\bis not able to use (?:the |any )?(?:GPU|CUDA|gpu|cuda)\b"
+    # the same check in Forge's launcher ("Your device does not support the current version of
+    # Torch/CUDA!"): the torch installed cannot use the device
+    r"|\bdevice does not support the (?:current|installed) version of (?:Py)?Torch\b"
     # llamafile's "--n-gpu-layers 35 was passed but no gpus were found"
     r"|\bno (?:GPU|CUDA|gpu|cuda)(?: device)?s? (?:were |was )?(?:found|detected)\b"
 )
@@ -139,6 +142,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("nccl_error", (r"(?-i:\b[NR]CCL\b|\bProcessGroupNCCL\b|\bnccl[A-Z]\w+)|\bc10d\b",)),
+    # a device the program cannot use says so before any refusal it words ("Your device does
+    # not support the current version of Torch"): read before the missing kernels
+    ("env_mismatch", (DEVICE_NOT_SET_UP,)),
     ("dispatch_failure", (_REFUSAL, _ARCH)),
     ("dispatch_failure", (_REFUSAL, _KERNEL, _OPERAND)),
     # a feature that only one attention backend has ("Bidirectional attention for image tokens

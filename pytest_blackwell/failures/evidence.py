@@ -36,8 +36,10 @@ from pytest_blackwell.failures.stages import later_stage
 _STARTUP_SHAPE = re.compile(
     r"\b(?:ImportError|ModuleNotFoundError)\b|No module named|undefined symbol"
     r"|cannot open shared object file"
-    # the same on Windows (LoadLibrary's error 126) and macOS (dyld)
+    # the same on Windows (LoadLibrary's error 126, a DLL's own initialisation failing: 1114;
+    # PyInstaller's bundle loading one) and macOS (dyld)
     r"|LoadLibrary failed|The specified (?:module|procedure) could not be found"
+    r"|A dynamic link library \(DLL\) initiali[sz]ation routine failed|Failed to load dynlib/dll\b"
     r"|dyld\S*: Library not loaded"
     # bitsandbytes, which loads its native library as it is imported; sgl_kernel, which tries
     # each build of its own ("Could not load any common_ops library!")

@@ -46,6 +46,7 @@ DECISIVE: dict[str, str] = {
     # PyTorch's DistributedDataParallel checking and broadcasting the parameters as it is built:
     # the process group's first collectives
     "_verify_params_across_processes": "startup",
+    "_verify_param_shape_across_processes": "startup",  # the same check, in torch's utils
     "_verify_model_across_ranks": "startup",
     "_sync_module_states": "startup",
     # DeepSpeed's engine broadcasting rank 0's weights as it is built
@@ -227,6 +228,10 @@ DISPATCHERS: dict[str, str] = {
     "map_node_over_list": "execute",
     "_async_map_node_over_list": "execute",
 }
+#: The same, by the file of the frame where the function's name says nothing: the
+#: stable-diffusion-webui family's queue of UI jobs (``modules/call_queue.py``'s ``f``, which runs
+#: a txt2img, an img2img or a settings change alike).
+DISPATCHER_PATHS: tuple[tuple[str, str], ...] = (("modules/call_queue.py", "execute"),)
 
 #: Library paths whose frames tell the stage like a decisive name (fragment of the file path).
 PATHS: tuple[tuple[str, str], ...] = (

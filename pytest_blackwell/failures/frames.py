@@ -24,6 +24,7 @@ from pytest_blackwell.failures.frame_names import (
     CATEGORY_FRAMES,
     CONTEXTUAL,
     DECISIVE,
+    DISPATCHER_PATHS,
     DISPATCHERS,
     PATHS,
 )
@@ -33,9 +34,10 @@ from pytest_blackwell.failures.frame_names import (
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:,? in (?P<func>[\w<>.]+))?')
 # IPython's and Jupyter's frames: "~/lib/python3.6/subprocess.py in run(input, timeout)";
 # IPython 8's "File ~/lib/x.py:64, in CacheEngine._allocate_kv_cache(self, n)", which JupyterLab
-# renders with the path as a link ("File [~/lib/x.py:64](http://host/lab/tree/x.py#line=63), in")
+# renders with the path as a link ("File [~/lib/x.py:64](http://host/lab/tree/x.py#line=63), in"),
+# and Colab's older one, a link without the line ("[/usr/lib/x.py](https://localhost:8080/#) in")
 IPYTHON_FRAME = re.compile(
-    r"^(?:File \[?)?(?P<path>[^\s\[\]]+\.py)(?::\d+(?:\]\([^)\s]*\))?,)? in (?P<func>[\w<>.]+)\("
+    r"^(?:File )?\[?(?P<path>[^\s\[\]]+\.py)(?::\d+)?(?:\]\([^)\s]*\))?,? in (?P<func>[\w<>.]+)\("
 )
 # A frame line cut inside its path by a paste: the path so far, no function.
 _CUT_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)$')
@@ -52,6 +54,15 @@ _FLAT_FRAME = re.compile(r'(?<=\s)(?=File "[^"]*", line \d+)')
 # py-spy's dump: "    draft (eagle_worker.py:397)", innermost first under "Thread N (active): ..."
 _PYSPY_FRAME = re.compile(r"^\s+(?P<func>[\w<>.]+) \((?P<path>[^()\s]+\.py):\d+\)$")
 _PYSPY_THREAD = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:active|idle)[^)]*\)(?:: "|$)')
+# Go's crash dump (Ollama's runner), innermost first under "goroutine 10 [syscall]:": a call
+# "github.com/ollama/ollama/llama.(*Context).Decode(0xc0, ...)" above its "\tfile.go:133 +0xf6"
+# (a closure's ".func1" after the name, cgo's "_Cfunc_" before a C function's).
+GO_GOROUTINE = re.compile(r"^goroutine \d+ (?:gp=\S+ m=\S+ (?:mp=\S+ )?)?\[[^\]]*\]:$")
+#: (its arguments are words in hex, "{...}" for a struct, "..." where Go elides them)
+GO_FRAME = re.compile(
+    r"^(?P<path>[\w.-]+(?:/[\w.-]+)*)\.(?:\(\*?\w+\)\.)?(?:_Cfunc_)?(?P<func>[A-Za-z_]\w*)"
+    r"(?:\.func\d+)*(?:\.\d+)*\((?:0x[0-9a-f]+\??|\{[^}]*\}|\.\.\.|,\s*)*\)$"
+)
 # Wrappers that name the method a worker was running: "while processing method init_device".
 # TGI's launcher: "Method Warmup encountered an error" (the gRPC method, capitalised).
 # asyncio's "Task exception was never retrieved" names the coroutine that raised:
@@ -134,6 +145,15 @@ def _unflattened(lines: Iterable[str]) -> list[str]:
     return out
 
 
+def _go_frame(text: str) -> Frame | None:
+    """A call of a Go crash dump's stack, named as Python would name it (``Decode`` is
+    ``decode``, ``processBatch`` is ``process_batch``), else ``None``."""
+    m = GO_FRAME.match(text)
+    if m is None:
+        return None
+    return Frame(m.group("path"), _CAMEL.sub(r"\1_\2", m.group("func")).lower())
+
+
 def _segments(lines: Iterable[str]) -> list[list[Frame]]:
     """The frames of each traceback in ``lines`` (a new one starts at every header).
 
@@ -146,7 +166,19 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
     callee = ""  # what the source line of the last frame calls
     expect_source = False
     lines = _unflattened(lines)
+    in_go = False  # inside a goroutine's stack, up to the blank line after it
     for i, text in enumerate(lines):
+        if in_go:
+            go = _go_frame(text)
+            if go is not None:
+                segments[-1].insert(0, go)
+            in_go = bool(text.strip())
+            continue
+        if GO_GOROUTINE.match(text):
+            if segments[-1]:
+                segments.append([])
+            in_go, callee, expect_source = True, "", False
+            continue
         if "(most recent call " in text or _PYSPY_THREAD.match(text):
             _called(segments[-1], callee)
             if segments[-1]:
@@ -373,8 +405,15 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
 
 def dispatched(lines: Sequence[str]) -> tuple[str, str] | None:
     """``(stage, evidence)`` from an application's dispatcher among the frames of ``lines``
-    (:data:`~pytest_blackwell.failures.frame_names.DISPATCHERS`): the weakest frame evidence."""
-    return _first_in(DISPATCHERS, lines)
+    (:data:`~pytest_blackwell.failures.frame_names.DISPATCHERS`, or its file:
+    :data:`~pytest_blackwell.failures.frame_names.DISPATCHER_PATHS`): the weakest frame evidence."""
+    told = _first_in(DISPATCHERS, lines)
+    for segment in [] if told else _segments(lines):
+        for frame in reversed(segment):
+            for path, stage in DISPATCHER_PATHS:
+                if frame.path.endswith(path):
+                    return stage, f"frame {frame.func} in {path}"
+    return told
 
 
 def _first_in(table: dict[str, str], lines: Sequence[str]) -> tuple[str, str] | None:

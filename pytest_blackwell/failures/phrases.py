@@ -251,7 +251,12 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bWait_for_all_tasks_to_register\b"  # (the barrier of that registration)
         # vLLM's check of which ranks share a node, run while its distributed environment is
         # set up
-        r"|\bis_in_the_same_node\b",
+        r"|\bis_in_the_same_node\b"
+        # the container runtime refusing to start a container: its program never started
+        # (like Docker finding no NVIDIA runtime, round 14)
+        r"|\bnvidia-container-cli: |\bOCI runtime create failed\b"
+        # a Ray actor that failed as it was created (its constructor: a worker being set up)
+        r"|\berror raised in its creation task\b",
         "startup",
     ),
 )

@@ -45,9 +45,13 @@ CAUSES: tuple[Rule, ...] = (
        keywords=("Hardware limit", "out of resource: triton_"), ignore_at=AUTOTUNE_QUIET),
     # ptxas: a kernel's static shared memory above the target's limit
     # ptxas: a kernel's shared data, or a thread's local data (its stack frame), over the limit
+    # (Intel's GPU compiler for a thread's scratch space: "total scratch space exceeds HW
+    # supported limit: 311264 bytes (max permitted PTSS 262144 bytes)")
     rule("ptxas_shared_data", "smem_limit",
-       r"(?:uses )?too much (?:shared|local) data\b(?: \(0x[0-9a-fA-F]+ bytes)?",
-       stage_hint="compile", keywords=("too much shared data", "too much local data")),
+       r"(?:uses )?too much (?:shared|local) data\b(?: \(0x[0-9a-fA-F]+ bytes)?"
+       r"|\btotal (?:scratch|private|spill) (?:space|memory) exceeds HW supported limit\b",
+       stage_hint="compile",
+       keywords=("too much shared data", "too much local data", "exceeds HW supported limit")),
     rule("triton_out_of_resources", "smem_limit",
        r"^(?:[\w.]+\.)?OutOfResources\b|out of resource: shared memory",
        keywords=("OutOfResources",), ignore_at=AUTOTUNE_QUIET),

@@ -125,8 +125,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"(?i)\b(?:increase|adjust|raise|extend)\w* (?:the )?--[\w-]*time-?out\b",
        keywords=("imeout",)),
     # Go's runtime crash dump (Ollama's runner): the goroutine stacks and the register dump
+    # (Go 1.23 and later name its g and m: "goroutine 10 gp=0xc0 m=9 mp=0xc0 [syscall]:")
     rule("go_crash", "engine_died",
-       r"^goroutine \d+ \[[\w ,]+\]:$|^created by \S+ in goroutine \d+$"
+       r"^goroutine \d+ (?:gp=\S+ m=\S+ (?:mp=\S+ )?)?\[[\w ,]+\]:$"
+       r"|^created by \S+ in goroutine \d+$"
        r"|^(?P<signal>SIG[A-Z]+): [a-z ]+$|^rflags\s+0x[0-9a-f]+$",
        weak=True, keywords=("goroutine", "rflags", "SIG")),
     # Ollama's llama runner (older: "runner process has terminated: exit status 2"; newer, as
