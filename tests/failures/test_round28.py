@@ -47,11 +47,12 @@ from classify_helpers import classify_as, classify_both
             "dispatch_failure",
             "unknown",
         ),
-        # Windows: a DLL that fails to initialise as it is loaded
+        # Windows: a DLL that fails to initialise as it is loaded (round 46: the start-up prior
+        # of a library that cannot load, like a shared object that cannot be opened)
         (
             ["OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed"],
             "env_mismatch",
-            "unknown",
+            "startup",
         ),
         # a server's backend built for another version of its API
         (
