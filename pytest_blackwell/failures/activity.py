@@ -43,9 +43,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bslot \d+ is processing\b|\bsrv +update_slots:"  # older wording; its server loop
         # a prompt being processed (llama.cpp's forks), a prompt queued (ComfyUI)
         r"|(?i:\bprocessing (?:the )?(?:prompt|audio|image|video|frames?)\b|\bprompt processing\b)"
-        r"|^\s*got prompt\s*$"
-        # mistral.rs' engine logger with tokens moving
-        r"|\bThroughput \(T/s\) (?:[1-9]|0\.\d*[1-9])"
+        r"|^\s*(?:\[[^\]]*\]\s*)*got prompt\s*$"  # (also behind a host's tags: SwarmUI's)
+        # mistral.rs' engine logger with tokens moving; llama.cpp's chat reporting a turn's
+        # speeds ("[ Prompt: 81.3 t/s | Generation: 27.3 t/s ]")
+        r"|\bThroughput \(T/s\) (?:[1-9]|0\.\d*[1-9])|\bGeneration: [\d.]+ t/s\b"
         # ComfyUI running a node of the workflow (its loader nodes load weights: below)
         r"|\bError occurred when executing (?!\w*Load)\w+:|\bNode threw an error during execution\b"
         # a server that has come up: the work after it is the requests it serves
@@ -74,6 +75,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # (or of the work on an input: "Starting transcription on: talk.mp3")
         r"|(?i:^\W*start(?:ing)? (?:the )?(?:simulation|training|inference|generation|sampling"
         r"|transcription)\b(?:\W*$| on\b))"
+        # (or said the other way round: "Training starts at step 1")
+        r"|(?i:\b(?:training|inference|generation) (?:starts|started|begins) at step \d)"
         # the time an inference took, reported once it ran ("Time taken for inference is 6 ms")
         r"|(?i:\b(?:time (?:taken )?for|took) (?:the )?inference\b"
         r"|\binference (?:time|took|latency)\b\W{0,3}\d)"
@@ -129,6 +132,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b"
         # Ollama's scheduler waiting for its runner to load the model
         r"|\bwaiting for server to become available\b|\bstarting llama server\b"
+        r"|\bInitializing llama server\b|\bLoading Dynamic llm server\b"  # (its older wordings)
+        # whisper.cpp's loader describing the model it reads (as activity, not a marker: CUDA
+        # initialised lazily under it fails at start-up in its own words)
+        r"|^whisper_model_load: "
         r"|\bwaiting for llama runner to start responding\b"
         r"|\bError occurred when executing \w*Load\w*:|\bNode Type:\W{0,4}\w*Load\w*"  # loaders
         r"|(?i:\b(?:trying|attempting) to load\b)"
@@ -223,7 +230,8 @@ ACTIVITY: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 #: The words an error message starts with (or a glog record's mark): what a line shows before
 #: them is not the error.
 _ERROR_WORD = re.compile(
-    r"rror|ERROR|xception|(?P<record>\[[EF]\d* )|(?P<plain>Could not|Cannot|Unable to|Failed to)\b"
+    r"rror|ERROR|xception|(?P<record>\[[EF]\d* )"
+    r"|(?P<plain>Could not|Cannot|Unable to|Failed to|Assertion)\b"  # (a C assert's "Assertion `")
 )
 
 

@@ -85,6 +85,10 @@ class Block:
     activity: tuple[str, str] | None = None  # see Candidate.activity
 
 
+#: A failed CHECK: glog's ``Check failed``, and XLA's check of a status (``Non-OK-status:``).
+_CHECKED = re.compile(r"\bCheck failed\b|\bNon-OK-status: ")
+
+
 def wins(new: Candidate, cur: Candidate | None) -> bool:
     """Whether ``new`` replaces ``cur`` as the first error."""
     if cur is None:
@@ -104,7 +108,7 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
         return new.start < cur.start
     if new.rank < cur.rank:
         return False
-    if cur.rank == LEVEL_ONLY and new.category == DIED and "Check failed" in cur.text:
+    if cur.rank == LEVEL_ONLY and new.category == DIED and _CHECKED.search(cur.text):
         # a failed CHECK (glog's, TVM's, XLA's) aborts the process itself: the death right
         # after it is its doing and does not replace it
         return new.start - cur.line > SOFT_WINDOW
@@ -286,7 +290,7 @@ def is_header(text: str) -> bool:
 
 def process_name(tag: str) -> str:
     """``"EngineCore_DP0 pid=12"`` -> ``"EngineCore_DP0"`` (pids differ from run to run)."""
-    return tag.split(" pid=", 1)[0]
+    return tag.split(" pid=", 1)[0].removesuffix(",")
 
 
 #: What people put where they cut lines out of a traceback.

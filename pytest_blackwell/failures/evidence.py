@@ -40,6 +40,7 @@ _STARTUP_SHAPE = re.compile(
     # PyInstaller's bundle loading one) and macOS (dyld)
     r"|LoadLibrary failed|The specified (?:module|procedure) could not be found"
     r"|A dynamic link library \(DLL\) initiali[sz]ation routine failed|Failed to load dynlib/dll\b"
+    r"|\bwas(?:n'?t| not) able to be loaded\b"  # ONNX Runtime's CUDA provider library
     r"|dyld\S*: Library not loaded"
     # bitsandbytes, which loads its native library as it is imported; sgl_kernel, which tries
     # each build of its own ("Could not load any common_ops library!")
@@ -64,7 +65,7 @@ _FIRST_USE = re.compile(r"\bCould not load library |/layers/|\b_?forward\w*\(|\b
 #: cause with a stage of its own, or the wrapper's frames, say more.
 _NEVER_STARTED = re.compile(
     r"\b(?:Engine ?[Cc]ore|Engine process|WorkerProc|vLLM(?: server)?) (?:failed to start"
-    r"|initiali[sz]ation failed)\b"
+    r"|initiali[sz]ation failed)\b|\b[Ss]erver (?:launch|start(?:up)?) failed\b"
 )
 
 

@@ -47,6 +47,15 @@ DECISIVE: dict[str, str] = {
     # the process group's first collectives
     "_verify_params_across_processes": "startup",
     "_verify_param_shape_across_processes": "startup",  # the same check, in torch's utils
+    # torchelastic's agent meeting the other nodes and handing out ranks before it starts its
+    # workers (the rendezvous)
+    "_rendezvous": "startup",
+    "next_rendezvous": "startup",
+    "_assign_worker_ranks": "startup",
+    "_initialize_workers": "startup",
+    # an engine setting up the NIXL agents of its KV transfers as it is built
+    "_initialize_nixl": "startup",
+    "initialize_nixl": "startup",
     "_verify_model_across_ranks": "startup",
     "_sync_module_states": "startup",
     # DeepSpeed's engine broadcasting rank 0's weights as it is built
@@ -54,6 +63,7 @@ DECISIVE: dict[str, str] = {
     # DeepSpeed's engine setting its model and optimizer up in deepspeed.initialize (the model
     # moved and wrapped, ZeRO allocating the optimizer states), before any training step
     "_configure_distributed_model": "startup",
+    "_prepare_deepspeed": "startup",  # Accelerate building the DeepSpeed engine (its initialize)
     "_configure_optimizer": "startup",
     "_configure_zero_optimizer": "startup",
     "initialize_optimizer_states": "startup",

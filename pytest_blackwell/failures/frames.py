@@ -291,6 +291,8 @@ _BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|
 #: ``decode`` (json, codecs), ``step`` or ``run`` name no engine's work.
 _STDLIB = re.compile(
     r"/lib/python3\.\d+/(?!site-packages/|dist-packages/)|(?:^|/)Lib/(?!site-packages/)"
+    # nor do the HTTP clients' (requests' "generate" streams a response body)
+    r"|/(?:site|dist)-packages/(?:requests|urllib3|httpx|httpcore|aiohttp)/"
 )
 
 

@@ -52,9 +52,10 @@ _HOST = re.compile(
     r"|^(?P<host>[A-Za-z][\w.\-]{0,62}): (?=\[rank\d+\]:)"
 )
 # (Ray Data names an actor by the operator it runs: "(MapWorker(MapBatches(vLLMEngineActor))
-# pid=1202, ip=10.0.0.2)")
+# pid=1202, ip=10.0.0.2)"; SkyPilot separates its fields with commas: "(task, pid=3369)",
+# "(worker1, rank=1, pid=4001, ip=10.0.0.3)")
 _PROC_TAG = re.compile(
-    r"^\s*\((?P<tag>[A-Za-z][\w\-]*(?:\((?:[\w\-]|\([\w\-]*\))*\))?(?: rank=\d+)? pid=\d+)"
+    r"^\s*\((?P<tag>[A-Za-z][\w\-]*(?:\((?:[\w\-]|\([\w\-]*\))*\))?(?:,? rank=\d+)?,? pid=\d+)"
     r"(?:, ip=[\w.:\-]+)?\)\s?"
 )
 # Pasting leftovers: pytest's "E   " prefix, markdown quotes and list bullets, diff markers,

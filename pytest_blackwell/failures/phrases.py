@@ -87,7 +87,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\berrors? detected in the compilation of\b"  # nvcc's count of a file's errors
         r"|\bunable to compile\b|\b(?:error|exception) happened while compiling\b"
         # a compiler's own error line (nvcc, ptxas, nvlink, cicc), TensorRT's builder namespace
-        r"|\b(?:nvcc|ptxas|nvlink|cicc)(?:\.exe)?\s*(?:fatal|error)\b|::builder::"
+        # (the device linker in its lower case: "NVLink error" is the interconnect's fault)
+        r"|\b(?:nvcc|ptxas|(?-i:nvlink)|cicc)(?:\.exe)?\s*(?:fatal|error)\b|::builder::"
         # ptxas naming the PTX file and line it stopped at ("ptxas /tmp/k.ptx, line 5; fatal :")
         r"|\bptxas \S+, line \d+; (?:fatal|error)\s*:"
         # an MLIR diagnostic at a kernel's Python source (Triton lowering a kernel: "chunk.py:208:
@@ -163,7 +164,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     ),
     # also the tracing span of TGI's (and its forks') router warming the shards up
     (
-        r"(?i)unable to warm ?up|warm ?up (?:failed|model|error)\b|while warming up"
+        r"(?i)unable to warm ?up|warm[ -]?up (?:failed|model|error)\b|while warming up"
+        # a warm-up of a given size that failed ("Warm-up for 6144 tokens failed with status 6")
+        r"|\bwarm[ -]?up for \d+ \w+ failed\b"
         r"|(?:^|[\s:])warmup\{|\"span\":\{\"name\":\"warmup\""  # as text, as JSON
         r"|\bError: Warmup\(",  # the router's error naming the warm-up it ran
         "warmup",

@@ -91,9 +91,11 @@ CAUSES: tuple[Rule, ...] = (
        r"|\bSocket recv failed while polling|\bibv_\w+ failed\b"
        # an RDMA work completion with an error status, in the verbs provider's or another
        # collective library's words (mlx5's "got completion with error", a CQE error status)
-       r"|\bgot completion with error\b|\bCQE error\b.{0,80}?\bstatus=[1-9]|\bIBV_WC_\w+_ERR\b",
+       r"|\bgot completion with error\b|\bCQE error\b.{0,80}?\bstatus=[1-9]|\bIBV_WC_\w+_ERR\b"
+       # UCX's error records and NIXL's errors: the transports of disaggregated KV transfers
+       r"|\bUCX\s+ERROR\b|\bNIXL_ERR_[A-Z_]+",
        keywords=("NET/", "socketProgress", "Socket recv failed", "ibv_", "/dev/shm/nccl-",
-                 "IBV_WC_")),
+                 "IBV_WC_", "UCX", "NIXL_ERR_")),
     # --- kernel faults (before NCCL, which may relay them) --------------------------------------
     rule("illegal_address", "illegal_memory_access",
        r"an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS"
@@ -127,7 +129,9 @@ CAUSES: tuple[Rule, ...] = (
        r"\binvalid program counter\b|cudaErrorInvalidPc\b|CUDA_ERROR_INVALID_PC\b"
        r"|\bhardware stack error\b|cudaErrorHardwareStackError|CUDA_ERROR_HARDWARE_STACK_ERROR"
        r"|operation not supported on global/shared address space|cudaErrorInvalidAddressSpace"
-       r"|CUDA_ERROR_INVALID_ADDRESS_SPACE|hipErrorLaunchFailure"),
+       r"|CUDA_ERROR_INVALID_ADDRESS_SPACE|hipErrorLaunchFailure"
+       # the driver API's number for any of them beside a name the binding does not know
+       r"|\[(?:700|71[4-9])\] Call to cu\w+ results in\b"),  # (numba: "[716] ... UNKNOWN_")
     # cuda-gdb stopping on a kernel's exception ("CUDA_EXCEPTION_6, Warp Misaligned Address.",
     # "CUDA_EXCEPTION_14, Warp Illegal Address."): a faulted kernel, whatever the number
     rule("debugger_kernel_exception", "illegal_memory_access", r"\bCUDA_EXCEPTION_\d+\b",
@@ -324,7 +328,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|(?i:\bno device code compatible\b"
        r"|no code compatible with (?:CUDA |the )?(?:arch|architecture|device|GPU))"
        r"|(?i:no (?:kernel|binary|code) (?:image )?(?:is )?(?:available |compatible )?for "
-       r"(?:this|the current|your) (?:arch\w*|device|GPU))"),
+       r"(?:this|the current|your) (?:arch\w*|device|GPU))"
+       # ggml's "ggml-cuda was compiled without support for the current GPU architecture"
+       r"|(?i:\bcompiled without support for (?:the |this )?(?:current )?(?:GPU )?arch\w*)"),
     # cuBLAS status codes printed as numbers (DeepSpeed's "kernel execution error. (m: .., n: ..,
     # k: .., error: 8)"): 8 is CUBLAS_STATUS_ARCH_MISMATCH, 15 CUBLAS_STATUS_NOT_SUPPORTED
     # (bitsandbytes: "cuBLAS API failed with status 15")

@@ -44,6 +44,10 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|Can't load (?:the )?(?:tokenizer|config|configuration) for"
        r"|RepositoryNotFoundError|GatedRepoError|HFValidationError|Unrecognized model in"
        r"|SafetensorError|Error while deserializing header"
+       # a loader that cannot tell what a model file holds (ComfyUI's checkpoint loader: "Could
+       # not detect model type of: .../flux1-dev-fp8.safetensors")
+       r"|(?i:\b(?:could not|cannot|can't|unable to) (?:detect|determine|recogni[sz]e) (?:the )?"
+       r"model type of\b)"
        # a checkpoint torch cannot read: an HTML page or a cut download saved as the weights
        r"|invalid load key, |PytorchStreamReader failed reading zip archive"
        r"|Unable to load weights from pytorch checkpoint file"

@@ -199,7 +199,10 @@ ENV_RULES: tuple[Rule, ...] = (
     rule("jit_build_failed", "env_mismatch",
        r"Error building extension '|ninja: build stopped: subcommand failed|Ninja build failed"
        r"|^:?/\S*/nvcc\s+-|^FAILED: \S+\.(?:cuda\.)?o\b"
-       r"|CalledProcessError: Command '\[['\"]ninja['\"]",
+       r"|CalledProcessError: Command '\[['\"]ninja['\"]"
+       # XLA's JIT running ptxas on a kernel it generated, the tool failing without a word of
+       # its own ("ptxas exited with non-zero error code 139, output: ")
+       r"|\bptxas exited with non-zero error code -?\d+",
        weak=True, stage_hint="compile"),
     rule("backend_not_installed", "env_mismatch",
        r"(?i)is not available or (?:is )?outdated"

@@ -163,7 +163,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"Fatal Python error: (?P<signal>" + _DEATH_WORDS + r")|^(?:.*: )?(?P<signal__2>"
        + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"
        r"|Signal (?P<signal__4>\d+) \(SIG[A-Z]+\) received|(?:killed|terminated|died) (?:by|with) "
-       r"signal (?P<signal__5>SIG[A-Z]+|\d+)"
+       r"(?:signal (?P<signal__5>SIG[A-Z]+|\d+)"
+       r"|(?P<signal__16>SIG(?:SEGV|ABRT|BUS|ILL|FPE|KILL))\b)"  # (abrt: "x killed by SIGSEGV")
        # a signal's exit code, or Windows' for a crash: a status of 0xC0000000 and above
        # (access violation, fast fail, stack overflow), or abort()'s 3 shown beside its hex; a
        # negative status printed as an unsigned 64-bit number (18446744072635812000)
@@ -223,8 +224,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"initialization"
        # the process that serves the model never came up: Ollama's runner, a TGI shard
        r"|failed to start a llama runner|\bShard \d+ failed to start|\bShardCannotStart\b"
-       # a tool that runs vLLM as its server (InstructLab): the server never came up
-       r"|\bvLLM (?:server )?failed to start\b)"
+       # a tool that runs vLLM as its server (InstructLab): the server never came up; a client
+       # that launched its inference server and waited for it in vain (AReaL: "server launch
+       # failed")
+       r"|\bvLLM (?:server )?failed to start\b|\b[Ss]erver (?:launch|start(?:up)?) failed\b)"
        r"(?:.*?Failed core proc\(s\): (?P<failed_procs>\{[^}]*\}))?",
        wrapper=True),
     rule("engine_dead", "engine_died",
@@ -320,6 +323,11 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("triton_compilation_error", "unknown",
        r"^(?:triton\.compiler\.errors\.)?CompilationError: at \d+:\d+:", stage_hint="compile",
        keywords=("CompilationError: at ",)),
+    # torch.compile's tracer meeting code it cannot trace ("torch._dynamo.exc.Unsupported:
+    # Observed exception"): the compiler's limit, whatever its message says is not supported
+    rule("dynamo_unsupported", "unknown",
+       r"^torch\._dynamo\.exc\.Unsupported: ", stage_hint="compile",
+       keywords=("_dynamo.exc.Unsupported: ",)),
     # --- anything else that is an exception -------------------------------------------------------
     # (also Ray's "RayTaskError(TimeoutError): ...", .NET's "Unhandled exception. System.X: ...",
     # Visual Studio's exception details, "System.XException was unhandled" with the message on

@@ -173,11 +173,18 @@ class _Picked(NamedTuple):
     rule: str = ""
 
 
+#: The end torch puts on a warning raised in its C++ code (``TORCH_WARN``): the line is a
+#: warning's, whatever words it holds ("... strides() = [256, 1, 1, 1] (Triggered internally at
+#: ../torch/csrc/distributed/c10d/reducer.cpp:327.)").
+_TORCH_WARNED = re.compile(r"\(Triggered internally at \S+\)")
+
+
 def _plain_words(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
     """The first of ``last`` that says what went wrong in a category's general words."""
     for index, (_, _, line) in enumerate(last):
         if (
             is_quiet(line.text, line.level)
+            or _TORCH_WARNED.search(line.text)
             or BENIGN.search(line.text)
             or ASIDE.search(line.text) is not None  # a fallback announced, an error foreseen
             or (cue_category([line.text]) is None and not _ABORT_AT.match(line.text))
