@@ -69,7 +69,7 @@ from classify_helpers import classify_as
                 "ibv_modify_qp() failed: No such device",
                 "ERROR 01-01 00:00:00 [core.py:1] EngineCore failed to start.",
             ],
-            "unknown",
+            "nccl_error",  # (round 47: UCX's error records are a transport failing)
             "unknown",
         ),
         # a training loop's named losses before the fault
