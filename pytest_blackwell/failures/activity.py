@@ -41,6 +41,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # llama.cpp's server working on a request in one of its slots
         r"|\bslot (?:update_slots|launch_slot_\w*|init_sampler|print_timing):"
         r"|\bslot \d+ is processing\b|\bsrv +update_slots:"  # older wording; its server loop
+        # (and the server's older records, the function in brackets: "INFO [  update_slots] ...")
+        r"|\[\s*(?:update_slots|launch_slot_with_task|print_timings)\] "
         # a prompt being processed (llama.cpp's forks), a prompt queued (ComfyUI)
         r"|(?i:\bprocessing (?:the )?(?:prompt|audio|image|video|frames?)\b|\bprompt processing\b)"
         r"|^\s*(?:\[[^\]]*\]\s*)*got prompt\s*$"  # (also behind a host's tags: SwarmUI's)
@@ -66,7 +68,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?:^|[\s|{,'\"])(?:lm |\w*_)?[Ll]oss(?:/\w+|_[a-z]+)?['\"]?(?:\s*[:=]\s*|\s+)"
         r"-?\d+(?:\.\d+)?"
         r"(?:[eE][+-]?\d+)?\b"
-        r"|\bEpoch\(train\)|^\s*Epoch \d+/\d+\s*$"  # Keras' epoch header
+        # Keras' epoch header ("Epoch 3/10"), nnU-Net's ("Epoch 0")
+        r"|\bEpoch\(train\)|(?i:^\W*epoch \d+(?:/\d+)?\s*$)"
         # stable-diffusion.cpp done sampling an image and decoding its latents
         r"|\bsampling completed\b|\bdecoding \d+ latents?\b"
         # Megatron's timer before a training step; BasicSR's training record ("<epoch:  5, iter:")

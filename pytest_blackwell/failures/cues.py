@@ -36,7 +36,7 @@ _SHORTAGE = (
 )
 #: What a GPU architecture, a compiled target or a device is called in refusals.
 _ARCH = (
-    r"(?:\bsm_?\d{2,3}[af]?\b|\bcompute[ _]capabilit(?:y|ies)\b|\bcompute_\d{2,3}\b"
+    r"(?:\bsm_?\d{2,3}[af]?\b|\bSM ?\d{2,3}\b|\bcompute[ _]capabilit(?:y|ies)\b|\bcompute_\d{2,3}\b"
     r"|\bgfx\d{3,4}\w*|\b(?:Blackwell|Hopper|Ampere|Lovelace|Turing|Volta|Pascal)\b"
     r"|\b(?:this|your|the current|current) (?:GPU|device|architecture|arch|hardware|platform)\b"
     r"|\bCUDA capabilit(?:y|ies)\b|\b\d\.\d capability\b|\bcapability \d\.\d\b"

@@ -99,6 +99,8 @@ _HTML = re.compile(r"</?(?:details|summary|br|pre|code|p|div|span)\b[^>]*>|^```\
 # Markdown's inline code around a pasted line, or opening or closing one that spans lines
 # ("`Error: Cuda(...)`"); a fence (```) is :data:`_HTML`'s.
 _INLINE_CODE = re.compile(r"^\s*`(?!``)|(?<!`)`\s*$")
+# Markdown's bold (and italic) around a whole pasted line ("**_ERROR ... ValueError: ..._**")
+_EMPHASIS = re.compile(r"^\s*\*\*_?(?=\S)(?P<line>.*?\S)_?\*\*\s*$")
 _ENTITIES = (("&gt;", ">"), ("&lt;", "<"), ("&quot;", '"'), ("&#39;", "'"), ("&amp;", "&"))
 _RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+)\]:\s?")
 # Open MPI's output tags (mpirun --tag-output): "[1,0]<stderr>:" (job, rank, stream)
@@ -339,6 +341,8 @@ def logical_lines(raw: str) -> list[LogicalLine]:
     raw = strip_ansi(raw.rstrip("\r\n")).lstrip("\ufeff")
     if "<" in raw or "`" in raw:
         raw = _INLINE_CODE.sub("", _HTML.sub("", raw))
+    if raw.startswith("**") and (bold := _EMPHASIS.match(raw)) is not None:
+        raw = bold.group("line")
     if "&" in raw:
         for entity, char in _ENTITIES:
             raw = raw.replace(entity, char)

@@ -45,8 +45,7 @@ CAUSES: tuple[Rule, ...] = (
        keywords=("Hardware limit", "out of resource: triton_"), ignore_at=AUTOTUNE_QUIET),
     # ptxas: a kernel's static shared memory above the target's limit
     # ptxas: a kernel's shared data, or a thread's local data (its stack frame), over the limit
-    # (Intel's GPU compiler for a thread's scratch space: "total scratch space exceeds HW
-    # supported limit: 311264 bytes (max permitted PTSS 262144 bytes)")
+    # (Intel's GPU compiler: "total scratch space exceeds HW supported limit: 311264 bytes")
     rule("ptxas_shared_data", "smem_limit",
        r"(?:uses )?too much (?:shared|local) data\b(?: \(0x[0-9a-fA-F]+ bytes)?"
        r"|\btotal (?:scratch|private|spill) (?:space|memory) exceeds HW supported limit\b",
@@ -254,6 +253,7 @@ CAUSES: tuple[Rule, ...] = (
        # host allocation, Paddle's BadAlloc its device allocator's); TensorFlow's exception
        r"|\bstd::bad_alloc: out_of_memory\b|\brmm::out_of_memory\b"
        r"|\bterminate called after throwing an instance of '(?:std::bad_alloc|[\w:]*BadAlloc)'"
+       r"|: bad allocation$"  # (std::bad_alloc's message on Windows, at the end of a report)
        r"|^(?:[\w.]+\.)?ResourceExhaustedError\b"
        # Vulkan's and Metal's words for it (llama.cpp's and others' GPU backends)
        r"|\bErrorOutOfDeviceMemory\b|\bOutOfDeviceMemoryError\b"

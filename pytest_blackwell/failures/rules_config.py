@@ -63,6 +63,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # token_embd.weight in GGUF file")
        r"|\b(?:can't|cannot|could not|couldn't|unable to) find (?:tensor )?'?[\w.]+\."
        r"(?:weight|bias|scales?)'? in\b"
+       # or a file of the model ("Could not find tokenizer.model in <dir>", llama.cpp's convert)
+       r"|(?i:\b(?:can't|cannot|could not|couldn't|unable to) find '?(?:tokenizer|config|vocab)"
+       r"[\w\-]*\.(?:model|json|txt)'? in\b)"
        r"|couldn't find it in the cached files"  # the hub not reachable, no copy cached
        # an OpenAI-compatible server asked for a model it does not serve (vLLM's 404)
        r"|The model `[^`]+` does not exist"

@@ -210,8 +210,10 @@ ENV_RULES: tuple[Rule, ...] = (
        # an exception that asks for a package to be installed: it is missing or too old
        r"|^(?:[\w.]+\.)?(?:Value|Runtime|Import|Assertion)Error: .{0,300}?"
        r"\bplease (?:pip )?install\b"),
+    # an op torch.ops does not have: the extension that registers it (vLLM's _C, _moe_C, any
+    # package's namespace) is not loaded or was built without it
     rule("extension_not_loaded", "env_mismatch",
-       r"'_OpNamespace' '_C\w*' object has no attribute '(?P<op>\w+)'"),
+       r"'_OpNamespace' '\w+' object has no attribute '(?P<op>\w+)'"),
     rule("module_missing", "env_mismatch", r"No module named '?(?P<module>[\w.]+)",
        ignore_at=QUIET),
     # a part of the installation the program needs and does not find: a server's backend

@@ -75,6 +75,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|Watchdog caught collective operation timeout|\bncclCommWatchdog\b"
        # (c10d's record of it once the log prefix naming ProcessGroupNCCL.cpp is taken off)
        r"|\bNCCL watchdog thread terminated\b"
+       # and its heartbeat monitor finding the watchdog stuck ("[PG 0 Rank 3] Heartbeat monitor
+       # timed out! Process will be terminated after dumping debug info.")
+       r"|\bHeartbeat monitor timed out!"
        # torch.distributed's check of the collectives each rank runs (TORCH_DISTRIBUTED_DEBUG):
        # the ranks are out of step
        r"|\bDetected mismatch between collectives on ranks\b"
@@ -108,6 +111,10 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("rocm_gpu_hang", "timeout", r"HW Exception by GPU node\S*.{0,120}?\bGPU Hang\b",
          keywords=("HW Exception",)),
     rule("rocm_hw_exception", "unknown", r"\bHW Exception by GPU node", keywords=("HW Exception",)),
+    # the CUDA runtime's cudaErrorInvalidConfiguration: a launch beyond the device's limits, or
+    # an empty grid a program computed; two readings, and no refused configuration of the user's
+    rule("invalid_launch_configuration", "unknown", r"\binvalid configuration argument\b",
+         keywords=("invalid configuration argument",)),
     rule("timed_out", "timeout",
        r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::|$)"
        # a wrapper naming the timeout it carries (Ray's "RayTaskError(TimeoutError): ...")
@@ -188,6 +195,11 @@ LATE_RULES: tuple[Rule, ...] = (
        # violation reading 0x0000000000000000")
        r"|\bOSError: exception: (?P<signal__15>access violation|stack overflow"
        r"|illegal instruction|integer divide by zero)\b"
+       # .NET's runtime ending the process on a native crash ("Fatal error. System.
+       # AccessViolationException: Attempted to read or write protected memory.")
+       r"|\bFatal error\. System\.(?P<signal__17>AccessViolation|StackOverflow)Exception\b"
+       # Intel Fortran's runtime on a signal ("forrtl: severe (174): SIGSEGV, segmentation fault")
+       r"|\bforrtl: severe \(\d+\): (?P<signal__18>SIG[A-Z]+)\b"
        # Open MPI's launcher: "mpirun noticed that process rank 6 ... exited on signal 9 (Killed)"
        r"|\bexited on signal (?P<signal__12>\d+)\b"
        # the kernel's log of a process it killed: "app[123]: segfault at 0 ip ... error 4 in
