@@ -307,7 +307,8 @@ _IPYTHON_ARROW = re.compile(r"^-*> ?\d+\s")
 def is_frame(text: str) -> bool:
     """A traceback frame line, its source line or caret marks, or an elision mark in a traceback."""
     return (
-        text.startswith(("  File ", "    ", "\t", 'File "'))
+        # (also a traceback a paste took one space off: ' File "x.py"', its source at three)
+        text.startswith(("  File ", "    ", "\t", 'File "', ' File "', "   "))
         or text.lstrip().startswith(("^", "~"))
         or text.strip() in ELISIONS
         or IPYTHON_FRAME.match(text) is not None

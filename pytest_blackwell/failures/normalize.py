@@ -155,8 +155,11 @@ _NAME_LEVEL = re.compile(
 # Python logging as "%(asctime)s - %(name)s - %(levelname)s - %(message)s" (LMDeploy, ComfyUI's
 # file log, the logging cookbook's format; the date was stripped before), with LMDeploy's
 # "%(filename)s:%(lineno)d - " after the level: "- lmdeploy - WARNING - archs.py:55 - ..."
+# (torchtitan puts its own tag and the date in front: "[titan] 2025-07-31 11:31:49,242 - root -
+# INFO - ...")
 _DASH_LEVEL = re.compile(
-    r"^-? ?[A-Za-z_][\w.]* - (?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) - (?:[\w.\-]+:\d+ - )?"
+    r"^(?:\[\w{1,20}\] \d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ )?"
+    r"-? ?[A-Za-z_][\w.]* - (?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) - (?:[\w.\-]+:\d+ - )?"
 )
 # Chromium's log (Electron apps such as LM Studio): "[3848:0604/123848.823:WARNING:f.cc:605] "
 _CHROMIUM_LEVEL = re.compile(

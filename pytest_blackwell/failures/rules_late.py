@@ -17,6 +17,9 @@ _PYTHON_VALUE_ERRORS = (
     r"|math domain error|I/O operation on closed file|(?:max|min)\(\) (?:arg|iterable argument)"
     r" is an empty sequence|setting an array element with a sequence"
     r"|operands could not be broadcast together|\w*Error\("
+    # a torch op checking the tensors a program handed it ("torch.cat(): expected a non-empty
+    # list of Tensors")
+    r"|torch\.\w+\(\): expected\b"
     # nor a program's check of its own bookkeeping (SGLang's "token_to_kv_pool_allocator memory
     # leak detected!"): a bug, whatever sizes it names
     r"|.{0,200}?\bmemory leak detected\b"

@@ -191,6 +191,8 @@ IN_TUNING = {
     "fresh171": (0.92, 0.78),
     "fresh172": (0.85, 0.78),
     "fresh173": (0.92, 0.71),
+    "fresh175": (1.00, 1.00),
+    "fresh176": (1.00, 0.92),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
