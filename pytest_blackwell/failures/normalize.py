@@ -100,7 +100,8 @@ _HTML = re.compile(r"</?(?:details|summary|br|pre|code|p|div|span)\b[^>]*>|^```\
 # ("`Error: Cuda(...)`"); a fence (```) is :data:`_HTML`'s.
 _INLINE_CODE = re.compile(r"^\s*`(?!``)|(?<!`)`\s*$")
 # Markdown's bold (and italic) around a whole pasted line ("**_ERROR ... ValueError: ..._**")
-_EMPHASIS = re.compile(r"^\s*\*\*_?(?=\S)(?P<line>.*?\S)_?\*\*\s*$")
+# (not a banner of asterisks: "*** SIGSEGV received at time=... ***")
+_EMPHASIS = re.compile(r"^\s*\*\*_?(?=[^\s*])(?P<line>.*?[^\s*])_?\*\*\s*$")
 _ENTITIES = (("&gt;", ">"), ("&lt;", "<"), ("&quot;", '"'), ("&#39;", "'"), ("&amp;", "&"))
 _RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+)\]:\s?")
 # Open MPI's output tags (mpirun --tag-output): "[1,0]<stderr>:" (job, rank, stream)
