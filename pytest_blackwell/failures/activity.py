@@ -68,6 +68,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?:^|[\s|{,'\"])(?:lm |\w*_)?[Ll]oss(?:/\w+|_[a-z]+)?['\"]?(?:\s*[:=]\s*|\s+)"
         r"-?\d+(?:\.\d+)?"
         r"(?:[eE][+-]?\d+)?\b"
+        # a training loop's counted step ("[3/1000] Forward GPU memory usage: ...", ColossalAI's
+        # examples); LAMMPS' thermo table header, printed as its run starts
+        r"|\[\d+/\d+\] (?:Forward|Backward)\b|^\s*Step\s+Temp\s+E_pair\b"
         # Keras' epoch header ("Epoch 3/10"), nnU-Net's ("Epoch 0")
         r"|\bEpoch\(train\)|(?i:^\W*epoch \d+(?:/\d+)?\s*$)"
         # stable-diffusion.cpp done sampling an image and decoding its latents
@@ -136,6 +139,11 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # Ollama's scheduler waiting for its runner to load the model
         r"|\bwaiting for server to become available\b|\bstarting llama server\b"
         r"|\bInitializing llama server\b|\bLoading Dynamic llm server\b"  # (its older wordings)
+        # a model part initialised from a checkpoint ("Initializing language decoder from
+        # ../pretrained_ckpt/vicuna_ckpt/7b_v0/"); stable-diffusion.cpp sizing a model's
+        # parameters ("clip params backend buffer size = 235.06 MB(RAM) (196 tensors)")
+        r"|(?i:\binitiali[sz]ing [\w ]{0,30}? from \S*(?:ckpt|checkpoint|pretrained))"
+        r"|\bparams backend buffer size\b"
         # whisper.cpp's loader describing the model it reads (as activity, not a marker: CUDA
         # initialised lazily under it fails at start-up in its own words)
         r"|^whisper_model_load: "
