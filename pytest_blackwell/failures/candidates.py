@@ -290,7 +290,7 @@ def is_header(text: str) -> bool:
 
 def process_name(tag: str) -> str:
     """``"EngineCore_DP0 pid=12"`` -> ``"EngineCore_DP0"`` (pids differ from run to run)."""
-    return tag.split(" pid=", 1)[0].removesuffix(",")
+    return tag.split(" pid=", 1)[0]
 
 
 #: What people put where they cut lines out of a traceback.

@@ -151,7 +151,7 @@ def _go_frame(text: str) -> Frame | None:
     m = GO_FRAME.match(text)
     if m is None:
         return None
-    return Frame(m.group("path"), _CAMEL.sub(r"\1_\2", m.group("func")).lower())
+    return Frame(m.group("path"), _snake(m.group("func")))
 
 
 def _segments(lines: Iterable[str]) -> list[list[Frame]]:
@@ -300,6 +300,11 @@ _STDLIB = re.compile(
 _CAMEL = re.compile(r"([a-z])([A-Z])")
 
 
+def _snake(name: str) -> str:
+    """``name`` as Python would spell it: ``setDevice`` is ``set_device``, ``Decode`` ``decode``."""
+    return _CAMEL.sub(r"\1_\2", name).lower()
+
+
 def _lookup(table: dict[str, str], func: str) -> str | None:
     """``table``'s stage for ``func``, or for the public name a private helper is named after
     (DeepGEMM's ``_warmup`` under its ``warmup``)."""
@@ -307,7 +312,7 @@ def _lookup(table: dict[str, str], func: str) -> str | None:
     if stage is None and func.startswith("_") and not func.endswith("__"):
         stage = table.get(func.lstrip("_"))
     if stage is None and _CAMEL.search(func):  # cupy's "setDevice" is "set_device"
-        stage = table.get(_CAMEL.sub(r"\1_\2", func).lower())
+        stage = table.get(_snake(func))
     return stage
 
 

@@ -272,7 +272,8 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
         ):
             m = rx.match(text)
             if m and m.end() > 0:
-                own = own or (m.groupdict().get("tag") or "")
+                # (SkyPilot's fields are comma-separated: "(task, pid=3369)" is "task pid=3369")
+                own = own or (m.groupdict().get("tag") or "").replace(",", "")
                 text = text[m.end() :]
         if text == before:
             break
