@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import TypeGuard
 
 from pytest_blackwell.failures.candidates import RING_LINES
 from pytest_blackwell.failures.normalize import logical_lines
+from pytest_blackwell.failures.stages import later_stage
 
 #: "Loading weights from yolo.weights...Done!" (darknet): the weights are in, not being read.
 _WEIGHTS_DONE = r"\.\s*Done!?\s*$"
@@ -236,6 +238,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
 ACTIVITY: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), stage) for pattern, stage in _ACTIVITY
 )
+#: The activities that name what was done (all but the bare progress bar, which any stage shows).
+_NAMED = ACTIVITY[:-1]
+#: What the evidence of an activity shown after the last stage marker ends with.
+AFTER_MARKER = " after the stage marker"
 
 
 #: The words an error message starts with (or a glog record's mark): what a line shows before
@@ -257,8 +263,36 @@ def _before_error(text: str) -> str:
     return head[: max(head.rfind(" "), head.rfind("\t")) + 1]
 
 
+def activity_at(
+    ring: Iterable[tuple[int, str]], lineno: int, raw: str, text: str, marked: tuple[int, str]
+) -> tuple[str, str] | None:
+    """:func:`activity_before`, with what a later stage's activity says once a marker has spoken.
+
+    ``marked`` is the line of the last stage marker and its stage. A named activity of a later
+    stage shown after that line says the marked stage is over: the context is made and the
+    runner has started (``llama runner started``), the autotuner has finished its warm-up. Its
+    evidence ends with :data:`AFTER_MARKER` (see :func:`moved_on`).
+    """
+    since, stage = marked
+    ring = list(ring)
+    if since:
+        found = activity_before([(n, r) for n, r in ring if n > since], lineno, raw, text, _NAMED)
+        if found is not None and found[0] != stage and later_stage((found[0], stage)) == found[0]:
+            return found[0], found[1] + AFTER_MARKER
+    return activity_before(ring, lineno, raw, text)
+
+
+def moved_on(activity: tuple[str, str] | None) -> TypeGuard[tuple[str, str]]:
+    """Whether ``activity`` was shown after the last stage marker, of a later stage."""
+    return activity is not None and activity[1].endswith(AFTER_MARKER)
+
+
 def activity_before(
-    ring: Iterable[tuple[int, str]], lineno: int, raw: str, text: str
+    ring: Iterable[tuple[int, str]],
+    lineno: int,
+    raw: str,
+    text: str,
+    patterns: tuple[tuple[re.Pattern[str], str], ...] = ACTIVITY,
 ) -> tuple[str, str] | None:
     """The activity among the recent physical lines (``ring``) before an error at ``lineno``.
 
@@ -271,7 +305,7 @@ def activity_before(
         recent.append(raw[:at])
     elif at == 0:  # the error read with what the line showed first ("(12 / 55 tokens)CUDA error")
         recent.append(_before_error(text))
-    return activity_stage(recent)
+    return activity_stage(recent, patterns)
 
 
 def _shown(raw: str) -> list[str]:
@@ -283,10 +317,12 @@ def _shown(raw: str) -> list[str]:
     return [raw[: at + len(lines[0])], *lines] if at > 0 else lines
 
 
-def activity_stage(before: Iterable[str]) -> tuple[str, str] | None:
+def activity_stage(
+    before: Iterable[str], patterns: tuple[tuple[re.Pattern[str], str], ...] = ACTIVITY
+) -> tuple[str, str] | None:
     """``(stage, evidence)`` from the nearest activity line among ``before`` (oldest first)."""
     for text in reversed(list(before)):
-        for pattern, stage in ACTIVITY:
+        for pattern, stage in patterns:
             m = pattern.search(text)
             if m is not None:
                 return stage, f"activity {m.group(0).strip()!r}"

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pytest_blackwell.failures import continuation as wrap
-from pytest_blackwell.failures.activity import activity_before
+from pytest_blackwell.failures.activity import activity_at, activity_before
 from pytest_blackwell.failures.candidates import (
     CHAIN,
     DIED,
@@ -93,7 +93,7 @@ class StreamClassifier:
         self.known_cause = False  # set by result(): the first error is a known cause
         self.cause_start = 0  # set by result(): the line its error block starts at
         self._stage = "unknown"
-        self._floor = 0
+        self._floor = self._marked_at = 0  # (the line of the marker that set the stage)
         self._events = False  # explicit stage events were given: they alone decide the stage
         self._stage_sources: dict[str, str] = {}  # stage -> what last announced it
         self._lineno = 0
@@ -405,13 +405,13 @@ class StreamClassifier:
             and stage != self._stage
             and (stage != "startup" or self._stage == "unknown")
         ):
-            self._stage = stage
+            self._stage, self._marked_at = stage, self._lineno
             self._stage_sources[stage] = f"marker {marker_fragment(text)!r}"
             self._refresh_keywords()
 
     def _activity(self, lineno: int, text: str) -> tuple[str, str] | None:  # see :mod:`.activity`
         head = self._raw if lineno == self._lineno else ""
-        return activity_before(self._ring, lineno, head, text)
+        return activity_at(self._ring, lineno, head, text, (self._marked_at, self._stage))
 
     def _keep(self, block: Block, text: str) -> None:
         if len(block.lines) < MAX_TRACEBACK:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from pytest_blackwell.failures.activity import moved_on
 from pytest_blackwell.failures.candidates import Candidate
 from pytest_blackwell.failures.cues import READABLE_RULES, cue_category, own_words
 from pytest_blackwell.failures.frames import (
@@ -149,6 +150,8 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
         # What the message says was being done is the weakest evidence: only when nothing else
         # tells ("... so CUDA graph capture cannot proceed" names a consequence, not the stage).
         told = frame_stage(cand.traceback)
+        if told is None and moved_on(cand.activity):  # the marked stage is over (no frame says)
+            options.append(cand.activity)
         if told is None and later_stage(stage for stage, _ in options) == "unknown":
             told = (
                 phrase_stage(cand.traceback or [cand.text])  # (a line read from the tail alone)

@@ -65,7 +65,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # torch's load_state_dict naming what it did ("Error(s) in loading state_dict for X:"),
         # and each tensor it could not copy ("size mismatch for w: copying a param with shape
         # torch.Size([8]) from checkpoint, ...")
-        r"|\bError\(s\) in loading state_dict\b|\bcopying a param with shape\b.* from checkpoint\b",
+        r"|\bError\(s\) in loading state_dict\b|\bcopying a param with shape\b.* from checkpoint\b"
+        # a remote call named for a load that failed (LM Studio's "[Endpoint=loadModel]", a gRPC
+        # server's "Method LoadAdapter encountered an error")
+        r"|(?-i:\b(?:[Ee]ndpoint=|[Mm]ethod )[Ll]oad(?:[A-Z]\w*)?\b)",
         "loading",
     ),
     (
