@@ -12,14 +12,8 @@ from typing import Any
 
 from pytest_blackwell.failures.cues import says_shortage
 from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS
-from pytest_blackwell.failures.frames import (
-    GO_FRAME,
-    GO_GOROUTINE,
-    IPYTHON_FRAME,
-    dispatched,
-    frame_stage,
-    worded_frame,
-)
+from pytest_blackwell.failures.frames import IPYTHON_FRAME, dispatched, frame_stage, worded_frame
+from pytest_blackwell.failures.native_stacks import GO_FRAME, GO_GOROUTINE, MANAGED_FRAME
 from pytest_blackwell.failures.phrases import phrase_stage
 from pytest_blackwell.failures.stages import later_stage
 
@@ -285,6 +279,8 @@ def is_header(text: str) -> bool:
         or text.endswith(HEADERS[0] + ":")
         or _IPYTHON_HEADER.match(text) is not None
         or GO_GOROUTINE.match(text) is not None  # a Go crash dump's stack (Ollama's runner)
+        # a JVM or .NET stack, which opens below the exception it belongs to
+        or MANAGED_FRAME.match(text) is not None
     )
 
 
@@ -314,6 +310,7 @@ def is_frame(text: str) -> bool:
         or IPYTHON_FRAME.match(text) is not None
         or _IPYTHON_ARROW.match(text) is not None
         or GO_FRAME.match(text) is not None
+        or MANAGED_FRAME.match(text) is not None  # a JVM or .NET stack's
     )
 
 

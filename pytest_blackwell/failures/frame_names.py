@@ -119,6 +119,7 @@ DECISIVE: dict[str, str] = {
     "initialize_from_config": "kv_alloc",
     "initialize_kv_cache": "kv_alloc",
     "initialize_kv_cache_tensors": "kv_alloc",
+    "register_kv_caches": "kv_alloc",  # a KV connector handed the caches just allocated
     "_allocate_kv_cache_tensors": "kv_alloc",
     "_reshape_kv_cache_tensors": "kv_alloc",
     "initialize_cache": "kv_alloc",

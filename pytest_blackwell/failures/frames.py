@@ -28,6 +28,7 @@ from pytest_blackwell.failures.frame_names import (
     DISPATCHERS,
     PATHS,
 )
+from pytest_blackwell.failures.native_stacks import CAMEL, GO_GOROUTINE, native_frame, snake
 
 # The function name may be cut off by a paste; the path alone can still tell.
 # Python's faulthandler writes ``File "x.py", line 3 in f`` (no comma).
@@ -54,15 +55,6 @@ _FLAT_FRAME = re.compile(r'(?<=\s)(?=File "[^"]*", line \d+)')
 # py-spy's dump: "    draft (eagle_worker.py:397)", innermost first under "Thread N (active): ..."
 _PYSPY_FRAME = re.compile(r"^\s+(?P<func>[\w<>.]+) \((?P<path>[^()\s]+\.py):\d+\)$")
 _PYSPY_THREAD = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:active|idle)[^)]*\)(?:: "|$)')
-# Go's crash dump (Ollama's runner), innermost first under "goroutine 10 [syscall]:": a call
-# "github.com/ollama/ollama/llama.(*Context).Decode(0xc0, ...)" above its "\tfile.go:133 +0xf6"
-# (a closure's ".func1" after the name, cgo's "_Cfunc_" before a C function's).
-GO_GOROUTINE = re.compile(r"^goroutine \d+ (?:gp=\S+ m=\S+ (?:mp=\S+ )?)?\[[^\]]*\]:$")
-#: (its arguments are words in hex, "{...}" for a struct, "..." where Go elides them)
-GO_FRAME = re.compile(
-    r"^(?P<path>[\w.-]+(?:/[\w.-]+)*)\.(?:\(\*?\w+\)\.)?(?:_Cfunc_)?(?P<func>[A-Za-z_]\w*)"
-    r"(?:\.func\d+)*(?:\.\d+)*\((?:0x[0-9a-f]+\??|\{[^}]*\}|\.\.\.|,\s*)*\)$"
-)
 # Wrappers that name the method a worker was running: "while processing method init_device".
 # TGI's launcher: "Method Warmup encountered an error" (the gRPC method, capitalised).
 # asyncio's "Task exception was never retrieved" names the coroutine that raised:
@@ -145,15 +137,6 @@ def _unflattened(lines: Iterable[str]) -> list[str]:
     return out
 
 
-def _go_frame(text: str) -> Frame | None:
-    """A call of a Go crash dump's stack, named as Python would name it (``Decode`` is
-    ``decode``, ``processBatch`` is ``process_batch``), else ``None``."""
-    m = GO_FRAME.match(text)
-    if m is None:
-        return None
-    return Frame(m.group("path"), _snake(m.group("func")))
-
-
 def _segments(lines: Iterable[str]) -> list[list[Frame]]:
     """The frames of each traceback in ``lines`` (a new one starts at every header).
 
@@ -167,11 +150,12 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
     expect_source = False
     lines = _unflattened(lines)
     in_go = False  # inside a goroutine's stack, up to the blank line after it
+    native = False  # inside a JVM or .NET stack, up to a line that is not its frame
     for i, text in enumerate(lines):
         if in_go:
-            go = _go_frame(text)
+            go = native_frame(text)
             if go is not None:
-                segments[-1].insert(0, go)
+                segments[-1].insert(0, Frame(*go))
             in_go = bool(text.strip())
             continue
         if GO_GOROUTINE.match(text):
@@ -179,6 +163,15 @@ def _segments(lines: Iterable[str]) -> list[list[Frame]]:
                 segments.append([])
             in_go, callee, expect_source = True, "", False
             continue
+        managed = native_frame(text) if text.lstrip().startswith("at ") else None
+        if managed is not None or (native and not text.strip()):
+            if managed is not None and not native and segments[-1]:
+                segments.append([])  # (pastes double a stack's line breaks: blanks go on)
+            if managed is not None:
+                segments[-1].insert(0, Frame(*managed))
+            native = True
+            continue
+        native = False
         if "(most recent call " in text or _PYSPY_THREAD.match(text):
             _called(segments[-1], callee)
             if segments[-1]:
@@ -254,6 +247,7 @@ _WEIGHTS_FUNC = re.compile(
     # a function named for loading a model or a checkpoint ("load_target_model",
     # "load_pretrained_checkpoint"), as "load_model" itself
     r"|^_?load_(?:\w+_)?(?:model|checkpoint|ckpt)s?$"
+    r"|^\w*(?:load_model|model_load)_from_file$"  # llama.cpp's C API, wrapped (LLamaSharp)
     # a model built from its weight files (TensorRT-LLM's "from_hugging_face", diffusers'
     # "from_single_file", "from_checkpoint"; not "from_pretrained", which reads configurations
     # and tokenizers too: see frame_names.CONTEXTUAL)
@@ -296,23 +290,14 @@ _STDLIB = re.compile(
 )
 
 
-#: A lower-case letter followed by a capital: where a camelCase name joins its words.
-_CAMEL = re.compile(r"([a-z])([A-Z])")
-
-
-def _snake(name: str) -> str:
-    """``name`` as Python would spell it: ``setDevice`` is ``set_device``, ``Decode`` ``decode``."""
-    return _CAMEL.sub(r"\1_\2", name).lower()
-
-
 def _lookup(table: dict[str, str], func: str) -> str | None:
     """``table``'s stage for ``func``, or for the public name a private helper is named after
     (DeepGEMM's ``_warmup`` under its ``warmup``)."""
     stage = table.get(func)
     if stage is None and func.startswith("_") and not func.endswith("__"):
         stage = table.get(func.lstrip("_"))
-    if stage is None and _CAMEL.search(func):  # cupy's "setDevice" is "set_device"
-        stage = table.get(_snake(func))
+    if stage is None and CAMEL.search(func):  # cupy's "setDevice" is "set_device"
+        stage = table.get(snake(func))
     return stage
 
 

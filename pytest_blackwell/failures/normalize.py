@@ -87,12 +87,13 @@ _OTHER_STAMP = re.compile(
     r"|\d\d:\d\d:\d\d(?:[.,]\d+)?(?= ))\s?"
 )
 # A tqdm progress bar that an error was printed onto: "Processed prompts:  5%|▌ | 429/8535 [...] "
-# (or printed right against the bar's end: "... 0/2 [00:00<?, ?it/s]Killed")
+# (or printed right against the bar's end: "... 0/2 [00:00<?, ?it/s]Killed", "...]loc(...): error")
 # (but not a Windows launcher's pause right against it: a bar cut there is the program's end)
 # Rust's indicatif bars (hf-hub downloads in mistral.rs and candle) too: "config.json [00:00:00]
 # [████] 596 B/596 B 3.50 KiB/s (0s)Error: invalid type: ...".
 _PROGRESS = re.compile(
-    r"^[^|]{0,80}\d+%\|[^|]{0,200}\|[^\]]{0,80}\](?:\s+(?=\S)|(?=[A-Z][a-z]))(?!Press any key)"
+    r"^[^|]{0,80}\d+%\|[^|]{0,400}\|[^\]]{0,80}\](?:\s+(?=\S)|(?=[A-Z][a-z]|[a-z]+\W))"
+    r"(?!Press any key)"
     r"|^[^\[]{0,80}\[\d\d:\d\d:\d\d\] \[[^\]]{0,400}\] [^()]{0,80}\(\d+s\)\s*(?=\S)"
 )
 _HTML = re.compile(r"</?(?:details|summary|br|pre|code|p|div|span)\b[^>]*>|^```\w*")

@@ -96,7 +96,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bptxas \S+, line \d+; (?:fatal|error)\s*:"
         # an MLIR diagnostic at a kernel's Python source (Triton lowering a kernel: "chunk.py:208:
         # 39: error: operand #2 does not dominate this use")
-        r"|^\S+\.py:\d+:\d+: error: "
+        # (or as MLIR prints its location: 'loc("chunk.py":105:22): error: ...')
+        r"|^\S+\.py:\d+:\d+: error: |^loc\(\"[^\"]+\.py\":\d+:\d+\): error: "
         # XLA's autotuner (its profiling of kernel configs, its C++ frames in a native stack)
         r"|\bconfigs? failed during profiling\b|\bAutotuner\w*::\w+"
         # a program building its kernels at run time (OpenMM's platforms, NVRTC): the compiler

@@ -316,7 +316,7 @@ CAUSES: tuple[Rule, ...] = (
        # rocBLAS without the kernel library of this GPU's architecture
        r"|\bTensileLibrary\S*.{0,120}?\bfor GPU arch\b"
        # (or its kernel library that cannot be read at all: the one of this architecture)
-       r"|\brocBLAS error: Cannot read \S*TensileLibrary"
+       r"|\brocBLAS error: (?:Cannot read|Could not load) .{0,200}?TensileLibrary"
        # cuBLASLt finding no algorithm for this GEMM (an FP8 layout on a GPU without one)
        r"|cublasLtMatmulAlgoGetHeuristic\b.{0,400}?\bfailed"
        r"|CUDNN_STATUS_NOT_SUPPORTED"
@@ -416,7 +416,7 @@ CAUSES: tuple[Rule, ...] = (
        r"|\bOnly\b.{0,120}?\b(?:is|are) supported on (?:Blackwell|Hopper|Ampere|Turing|Ada"
        r"|Volta|Pascal|sm_?\d+)\b"
        # a TORCH_CHECK on the architecture failing ("Expected is_sm80 || is_sm90 to be true")
-       r"|\bExpected [^,]{0,80}?\bis_sm\d+\w*\b[^,]{0,80}? to be true, but got false"
+       r"|\bExpected [^,]{0,80}?\b(?:is_sm\d+\w*|\w*props->major)\b[^,]{0,80}? to be true, but"
        r"|not supported in this architecture|No supported CUDA architectures found"
        r"|Failed to initialize cutlass|not supported for .{0,10}the current GPU"
        # CUTLASS's own status for a kernel built for another architecture (kErrorArchMismatch)

@@ -75,7 +75,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"(?:json|safetensors|gguf|bin)'"
        # ggml's reader of a model file that is not there ("gguf_init_from_file: failed to open
        # 'models/7B/ggml-model-f16.gguf': 'No such file or directory'")
-       r"|\bfailed to open '[^']+\.(?:gguf|ggml|bin|safetensors)': '?No such file or directory"
+       r"|\bfailed to open '[^']+\.(?:gguf|ggml|bin|safetensors)'(?:: '?No such file or directory"
+       r"|\s*$)"  # (whisper.cpp's loader says no more)
        # CTranslate2's model directory without the file it needs ("Unable to open file
        # 'model.bin' in model '/models/whisper'")
        r"|\bUnable to open file '[^']+' in model '"
@@ -94,6 +95,7 @@ CONFIG_RULES: tuple[Rule, ...] = (
     # TensorRT's ONNX parser refusing the model, its builder a network without a shape profile
     rule("trt_model_rejected", "unsupported_config",
        r"\bModelImporter\.cpp:\d+: ERROR\b|\bUNSUPPORTED_NODE\b"
+       r"|\bModelImporter\.cpp:\d+ In function \w+:"  # (older parsers, the assert on the next line)
        r"|Network has dynamic or shape inputs, but no optimization profile has been defined"
        # a parsed network the builder cannot build: no output marked, a shape it cannot use
        r"|\bNetwork must have at least one output\b"

@@ -94,7 +94,9 @@ ENV_RULES: tuple[Rule, ...] = (
        stage_hint="compile"),
     # Docker asked for GPUs without the NVIDIA container runtime set up
     rule("container_gpu_driver", "env_mismatch",
-       r'could not select device driver "\w*" with capabilities', stage_hint="startup"),
+       r'could not select device driver "\w*" with capabilities'
+       r"|\bunknown or invalid runtime name: nvidia\b",  # (its runtime not registered at all)
+       stage_hint="startup"),
     rule("dnn_init_failed", "env_mismatch",
        r"\bDNN library initialization failed\b|\bCUDNN_STATUS_NOT_INITIALIZED\b"
        r"|(?i:\bCould not create cudnn handle\b)"),  # XLA's and TensorFlow's wording of it
@@ -117,9 +119,12 @@ ENV_RULES: tuple[Rule, ...] = (
        r" with (?:CUDA|GPU|ROCm|HIP)(?: support)?\b"
        # a torch build without the collective backend asked for (torch on Windows has no NCCL)
        r"|\bDistributed package doesn't have (?:NCCL|MPI|Gloo|UCC) built in\b"
-       r"|\[Errno 28\] No space left on device"),
+       r"|\[Errno 28\] No space left on device"
+       r"|\bCould not initialize Tensile host: No devices found"),  # (rocBLAS finding no GPU)
     rule("backend_init_failed", "env_mismatch",
-       r"Unable to initialize backend '(?:cuda|gpu|rocm)'|no supported devices found for platform",
+       r"Unable to initialize backend '(?:cuda|gpu|rocm)'|no supported devices found for platform"
+       # (llamafile: "support for --gpu nvidia was explicitly requested, but it wasn't available")
+       r"|\bsupport for --gpu \w+ was explicitly requested, but it wasn't available",
        stage_hint="startup", ignore_at=QUIET),
     # JAX's CUDA plugin and XLA's stream executor: the CUDA stack itself cannot start (JAX then
     # falls back to the CPU, logging this at WARNING level)

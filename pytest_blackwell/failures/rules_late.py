@@ -148,7 +148,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"(?:exit status (?P<status>[^\s\"]+)|signal: (?P<signal>[\w ]+))",
        weak=True),
     rule("worker_died", "engine_died",
-       r"actor is dead because its worker process has died|Worker unexpectedly exits"
+       r"actor is dead because|Worker unexpectedly exits"
+       # Ray's worker crash (WorkerCrashedError: "A worker died or was killed while executing
+       # a task by an unexpected system error")
+       r"|\bA worker died or was killed while executing\b"
        r"|(?:Worker|Engine core|RayWorker\w*) proc(?:ess)? (?P<process>\S+) died unexpectedly"
        r"(?: \(exit code: (?P<exit_code>-?\d+)\))?|(?P<process__2>\S+ rank=\d+) died unexpectedly"
        r"|engine core exited unexpectedly"

@@ -193,6 +193,10 @@ IN_TUNING = {
     "fresh173": (0.92, 0.71),
     "fresh175": (1.00, 1.00),
     "fresh176": (1.00, 0.92),
+    "fresh178": (1.00, 0.85),
+    "fresh179": (1.00, 0.85),
+    "fresh180": (1.00, 1.00),
+    "fresh181": (0.92, 0.85),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

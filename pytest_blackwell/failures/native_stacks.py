@@ -1,0 +1,44 @@
+"""Stacks that other runtimes print, read as traceback frames: Go's crash dumps, JVM and .NET
+exceptions.
+
+Engines wrapped by programs in other languages (Ollama's Go runner, MLC's Android app, LLamaSharp
+in C#) paste stacks that name the same work as a Python traceback: a ``Decode`` call, a
+``LoadFromFile``. Both kinds list the innermost call first. Their names are read the way Python
+spells them (:func:`snake`), so the frame tables of :mod:`.frame_names` apply unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Go's crash dump (Ollama's runner), innermost first under "goroutine 10 [syscall]:": a call
+# "github.com/ollama/ollama/llama.(*Context).Decode(0xc0, ...)" above its "\tfile.go:133 +0xf6"
+# (a closure's ".func1" after the name, cgo's "_Cfunc_" before a C function's).
+GO_GOROUTINE = re.compile(r"^goroutine \d+ (?:gp=\S+ m=\S+ (?:mp=\S+ )?)?\[[^\]]*\]:$")
+#: (its arguments are words in hex, "{...}" for a struct, "..." where Go elides them)
+GO_FRAME = re.compile(
+    r"^(?P<path>[\w.-]+(?:/[\w.-]+)*)\.(?:\(\*?\w+\)\.)?(?:_Cfunc_)?(?P<func>[A-Za-z_]\w*)"
+    r"(?:\.func\d+)*(?:\.\d+)*\((?:0x[0-9a-f]+\??|\{[^}]*\}|\.\.\.|,\s*)*\)$"
+)
+#: A JVM (Java, Kotlin) or .NET frame, innermost first below the exception: "\tat
+#: ai.mlc.mlcllm.ChatModule.decode(ChatModule.java:74)", "   at LLama.LLamaWeights.LoadFromFile(
+#: LLama.Abstractions.IModelParams)" (.NET may add " in C:\src\Weights.cs:line 12"). A
+#: JavaScript frame has a space before its parenthesis and is not one.
+MANAGED_FRAME = re.compile(r"^\s*at (?P<path>(?:[\w$`<>]+\.)+)(?P<func>[\w$`<>]+)\([^()]*\)")
+
+#: A lower-case letter followed by a capital: where a camelCase name joins its words.
+CAMEL = re.compile(r"([a-z])([A-Z])")
+
+
+def snake(name: str) -> str:
+    """``name`` as Python would spell it: ``setDevice`` is ``set_device``, ``Decode`` ``decode``."""
+    return CAMEL.sub(r"\1_\2", name).lower()
+
+
+def native_frame(text: str) -> tuple[str, str] | None:
+    """``(path, function)`` of a Go, JVM or .NET frame line, the function named as Python would
+    name it (``Decode`` is ``decode``, ``LoadFromFile`` is ``load_from_file``), else ``None``."""
+    m = GO_FRAME.match(text) or MANAGED_FRAME.match(text)
+    if m is None:
+        return None
+    return m.group("path").rstrip("."), snake(m.group("func"))
