@@ -155,6 +155,7 @@ ASIDE = re.compile(
     r"|^\s*\[(?:PASS(?:ED)?|OK)\]\s"
     # the same said with its substitute ("FP16 is not supported on CPU; using FP32 instead")
     r"|[;,] (?:using|will use) [\w.\- ]{1,40}? instead\b"
+    r"|\b(?:will be|is being) used instead\b"  # ("The native segment will be used instead")
     # a mismatch the library checked and tolerates (DeepSpeed's CUDA versions)
     r"|\baccepting this combination\b"
     # an error that was caught and reported beside a notice (xFormers: "A matching Triton is not
@@ -193,6 +194,8 @@ _QUIET_WORD = re.compile(
     # a bracketed level after a kernel driver's source location ("nvgpu: 17000000.gpu
     # nvgpu_dma_print_err:101  [INFO]  DMA alloc FAILED: ...")
     r"|^.{0,80}?:\d+\s+\[(?:INFO|DEBUG|WARN(?:ING)?)\]\s"
+    # a logger's name and its level in brackets (LLamaSharp's "[llama Info]: Failed Loading ...")
+    r"|^\[[\w.-]{1,30} (?:Info|Debug|Trace|Warning)\]:? "
 )
 
 

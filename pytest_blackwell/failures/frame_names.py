@@ -13,6 +13,7 @@ DECISIVE: dict[str, str] = {
     "create_engine_config": "startup",
     "from_cli_args": "startup",
     "parse_args": "startup",
+    "parse_args_into_dataclasses": "startup",  # Hugging Face's argument parser (TrainingArguments)
     "check_server_args": "startup",
     "init_device": "startup",
     "init_worker_distributed_environment": "startup",

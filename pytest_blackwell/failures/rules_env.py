@@ -121,6 +121,10 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bDistributed package doesn't have (?:NCCL|MPI|Gloo|UCC) built in\b"
        r"|\[Errno 28\] No space left on device"
        r"|\bCould not initialize Tensile host: No devices found"),  # (rocBLAS finding no GPU)
+    # vLLM finding no platform to run on as it is imported (no CUDA, ROCm or CPU build it can
+    # use), which it says at INFO before it fails on the missing device
+    rule("no_platform", "env_mismatch",
+       r"\bNo platform detected, vLLM is running on UnspecifiedPlatform\b", stage_hint="startup"),
     rule("backend_init_failed", "env_mismatch",
        r"Unable to initialize backend '(?:cuda|gpu|rocm)'|no supported devices found for platform"
        # (llamafile: "support for --gpu nvidia was explicitly requested, but it wasn't available")
@@ -177,6 +181,7 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\b(?:native |CUDA |shared )?(?:library|binary) (?:load error|not found at)\b"
        # Windows: a DLL whose initialisation fails as it is loaded (ERROR_DLL_INIT_FAILED)
        r"|\bA dynamic link library \(DLL\) initialization routine failed\b|\bWinError 1114\b"
+       r"|\bFailed to load dynlib/dll\b"  # (PyInstaller's loader, for a bundled one)
        # ctypes-based bindings looking for their native library (llama-cpp-python's "Shared
        # library with base name 'llama' not found")
        r"|\bShared library with base name '(?P<library__3>[\w.-]+)' not found\b"
@@ -191,7 +196,7 @@ ENV_RULES: tuple[Rule, ...] = (
                  "Could not load any",
                  "Cannot load symbol", "LoadLibrary",
                  "able to be loaded", "Failed to load NCCL library", "load error", "not found at",
-                 "WinError 1114", "initialization routine failed",
+                 "WinError 1114", "initialization routine failed", "dynlib/dll",
                  "specified module could not", "Shared library with base name",
                  "specified procedure could not")),
     rule("library_mismatch", "env_mismatch",

@@ -147,6 +147,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"runner (?:process )?(?:has )?terminated(?::|\"? error=\")\s*"
        r"(?:exit status (?P<status>[^\s\"]+)|signal: (?P<signal>[\w ]+))",
        weak=True),
+    # LLVM's backend with no instruction for an intrinsic on this target (a GPU compiler
+    # lowering a kernel: Mali's "LLVM ERROR: Cannot select: intrinsic %llvm.bifrost.2586")
+    rule("codegen_unsupported", "dispatch_failure", r"\bLLVM ERROR: Cannot select: intrinsic\b",
+       stage_hint="compile"),
     rule("worker_died", "engine_died",
        r"actor is dead because|Worker unexpectedly exits"
        # Ray's worker crash (WorkerCrashedError: "A worker died or was killed while executing

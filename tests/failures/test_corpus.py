@@ -197,11 +197,21 @@ IN_TUNING = {
     "fresh179": (1.00, 0.85),
     "fresh180": (1.00, 1.00),
     "fresh181": (0.92, 0.85),
+    "fresh182": (0.92, 0.71),
+    "fresh183": (0.85, 0.50),
+    "fresh184": (1.00, 0.71),
+    "fresh185": (0.85, 0.78),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
 #: docs/failures.md.
 KNOWN_UNREACHABLE = {
+    "fresh183/llamafile-ngl-passed-no-gpus-found-263.log": "llamafile falling back to the CPU, "
+    "told by a 'warning:' only; the same fallback is intended on hosts without a usable GPU (as "
+    "JAX's in fresh39/ and fresh57/)",
+    "fresh183/healthy-jetson-mlc-benchmark-mlc-chat-import-fallback-532.log": "a failed import "
+    "of the first of two packages ('No module named ...'), whose fallback to the second is told "
+    "only on the next line; a known cause is final at its own line (as fresh79/'s)",
     "fresh173/fooocus-lowvram-silent-exit-pause-1755.log": "a program that stops without a word "
     "while it builds its model, told only by its Windows launcher's 'pause' after it; the same "
     "pause ends every run of such a launcher, finished or not",
