@@ -212,6 +212,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bnot a valid\b|\b(?:must|should) be (?:[<>]|one of|a |an |greater|less|between"
             r"|divisible|positive|at least|at most)|\b(?:size|shape) mismatch\b"
             r"|\bmust divisible by\b"  # (as a kernel's check words it: "size_k must divisible by")
+            r"|\b(?:must|should) be equal to the (?:world|group|tp|tensor parallel) size\b"
             # a value checked against the ones allowed, listed ("the model format should be in
             # ['llama', 'hf', 'awq', None]")
             r"|\b(?:should|must) be (?:in|one of) [\[({]"

@@ -248,6 +248,7 @@ CAUSES: tuple[Rule, ...] = (
        r"|CUDA_ERROR_OUT_OF_MEMORY"
        # the CUDA math libraries' allocation statuses (cuBLAS, cuDNN, cuSPARSE, cuSOLVER, cuFFT)
        r"|\bCU[A-Z]+_(?:STATUS_)?ALLOC(?:ATION)?_FAILED\b"
+       r"|\bthe resource allocation failed\b"  # (its text, as ggml prints cuBLAS' status)
        r"|hipErrorOutOfMemory|cudaMalloc(?:Async)? failed: out of memory"
        # RAPIDS' memory manager; an allocator's exception nobody caught (std::bad_alloc is a
        # host allocation, Paddle's BadAlloc its device allocator's); TensorFlow's exception

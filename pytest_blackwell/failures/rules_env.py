@@ -99,7 +99,8 @@ ENV_RULES: tuple[Rule, ...] = (
        stage_hint="startup"),
     rule("dnn_init_failed", "env_mismatch",
        r"\bDNN library initialization failed\b|\bCUDNN_STATUS_NOT_INITIALIZED\b"
-       r"|(?i:\bCould not create cudnn handle\b)"),  # XLA's and TensorFlow's wording of it
+       r"|(?i:\bCould not create cudnn handle\b)"  # XLA's and TensorFlow's wording of it
+       r"|\bbecause cuDNN failed to initialize\b"),  # (TensorFlow's convolution, which needs it)
     rule("no_device", "env_mismatch",
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"
@@ -120,6 +121,7 @@ ENV_RULES: tuple[Rule, ...] = (
        # a torch build without the collective backend asked for (torch on Windows has no NCCL)
        r"|\bDistributed package doesn't have (?:NCCL|MPI|Gloo|UCC) built in\b"
        r"|\[Errno 28\] No space left on device"
+       r"|\bNo supported gpu backend found\b"  # (Lightning's Trainer, given no GPU it can use)
        r"|\bCould not initialize Tensile host: No devices found"),  # (rocBLAS finding no GPU)
     # vLLM finding no platform to run on as it is imported (no CUDA, ROCm or CPU build it can
     # use), which it says at INFO before it fails on the missing device

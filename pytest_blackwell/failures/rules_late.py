@@ -151,6 +151,14 @@ LATE_RULES: tuple[Rule, ...] = (
     # lowering a kernel: Mali's "LLVM ERROR: Cannot select: intrinsic %llvm.bifrost.2586")
     rule("codegen_unsupported", "dispatch_failure", r"\bLLVM ERROR: Cannot select: intrinsic\b",
        stage_hint="compile"),
+    # llama.cpp's decode finding no free slot in its KV cache for the batch (its status 1, as
+    # its bindings name it: LLamaSharp's "NoKvSlot", llama-cpp-rs' "NoKvCacheSlot")
+    rule("no_kv_slot", "kv_cache_oom", r"\bNoKv(?:Cache)?Slot\b", stage_hint="execute"),
+    # a vLLM kernel extension that is not there because its build was skipped (an nvcc too old,
+    # or no architecture of its list is this GPU's)
+    rule("extension_not_built", "dispatch_failure",
+       r"\bis not available, likely was not compiled due to insufficient nvcc version or a "
+       r"supported arch"),
     rule("worker_died", "engine_died",
        r"actor is dead because|Worker unexpectedly exits"
        # Ray's worker crash (WorkerCrashedError: "A worker died or was killed while executing

@@ -201,6 +201,10 @@ IN_TUNING = {
     "fresh183": (0.85, 0.50),
     "fresh184": (1.00, 0.71),
     "fresh185": (0.85, 0.78),
+    "fresh186": (1.00, 0.85),
+    "fresh187": (0.80, 0.90),
+    "fresh188": (1.00, 0.81),
+    "fresh189": (1.00, 0.81),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
