@@ -100,8 +100,7 @@ CAUSES: tuple[Rule, ...] = (
        r"an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS"
        # the runtime's message cut at the end of a pasted line
        r"|\bCUDA error: an illegal memory(?: acc\w*)?\s*$"
-       # CUDA's number for it, after a program's own CUDA error words ("Error code 700")
-       # ("CUDA error (700)", "CUDA error = 700")
+       # CUDA's number for it, after its CUDA error words ("Error code 700", "CUDA error = 700")
        r"|(?i:\bcuda\b.{0,80}?\berror(?: code)?[ :=(#]*700\b"
        r"|\berror code[ :=(]*700\b.{0,120}?\bcuda\b)"
        r"|CUDA Exception: Warp (?:Out-of-range|Illegal|Misaligned) Address"
@@ -245,10 +244,10 @@ CAUSES: tuple[Rule, ...] = (
     rule("alloc_failed", "device_oom",
        r"CUDA (?:driver )?error: out of memory|CUDA out of memory|cudaErrorMemoryAllocation"
        r"|OutOfMemoryError"
-       r"|CUDA_ERROR_OUT_OF_MEMORY"
-       # the CUDA math libraries' allocation statuses (cuBLAS, cuDNN, cuSPARSE, cuSOLVER, cuFFT)
-       r"|\bCU[A-Z]+_(?:STATUS_)?ALLOC(?:ATION)?_FAILED\b"
-       r"|\bthe resource allocation failed\b"  # (its text, as ggml prints cuBLAS' status)
+       # the CUDA math libraries' allocation statuses (cuBLAS, cuDNN, cuSPARSE, cuSOLVER, cuFFT),
+       # also in their own words ("the resource allocation failed", as ggml prints cuBLAS')
+       r"|CUDA_ERROR_OUT_OF_MEMORY|\bCU[A-Z]+_(?:STATUS_)?ALLOC(?:ATION)?_FAILED\b"
+       r"|\bthe resource allocation failed\b"
        r"|hipErrorOutOfMemory|cudaMalloc(?:Async)? failed: out of memory"
        # RAPIDS' memory manager; an allocator's exception nobody caught (std::bad_alloc is a
        # host allocation, Paddle's BadAlloc its device allocator's); TensorFlow's exception
