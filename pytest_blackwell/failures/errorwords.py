@@ -45,6 +45,7 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "object is not ",
     "UNAVAILABLE: ",  # a model status table's cell for a model that could not be loaded
     "\tat ",  # a JVM stack's frame, below the exception it belongs to
+    "Non-OK-status",  # XLA's status check, a fatal glog record behind a TensorFlow-style prefix
     # a glog or c10 record at an error level without brackets at the start of a line
     # ("E0305 20:23:38.866000 747 f.py:533] ..."), whatever its message says: found by the
     # stream scan with the line break before it, by :func:`looked_at` with its first letters

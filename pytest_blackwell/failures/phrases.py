@@ -54,6 +54,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a model's tokenizer or configuration files that cannot be loaded; a server launching
         # a model it was asked for (Xinference)
         r"|\bWhile copying the parameter named\b|\bError while deserializing header\b"
+        r"|\bAttempting to deserialize object on\b"  # torch.load reading a checkpoint's tensors
         r"|\bFailed to parse NetParameter file\b"  # Caffe reading a .caffemodel's weights
         r"|\bCan't load (?:the )?(?:tokenizer|config|configuration) for\b"
         r"|\bFailed to launch model\b"
@@ -199,6 +200,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|waiting for (?:the )?(?:engines?|engine cores?|workers?)\b"
         r"|(?i:\b(?:did not|to) become ready\b)"  # a server awaited until it is ready
         r"|ncclCommInit\w*|inspecting model architecture"
+        # NCCL's check as a communicator is set up: two ranks on one GPU
+        r"|\bDuplicate GPU detected\b"
+        # TRL's GRPO trainer checking its batch sizes as it is built
+        r"|\bmust be evenly divisible by the number of generations\b"
         # (not Dynamo's advice after a compile error: "import torch._dynamo" to suppress it)
         r"|\bimport(?:ing)? (?!torch\._dynamo\s*$)\w+|ImportError"
         r"|(?i:unable to initialize backend|failed to create stream executor)"

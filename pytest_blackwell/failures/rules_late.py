@@ -159,6 +159,18 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("extension_not_built", "dispatch_failure",
        r"\bis not available, likely was not compiled due to insufficient nvcc version or a "
        r"supported arch"),
+    # an accelerator's allocator with no room for a buffer (Tenstorrent's "Out of Memory: Not
+    # enough space to allocate 71999488 B DRAM buffer across 12 banks")
+    rule("buffer_no_space", "device_oom",
+       r"\bNot enough space to allocate \d+ B (?:DRAM|L1) buffer\b"),
+    # the amdgpu kernel driver's report of a GPU page fault (a VM protection fault): the
+    # kernel touched memory it may not (dmesg, as Xid 31 is for NVIDIA)
+    rule("amdgpu_page_fault", "illegal_memory_access",
+       r"\bamdgpu\b.{0,80}?(?:\[\w+\] (?:retry )?page fault\b|VM_L2_PROTECTION_FAULT_STATUS)"),
+    # Windows' Application Error event for a crashed process (Event Viewer's "ExceptionCode
+    # c0000005", its text view's "Exception code: 0xc0000005"): an access violation, a fast fail
+    rule("windows_crash_event", "engine_died",
+       r"\bException ?[Cc]ode:? (?:0x)?[cC]0000(?:005|409|374|0[fF][dD])\b"),
     rule("worker_died", "engine_died",
        r"actor is dead because|Worker unexpectedly exits"
        # Ray's worker crash (WorkerCrashedError: "A worker died or was killed while executing
@@ -411,5 +423,8 @@ LATE_RULES: tuple[Rule, ...] = (
     # The message of the C++ exception that ``terminate called after throwing an instance of``
     # announces: the error itself, as an exception line is (a known cause in it matched above).
     rule("cpp_exception_what", "unknown", r"^\s*what\(\):\s+\S", keywords=("what():",)),
+    # libc++'s words for the same, the exception's type and message on the line (macOS, Android)
+    rule("cpp_uncaught", "unknown",
+       r"\blibc\+\+abi: terminating due to uncaught exception of type \S+: \S"),
 )
 # fmt: on

@@ -205,6 +205,10 @@ IN_TUNING = {
     "fresh187": (0.80, 0.90),
     "fresh188": (1.00, 0.81),
     "fresh189": (1.00, 0.81),
+    "fresh190": (0.83, 0.66),
+    "fresh191": (0.83, 0.75),
+    "fresh192": (0.91, 0.75),
+    "fresh193": (1.00, 0.91),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
