@@ -221,6 +221,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # ggml finding its devices and registering its backends, before any model is read
         r"|\bggml_cuda_init: found \d+ \w+ devices?\b|\bregister_(?:backend|device): registered\b"
         r"|\bggml_vulkan: Found \d+ Vulkan devices?\b"
+        # an engine checking its environment before it starts (LMDeploy's "Checking environment
+        # for PyTorch Engine.")
+        r"|\bChecking environment for\b"
         # Ray reporting an actor that died in its constructor (the worker being set up), above
         # the traceback of the error it died of
         r"|\berror raised in its creation task\b",

@@ -171,6 +171,9 @@ LATE_RULES: tuple[Rule, ...] = (
     # c0000005", its text view's "Exception code: 0xc0000005"): an access violation, a fast fail
     rule("windows_crash_event", "engine_died",
        r"\bException ?[Cc]ode:? (?:0x)?[cC]0000(?:005|409|374|0[fF][dD])\b"),
+    # a SYCL runtime without the kernel for this device ("No kernel named _ZTSZN14bin_bcast...
+    # was found"): the build did not target it
+    rule("sycl_no_kernel", "dispatch_failure", r"\bNo kernel named \S+ was found"),
     rule("worker_died", "engine_died",
        r"actor is dead because|Worker unexpectedly exits"
        # Ray's worker crash (WorkerCrashedError: "A worker died or was killed while executing
@@ -230,6 +233,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|\bFatal error\. System\.(?P<signal__17>AccessViolation|StackOverflow)Exception\b"
        # Intel Fortran's runtime on a signal ("forrtl: severe (174): SIGSEGV, segmentation fault")
        r"|\bforrtl: severe \(\d+\): (?P<signal__18>SIG[A-Z]+)\b"
+       # Android's libc and its crash dumper (logcat: "Fatal signal 4 (SIGILL), code 2", the
+       # tombstone's backtrace "F DEBUG   :       #00 pc 000000000019000c  /data/app/...")
+       r"|\bFatal signal \d+ \((?P<signal__19>SIG[A-Z]+)\)|\bF DEBUG\s*:\s+#\d+ pc [0-9a-f]+\b"
        # Open MPI's launcher: "mpirun noticed that process rank 6 ... exited on signal 9 (Killed)"
        r"|\bexited on signal (?P<signal__12>\d+)\b"
        # the kernel's log of a process it killed: "app[123]: segfault at 0 ip ... error 4 in
@@ -239,7 +245,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|trap divide error)",
        weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??",
                             "fatal exception", "exited on signal", "xit code", "退出代码",
-                            "segfault at", "traps: ", "exception: ")),
+                            "segfault at", "traps: ", "exception: ", "Fatal signal", "F DEBUG")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     # (not Python's or numpy's own messages, which a program's bug raises, not a check of its
     # configuration: "substring not found", "too many values to unpack", "x not in list"; nor a

@@ -180,14 +180,17 @@ _TORCH_WARNED = re.compile(r"\(Triggered internally at \S+\)")
 
 
 def _plain_words(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
-    """The first of ``last`` that says what went wrong in a category's general words."""
+    """The first of ``last`` that says what went wrong in a category's general words (NCCL's
+    own name is not such a word: its banner, ``NCCL version 2.21.5+cuda12.4``, starts healthy
+    runs)."""
     for index, (_, _, line) in enumerate(last):
+        cue = cue_category([line.text])
         if (
             is_quiet(line.text, line.level)
             or _TORCH_WARNED.search(line.text)
             or BENIGN.search(line.text)
             or ASIDE.search(line.text) is not None  # a fallback announced, an error foreseen
-            or (cue_category([line.text]) is None and not _ABORT_AT.match(line.text))
+            or ((cue is None or cue[0] == "nccl_error") and not _ABORT_AT.match(line.text))
         ):
             continue
         return _Picked(index, "unknown", line.text, {})
