@@ -52,7 +52,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # speeds ("[ Prompt: 81.3 t/s | Generation: 27.3 t/s ]")
         r"|\bThroughput \(T/s\) (?:[1-9]|0\.\d*[1-9])|\bGeneration: [\d.]+ t/s\b"
         # ComfyUI running a node of the workflow (its loader nodes load weights: below)
-        r"|\bError occurred when executing (?!\w*Load)\w+:|\bNode threw an error during execution\b"
+        r"|\bError occurred when executing (?![^:]{0,60}?Load)[^:]{1,60}?:"
+        r"|\bNode threw an error during execution\b"
         # a server that has come up: the work after it is the requests it serves
         r"|\bServing on https?://|\bUvicorn running on\b|\bApplication startup complete\b"
         r"|\bRunning on (?:local|public) URL:"  # a Gradio app serving its interface
@@ -150,7 +151,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # initialised lazily under it fails at start-up in its own words)
         r"|^whisper_model_load: "
         r"|\bwaiting for llama runner to start responding\b"
-        r"|\bError occurred when executing \w*Load\w*:|\bNode Type:\W{0,4}\w*Load\w*"  # loaders
+        # loader nodes, also by display name ("[Comfy3D] Load Diffusers Pipeline")
+        r"|\bError occurred when executing [^:]{0,60}?Load[^:]{0,60}?:"
+        r"|\bNode Type:\W{0,4}\w*Load\w*"
         r"|(?i:\b(?:trying|attempting) to load\b)"
         # a weights file named as it is read ('Loading "Llama-3-70B.Q8_0.gguf"', "loading
         # v1-5-pruned.safetensors")

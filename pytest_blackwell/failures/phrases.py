@@ -47,7 +47,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
         r"|\bfailed to load all models\b"  # Triton server's model repository
         r"|(?i:\b(?:could not|couldn't|unable to|cannot|can't) load (?:the )?model\b)"
-        r"|\bError occurred when executing \w*Load\w*:"  # a ComfyUI loader node
+        r"|\bError occurred when executing [^:]{0,60}?Load[^:]{0,60}?:"  # a ComfyUI loader node
         r"|(?i:\bload(?:ing)? model error\b)"
         r"|\bweights were not initialized from checkpoint\b"  # vLLM's check after loading
         # torch's load_state_dict copying a checkpoint's tensor; a checkpoint's header read;
@@ -122,7 +122,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a program's work loop ("Exception in main training loop", "error in main cuda loop")
         r"|(?i:\bin (?:the )?(?:main )?training loop\b|\bin (?:the )?main (?:\w+ )?loop\b)"
         r"|!!! Exception during processing !!!"  # ComfyUI's executor, running a workflow
-        r"|\bError occurred when executing (?!\w*Load)\w+:"  # ComfyUI running a node (not a loader)
+        # ComfyUI running a node (not a loader; by class or display name)
+        r"|\bError occurred when executing (?![^:]{0,60}?Load)[^:]{1,60}?:"
         r"|\bwhile running (?:the )?\w+ node\b"  # ONNX Runtime's executor running a graph node
         r"|(?i:error was encountered while running the model)"  # Ollama's runner
         # a request being served: validation of one request (vLLM's "your request has N input

@@ -122,6 +122,10 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bDistributed package doesn't have (?:NCCL|MPI|Gloo|UCC) built in\b"
        r"|\[Errno 28\] No space left on device"
        r"|\bNo supported gpu backend found\b"  # (Lightning's Trainer, given no GPU it can use)
+       # a torch built without a feature asked for ("use_libuv was requested but PyTorch was
+       # build without libuv support", TCPStore on Windows)
+       r"|\bwas requested but \w+ was buil[dt] without \w+ support\b"
+       r"|\bCannot open libOpenCL\b"  # (TVM's OpenCL runtime, MLC-LLM on a phone without it)
        r"|\bCould not initialize Tensile host: No devices found"),  # (rocBLAS finding no GPU)
     # vLLM finding no platform to run on as it is imported (no CUDA, ROCm or CPU build it can
     # use), which it says at INFO before it fails on the missing device
