@@ -162,7 +162,9 @@ LATE_RULES: tuple[Rule, ...] = (
     # an accelerator's allocator with no room for a buffer (Tenstorrent's "Out of Memory: Not
     # enough space to allocate 71999488 B DRAM buffer across 12 banks")
     rule("buffer_no_space", "device_oom",
-       r"\bNot enough space to allocate \d+ B (?:DRAM|L1) buffer\b"),
+       r"\bNot enough space to allocate \d+ B (?:DRAM|L1) buffer\b"
+       # OpenCL's allocation statuses (MLC-LLM building its kernels on a phone)
+       r"|\bCL_(?:OUT_OF_HOST_MEMORY|MEM_OBJECT_ALLOCATION_FAILURE)\b"),
     # the amdgpu kernel driver's report of a GPU page fault (a VM protection fault): the
     # kernel touched memory it may not (dmesg, as Xid 31 is for NVIDIA)
     rule("amdgpu_page_fault", "illegal_memory_access",
@@ -236,6 +238,9 @@ LATE_RULES: tuple[Rule, ...] = (
        # Android's libc and its crash dumper (logcat: "Fatal signal 4 (SIGILL), code 2", the
        # tombstone's backtrace "F DEBUG   :       #00 pc 000000000019000c  /data/app/...")
        r"|\bFatal signal \d+ \((?P<signal__19>SIG[A-Z]+)\)|\bF DEBUG\s*:\s+#\d+ pc [0-9a-f]+\b"
+       # torchelastic's agent stopped by a signal ("SignalException: Process 2890585 got
+       # signal: 1")
+       r"|\bSignalException: Process \d+ got signal: (?P<signal__20>\d+)"
        # Open MPI's launcher: "mpirun noticed that process rank 6 ... exited on signal 9 (Killed)"
        r"|\bexited on signal (?P<signal__12>\d+)\b"
        # the kernel's log of a process it killed: "app[123]: segfault at 0 ip ... error 4 in
@@ -245,7 +250,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|trap divide error)",
        weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??",
                             "fatal exception", "exited on signal", "xit code", "退出代码",
-                            "segfault at", "traps: ", "exception: ", "Fatal signal", "F DEBUG")),
+                            "segfault at", "traps: ", "exception: ", "Fatal signal", "F DEBUG",
+                            "SignalException")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     # (not Python's or numpy's own messages, which a program's bug raises, not a check of its
     # configuration: "substring not found", "too many values to unpack", "x not in list"; nor a

@@ -4,7 +4,9 @@ A ComfyUI node named by its display name (``Error occurred when executing [Comfy
 Diffusers Pipeline:``) is a loader when its name says ``Load``, any other node is work being
 done; TVM's OpenCL runtime that cannot open ``libOpenCL`` and a torch built without a feature
 asked for (``use_libuv was requested but PyTorch was build without libuv support``) are
-``env_mismatch``.
+``env_mismatch``; OpenCL's allocation statuses (``CL_OUT_OF_HOST_MEMORY``) are ``device_oom``;
+torchelastic's agent stopped by a signal (``SignalException: ... got signal: 1``) is
+``engine_died``.
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -55,6 +57,21 @@ from classify_helpers import classify_as
                 "RuntimeError: use_libuv was requested but PyTorch was build without libuv support",
             ],
             "env_mismatch",
+            "unknown",
+        ),
+        (
+            [
+                "[21:54:05] mlc-llm/cpp/llm_chat.cc:161: Error: CL_OUT_OF_HOST_MEMORY",
+            ],
+            "device_oom",
+            "unknown",
+        ),
+        (
+            [
+                "torch.distributed.elastic.multiprocessing.api.SignalException: Process 2890585 "
+                "got signal: 1",
+            ],
+            "engine_died",
             "unknown",
         ),
     ],
