@@ -165,8 +165,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"\bNot enough space to allocate \d+ B (?:DRAM|L1) buffer\b"
        # OpenCL's allocation statuses (MLC-LLM building its kernels on a phone)
        r"|\bCL_(?:OUT_OF_HOST_MEMORY|MEM_OBJECT_ALLOCATION_FAILURE)\b"),
-    # the amdgpu kernel driver's report of a GPU page fault (a VM protection fault): the
-    # kernel touched memory it may not (dmesg, as Xid 31 is for NVIDIA)
+    # the amdgpu kernel driver's report of a GPU page fault (a VM protection fault): a GPU
+    # kernel touched memory it may not (in dmesg, as NVIDIA's Xid 31 says it)
     rule("amdgpu_page_fault", "illegal_memory_access",
        r"\bamdgpu\b.{0,80}?(?:\[\w+\] (?:retry )?page fault\b|VM_L2_PROTECTION_FAULT_STATUS)"),
     # Windows' Application Error event for a crashed process (Event Viewer's "ExceptionCode
