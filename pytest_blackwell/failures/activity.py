@@ -280,13 +280,13 @@ def activity_at(
     runner has started (``llama runner started``), the autotuner has finished its warm-up. Its
     evidence ends with :data:`AFTER_MARKER` (see :func:`moved_on`).
     """
+    recent = _recent(ring, lineno, raw, text)  # (read once for both questions)
     since, stage = marked
-    ring = list(ring)
     if since:
-        found = activity_before([(n, r) for n, r in ring if n > since], lineno, raw, text, _NAMED)
+        found = activity_stage((shown for n, shown in recent if n > since), _NAMED)
         if found is not None and found[0] != stage and later_stage((found[0], stage)) == found[0]:
             return found[0], found[1] + AFTER_MARKER
-    return activity_before(ring, lineno, raw, text)
+    return activity_stage(shown for _, shown in recent)
 
 
 def moved_on(activity: tuple[str, str] | None) -> TypeGuard[tuple[str, str]]:
@@ -295,24 +295,28 @@ def moved_on(activity: tuple[str, str] | None) -> TypeGuard[tuple[str, str]]:
 
 
 def activity_before(
-    ring: Iterable[tuple[int, str]],
-    lineno: int,
-    raw: str,
-    text: str,
-    patterns: tuple[tuple[re.Pattern[str], str], ...] = ACTIVITY,
+    ring: Iterable[tuple[int, str]], lineno: int, raw: str, text: str
 ) -> tuple[str, str] | None:
     """The activity among the recent physical lines (``ring``) before an error at ``lineno``.
 
     ``raw`` is the physical line the error ``text`` was read from, if known: what it showed
     before the error was printed onto it (a progress bar) is the nearest activity.
     """
-    recent = [text for n, line in ring if n > lineno - RING_LINES for text in _shown(line)]
+    return activity_stage(shown for _, shown in _recent(ring, lineno, raw, text))
+
+
+def _recent(
+    ring: Iterable[tuple[int, str]], lineno: int, raw: str, text: str
+) -> list[tuple[int, str]]:
+    """What the lines before an error at ``lineno`` showed, oldest first, each with its line
+    number (see :func:`activity_before` for ``raw`` and ``text``)."""
+    recent = [(n, shown) for n, line in ring if n > lineno - RING_LINES for shown in _shown(line)]
     at = raw.find(text) if raw and text else -1
     if at > 0:
-        recent.append(raw[:at])
+        recent.append((lineno, raw[:at]))
     elif at == 0:  # the error read with what the line showed first ("(12 / 55 tokens)CUDA error")
-        recent.append(_before_error(text))
-    return activity_stage(recent, patterns)
+        recent.append((lineno, _before_error(text)))
+    return recent
 
 
 def _shown(raw: str) -> list[str]:

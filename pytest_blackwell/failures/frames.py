@@ -399,8 +399,9 @@ def dispatched(lines: Sequence[str]) -> tuple[str, str] | None:
     """``(stage, evidence)`` from an application's dispatcher among the frames of ``lines``
     (:data:`~pytest_blackwell.failures.frame_names.DISPATCHERS`, or its file:
     :data:`~pytest_blackwell.failures.frame_names.DISPATCHER_PATHS`): the weakest frame evidence."""
-    told = _first_in(DISPATCHERS, lines)
-    for segment in [] if told else _segments(lines):
+    segments = _segments(lines)  # (parsed once for the names and the paths)
+    told = _first_in(DISPATCHERS, segments)
+    for segment in [] if told else segments:
         for frame in reversed(segment):
             for path, stage in DISPATCHER_PATHS:
                 if frame.path.endswith(path):
@@ -408,10 +409,10 @@ def dispatched(lines: Sequence[str]) -> tuple[str, str] | None:
     return told
 
 
-def _first_in(table: dict[str, str], lines: Sequence[str]) -> tuple[str, str] | None:
-    """``(table's value, evidence)`` for the first frame among ``lines`` that ``table`` names,
-    innermost first in each traceback, else ``None``."""
-    for segment in _segments(lines):
+def _first_in(table: dict[str, str], segments: list[list[Frame]]) -> tuple[str, str] | None:
+    """``(table's value, evidence)`` for the first frame among ``segments`` (tracebacks, see
+    :func:`_segments`) that ``table`` names, innermost first in each traceback, else ``None``."""
+    for segment in segments:
         for frame in reversed(segment):
             value = table.get(frame.func)
             if value is not None:
@@ -479,4 +480,4 @@ def waiting_dump(lines: Sequence[str]) -> str | None:
 
 def frame_category(lines: Sequence[str]) -> tuple[str, str] | None:
     """``(category, evidence)`` from a frame that raises for one reason only, else ``None``."""
-    return _first_in(CATEGORY_FRAMES, lines)
+    return _first_in(CATEGORY_FRAMES, _segments(lines))

@@ -184,17 +184,22 @@ def _plain_words(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
     own name is not such a word: its banner, ``NCCL version 2.21.5+cuda12.4``, starts healthy
     runs)."""
     for index, (_, _, line) in enumerate(last):
-        cue = cue_category([line.text])
         if (
             is_quiet(line.text, line.level)
             or _TORCH_WARNED.search(line.text)
             or BENIGN.search(line.text)
             or ASIDE.search(line.text) is not None  # a fallback announced, an error foreseen
-            or ((cue is None or cue[0] == "nccl_error") and not _ABORT_AT.match(line.text))
+            or (not _failure_words(line.text) and not _ABORT_AT.match(line.text))
         ):
             continue
         return _Picked(index, "unknown", line.text, {})
     return None
+
+
+def _failure_words(text: str) -> bool:
+    """Whether ``text`` holds a category's general words for a failure (not only NCCL's name)."""
+    cue = cue_category([text])
+    return cue is not None and cue[0] != "nccl_error"
 
 
 #: A shell asked for the exit status of the command before (``echo $?``, cmd's ``echo
