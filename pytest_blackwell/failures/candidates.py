@@ -174,6 +174,18 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
             told = dispatched(cand.traceback)  # weaker than what ran before the error
         if told is not None:
             best = replace(best, after=(told[0], f"{told[1]} (traceback after the error)"))
+    if (
+        best.after is None
+        and best.activity is None
+        and cand.activity is not None
+        and cand.category == best.category
+        and 0 < cand.start - best.line <= AFTER_GAP
+        and not _in_own_words(cand.activity[1], cand.text)
+    ):
+        # The same error reported again right after it (ComfyUI's error report after the
+        # console's line) lends what was shown before the report (its "Node Type"): weaker
+        # than anything before the first report, and never the report's own words.
+        best = replace(best, after=(cand.activity[0], f"{cand.activity[1]} (reported again)"))
     best = _told_later(best, cand)
     if (
         (
@@ -202,6 +214,13 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
             best, hint=hint, hint_from=cand.hint_from if hint != best.hint else best.hint_from
         )
     return best
+
+
+def _in_own_words(why: str, text: str) -> bool:
+    """Whether the words an activity's evidence ``why`` quotes (``activity 'x'``) are in
+    ``text``."""
+    quoted = why.removeprefix("activity ")
+    return quoted[:1] in ("'", '"') and quoted[1:].split(quoted[0])[0] in text
 
 
 #: Frames of a destructor: Python's, Cython's, and cupy's module unload that they run.

@@ -382,7 +382,7 @@ class StreamClassifier:
     def _continued(self, block: Block, line: LogicalLine) -> bool:
         """A generic exception message wrapped onto ``line``: read the pieces as one message."""
         best = block.best
-        if best is None or best.rule not in GENERIC_RULES or not wrap.is_wrapped(line):
+        if best is None or best.rule not in GENERIC_RULES or not wrap.continues(best.text, line):
             return False
         heads = block.wrapped or [best.text]
         block.wrapped = [text for head in heads for text in wrap.joins(head, line.text)][:8]

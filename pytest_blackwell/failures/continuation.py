@@ -93,6 +93,18 @@ def is_wrapped(line: LogicalLine) -> bool:
     )
 
 
+def restates(head: str, rest: str) -> bool:
+    """Whether ``rest`` is the message of ``head``, an exception's type alone, that names the
+    type again (ComfyUI's report: "Exception Type: RuntimeError", then "Exception Message:
+    RuntimeError: ...")."""
+    return bool(_BARE_TYPE.match(head)) and rest.strip().startswith(f"{head.strip()}:")
+
+
+def continues(head: str, line: LogicalLine) -> bool:
+    """Whether ``line`` may go on with the message ``head``: wrapped, or its type restated."""
+    return is_wrapped(line) or restates(head, line.text)
+
+
 def joins(head: str, rest: str) -> list[str]:
     """``head`` continued by ``rest``: cut mid-word, or cut at a space."""
     rest = rest.strip()
@@ -151,7 +163,8 @@ def rejoin(
     if adjacent and len(heads) == 1 and _BARE_TYPE.match(heads[0]):
         # an exception's type alone, its message on the next line (ComfyUI's error report:
         # "Exception Type: RuntimeError", "Exception Message: ..."): one message, whatever it says
-        text = f"{heads[0].strip()}: {rest.strip()}"
+        # (the message may name the type again: "RuntimeError: RuntimeError: ...")
+        text = rest.strip() if restates(heads[0], rest) else f"{heads[0].strip()}: {rest.strip()}"
         found = match(text)
         return None if found is None else (text, *found)
     return None

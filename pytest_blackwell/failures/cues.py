@@ -173,6 +173,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\brequires? (?:CUDA|torch|PyTorch|driver|NCCL|cuDNN|triton|transformers)\b"
             r"|\bdriver (?:version )?(?:is )?(?:too old|insufficient|outdated)\b|\bnot installed\b"
             r"|\bsetup failed\b"
+            # a package older than the caller needs ("sageattention is not new enough version")
+            r"|\bnot new enough\b|\b(?:version|package|library) (?:is )?too old\b"
             r"|\bno (?:CUDA |GPU |HIP )?(?:devices?|GPUs?) (?:available|found|detected)\b"
             r"|"
             + DEVICE_NOT_SET_UP
