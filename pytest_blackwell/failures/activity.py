@@ -47,6 +47,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\[\s*(?:update_slots|launch_slot_with_task|print_timings)\] "
         # a prompt being processed (llama.cpp's forks), a prompt queued (ComfyUI)
         r"|(?i:\bprocessing (?:the )?(?:prompt|audio|image|video|frames?)\b|\bprompt processing\b)"
+        r"|\bProcessing (?:GPU |CPU )?batch \d+"  # a batch of inputs run ("... 1 of expected 1")
         r"|^\s*(?:\[[^\]]*\]\s*)*got prompt\s*$"  # (also behind a host's tags: SwarmUI's)
         # mistral.rs' engine logger with tokens moving; llama.cpp's chat reporting a turn's
         # speeds ("[ Prompt: 81.3 t/s | Generation: 27.3 t/s ]")
@@ -60,8 +61,11 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bllama runner started\b"
         # a progress bar or announcement of the work itself ("Generating: 0/1", "Sampling
         # with k_euler", "Denoising 40%|####", a spinner's "Transcribing... 0:00:03")
-        r"|(?i:^\s*(?:[\u2800-\u28ff]\s*)?(?:generat(?:ing|ion)|sampling|denoising|transcrib\w*"
-        r"|epoch \d+)\b.{0,60}?(?:\d+/\d+|\d+%\||\bwith\b|\.\.\.\s*\d+:\d\d:\d\d))"
+        # (also behind a logger's source location: stable-diffusion.cpp's "stable-diffusion.cpp:
+        # 1428 - generating image: 1/1 - seed 42", "sampling using Euler A method")
+        r"|(?i:^\s*(?:[\u2800-\u28ff]\s*|[\w.-]+\.\w+:\d+ +- +)?(?:generat(?:ing|ion)|sampling"
+        r"|denoising|transcrib\w*|epoch \d+)\b.{0,60}?(?:\d+/\d+|\d+%\||\b(?:with|using)\b"
+        r"|\.\.\.\s*\d+:\d\d:\d\d))"
         # nccl-tests' result rows: size, count, type, redop, root, time, algbw, busbw, #wrong
         r"|^\s*\d+\s+\d+\s+(?:float|half|bfloat16|double|u?int(?:8|32|64))\s+(?:sum|prod|max|min|avg"
         r"|none)\s+-?\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+"
@@ -74,6 +78,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # a training loop's counted step ("[3/1000] Forward GPU memory usage: ...", ColossalAI's
         # examples); LAMMPS' thermo table header, printed as its run starts
         r"|\[\d+/\d+\] (?:Forward|Backward)\b|^\s*Step\s+Temp\s+E_pair\b"
+        # DeepSpeed's step report and throughput timer ("[Rank 0] step=80000, skipped=0, lr=",
+        # "RunningAvgSamplesPerSec=640.7")
+        r"|\bstep=\d+, skipped=\d+\b|\bRunningAvgSamplesPerSec="
         # Keras' epoch header ("Epoch 3/10"), nnU-Net's ("Epoch 0")
         r"|\bEpoch\(train\)|(?i:^\W*epoch \d+(?:/\d+)?\s*$)"
         # stable-diffusion.cpp done sampling an image and decoding its latents
@@ -136,6 +143,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         + r")"
         r"|\bUsing model weights format\b"
         r"|\bload(?:ing)? (?:the )?(?:(?!of\b)\w+ ){0,2}model\b(?! (?:weights )?took)"
+        r"(?!.{0,300}?\bcompleted\b)"  # (stable-diffusion.cpp's "... completed, taking 8.40s")
         # the model's tokenizer files being read; TGI's launcher starting a shard (which loads
         # the model: "Starting shard", "Waiting for shard to be ready")
         r"|(?i:\bload(?:ing)? (?:the )?tokenizer\b)|\bStarting shard\b|\bWaiting for shard\b"
@@ -224,6 +232,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # ggml finding its devices and registering its backends, before any model is read
         r"|\bggml_cuda_init: found \d+ \w+ devices?\b|\bregister_(?:backend|device): registered\b"
         r"|\bggml_vulkan: Found \d+ Vulkan devices?\b"
+        # the devices being counted, as a CUDA sample reports it ("cudaGetDeviceCount returned
+        # 35", then the error's string)
+        r"|\b(?:cuda|hip)GetDeviceCount(?:\(\))? returned\b"
         # an engine checking its environment before it starts (LMDeploy's "Checking environment
         # for PyTorch Engine.")
         r"|\bChecking environment for\b"

@@ -99,7 +99,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "smem_limit",
         (
-            r"\b(?:shared[ _]?mem(?:ory)?|smem)\b",
+            # (Metal calls a block's shared memory its threadgroup memory)
+            r"\b(?:shared[ _]?mem(?:ory)?|smem|threadgroup memory)\b",
             r"\bexceed|\btoo (?:large|much|big|many)\b|\blimit\b|\binsufficient\b|\bnot enough\b"
             r"|\bconstraint\b"
             r"|\bout of resource|\blarger than\b|\bmore than\b",
@@ -215,6 +216,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|divisible|positive|at least|at most)|\b(?:size|shape) mismatch\b"
             r"|\bmust divisible by\b"  # (as a kernel's check words it: "size_k must divisible by")
             r"|\b(?:must|should) be equal to the (?:world|group|tp|tensor parallel) size\b"
+            # an engine built for another world size ("Engine world size (2 * 1) != Runtime
+            # world size (1)")
+            r"|\bworld[ _]?size\b.{0,40}?(?:!=|\bdoes(?: not|n't) match\b|\bmismatch)"
             # a value checked against the ones allowed, listed ("the model format should be in
             # ['llama', 'hf', 'awq', None]")
             r"|\b(?:should|must) be (?:in|one of) [\[({]"
@@ -260,16 +264,22 @@ _DETAILS_HEAD = re.compile(r"\bwas (?:unhandled|caught|thrown)\s*$")
 _DETAILS_MESSAGE = re.compile(r"^\s*Message\s*=\s*(\S.*)$")
 
 
+#: A line that ends with a C++ function's signature: ONNX Runtime's errors name the function
+#: that threw before its message, which a paste may put on the next line.
+_SIGNATURE_END = re.compile(r"\w::~?\w+\([^()]*\)(?: const)?\s*$")
+
+
 def own_words(text: str, traceback: Sequence[str]) -> list[str]:
     """The texts that are an error's own message: its line, the message line of an
     exception-details dump, and the line after one that ends in a colon (a C++ exception's
-    ``what():  file.hpp(42):`` whose message, ``error: out of memory``, is on the next line)."""
+    ``what():  file.hpp(42):`` whose message, ``error: out of memory``, is on the next line) or
+    in the signature of the C++ function that threw."""
     if _DETAILS_HEAD.search(text):
         for line in traceback:
             found = _DETAILS_MESSAGE.match(line)
             if found is not None:
                 return [text, found.group(1)]
-    if text.rstrip().endswith(":"):
+    if text.rstrip().endswith(":") or _SIGNATURE_END.search(text):
         at = next((i for i, line in enumerate(traceback) if line == text), None)
         rest = None if at is None else next((t for t in traceback[at + 1 :] if t.strip()), None)
         if rest is not None:

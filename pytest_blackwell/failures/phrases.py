@@ -138,6 +138,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # handling request")
         r"|(?i:\b(?:failure|error|exception) while handling\b(?! argument))"
         r"|(?i:\bfailed for request\b)"  # the work of one request ("Decode transfer failed ...")
+        # a scheduler's step for one request ("Prefill failed for 63445a4b-...: ...")
+        r"|\b(?:Prefill|Decode|Prefilling|Decoding) failed for\b"
         # a benchmark of the model failing while it runs ("Error during benchmark: ...")
         r"|(?i:\berror (?:during|while running|in) (?:the )?benchmark\b)"
         # the work a served model does, said to have failed ("Transcription failed: ...")

@@ -160,8 +160,15 @@ CONFIG_RULES: tuple[Rule, ...] = (
     rule("option_requires_option", "unsupported_config",
        r"\b(?:quantization|quantized cache|cache type) requires (?:--)?flash[_-]?attn(?:ention)?\b",
        keywords=("requires flash",)),
+    # Triton's model repository refusing a model's directory (no config.pbtxt, a bad name) as
+    # it loads the models
+    rule("model_directory_rejected", "unsupported_config", r"\bPoll failed for model directory\b",
+       stage_hint="loading"),
     rule("argument_rejected", "unsupported_config",
-       r"argument --[\w-]+: invalid|unrecognized arguments:|Failed to parse (?:the )?arguments"
+       # (argparse names an option by all its flags, a positional by its name: "argument
+       # -m/--model: invalid choice", "argument command: invalid choice")
+       r"\bargument (?:-{1,2}[\w-]+/)*-{0,2}[\w-]+: invalid|unrecognized arguments:"
+       r"|Failed to parse (?:the )?arguments"
        r"|\bNotEnoughCUDADevices\b"
        r"|\bArgumentValidation\(\""  # TGI's launcher refusing its arguments
        # (not Python's own TypeError of a call, "f() got an unexpected keyword argument 'x'":

@@ -24,6 +24,10 @@ ENV_RULES: tuple[Rule, ...] = (
        # the driver's PTX JIT library missing (cudaErrorJitCompilerNotFound)
        r"|PTX JIT compiler library not found|cudaErrorJitCompilerNotFound"
        r"|CUDA_ERROR_JIT_COMPILER_NOT_FOUND|hipErrorInsufficientDriver"),
+    # an NVIDIA (NGC) container's entry point checking the host's driver before the program runs
+    rule("container_driver_too_old", "env_mismatch",
+       r"\bThis container was built for NVIDIA Driver Release [\d.]+ or later\b",
+       stage_hint="startup"),
     # versions that do not fit together, in the wordings of drivers, container runtimes, ptxas,
     # loaders and packages that say what they were built for
     rule("version_mismatch", "env_mismatch",

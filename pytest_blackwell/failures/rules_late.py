@@ -58,6 +58,11 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("gpu_lost", "unknown",
        r"NVRM: Xid \([^)]*\): (?P<xid>\d+)|fallen off the bus|NVRM: .{0,80}?(?:failed|error)",
        keywords=("Xid", "off the bus", "NVRM")),
+    # the host kernel's own oops (in a driver's code, as "RIP: ... [nvidia]" then says): a driver
+    # event that fits no category
+    rule("kernel_oops", "unknown",
+       r"\bBUG: kernel NULL pointer dereference\b|\bBUG: unable to handle (?:kernel )?page fault\b"
+       r"|\bkernel BUG at \S+:\d+", keywords=("BUG: ", "kernel BUG")),
     # the kernel's OOM killer ending a process (host memory): a death, not a device allocation
     rule("oom_killer", "engine_died",
        r"\boom-kill:constraint=|\bOut of memory: Killed process \d+|\binvoked oom-killer\b"
@@ -241,6 +246,8 @@ LATE_RULES: tuple[Rule, ...] = (
        # torchelastic's agent stopped by a signal ("SignalException: Process 2890585 got
        # signal: 1")
        r"|\bSignalException: Process \d+ got signal: (?P<signal__20>\d+)"
+       # Cosmopolitan's crash report (llamafile: "error: Uncaught SIGSEGV (SEGV_...) at 0x...")
+       r"|\bUncaught (?P<signal__21>SIG(?:SEGV|BUS|ILL|FPE|ABRT))\b"
        # Open MPI's launcher: "mpirun noticed that process rank 6 ... exited on signal 9 (Killed)"
        r"|\bexited on signal (?P<signal__12>\d+)\b"
        # the kernel's log of a process it killed: "app[123]: segfault at 0 ip ... error 4 in

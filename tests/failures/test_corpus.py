@@ -213,11 +213,24 @@ IN_TUNING = {
     "fresh195": (0.58, 0.58),
     "fresh196": (0.75, 0.75),
     "fresh197": (0.75, 0.75),
+    "fresh198": (1.00, 1.00),
+    "fresh199": (1.00, 1.00),
+    "fresh200": (0.85, 0.85),
+    "fresh201": (1.00, 1.00),
+    "fresh202": (1.00, 1.00),
+    "fresh203": (0.91, 0.83),
+    "fresh204": (1.00, 0.83),
+    "fresh205": (1.00, 0.83),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
 #: docs/failures.md.
 KNOWN_UNREACHABLE = {
+    "fresh205/healthy-lora-training-xformers-triton-missing-warning-287.log": "a library's "
+    "WARNING ('A matching Triton is not available, some optimizations will not be enabled') "
+    "followed by the traceback of the import it tried; a crash's traceback right after a "
+    "WARNING record is the same shape (eleven corpus failures), and the warning names no "
+    "fallback",
     "fresh196/prime-rl-trainer-death-signal-15-step-0-1360.log": "torchelastic's agent told of "
     "a SIGTERM at WARNING only ('Received 15 death signal, shutting down workers'); a job stopped "
     "on purpose (a scheduler's time limit, an orchestrator ending a run) logs the same lines",
