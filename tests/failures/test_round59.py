@@ -11,8 +11,7 @@ the host kernel's own oops (``unknown``, never no failure).
 Stages: a CUDA sample counting the devices (``cudaGetDeviceCount returned 35``, ``startup``);
 stable-diffusion.cpp generating an image behind its logger's source location, and a model load
 it reports as completed is over; a scheduler's ``Prefill failed for <request>``; a batch of
-inputs being processed; DeepSpeed's step report; a caller's error that names the work, up to
-ten lines after the cause.
+inputs being processed; DeepSpeed's step report.
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -158,18 +157,6 @@ from classify_helpers import classify_as
                 "[host:2121 :0:7025] Caught signal 7 (Bus error: nonexistent physical address)",
             ],
             "engine_died",
-            "execute",
-        ),
-        (
-            [
-                "RuntimeError: CUDA error: an illegal memory access was encountered",
-                "CUDA kernel errors might be asynchronously reported at some other API call.",
-                "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
-                "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
-                "",
-                "API error: POST: http://127.0.0.1:7860/api/predict {'error': 'RuntimeError'}",
-            ],
-            "illegal_memory_access",
             "execute",
         ),
     ],
