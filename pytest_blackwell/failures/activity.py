@@ -48,6 +48,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # a prompt being processed (llama.cpp's forks), a prompt queued (ComfyUI)
         r"|(?i:\bprocessing (?:the )?(?:prompt|audio|image|video|frames?)\b|\bprompt processing\b)"
         r"|\bProcessing (?:GPU |CPU )?batch \d+"  # a batch of inputs run ("... 1 of expected 1")
+        r"|^batch_decode: n_tokens = \d+"  # llama.cpp's embedding example decoding a batch
         r"|^\s*(?:\[[^\]]*\]\s*)*got prompt\s*$"  # (also behind a host's tags: SwarmUI's)
         # mistral.rs' engine logger with tokens moving; llama.cpp's chat reporting a turn's
         # speeds ("[ Prompt: 81.3 t/s | Generation: 27.3 t/s ]")

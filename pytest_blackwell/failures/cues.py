@@ -137,7 +137,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"\btimed?[ -]?out\b|\bTimeout(?:Error|Exception)?:|\bdeadline exceeded\b"
             r"|\btimeout (?:after|of \d|waiting|while|expired|reached|exceeded)\b"
             r"|\btimeout (?:check )?failed\b"
-            r"|\b(?:did not|didn't|never) (?:become ready|respond\w*|finish\w*|complete\w*)\b"
+            r"|\b(?:did not|didn't|never) (?:become (?:ready|healthy)|respond\w*|finish\w*"
+            r"|complete\w*)\b"
             r"|\bnot (?:ready|up|healthy|responding) (?:after|within)\b"
             r"|\b(?:for|taking|takes|took) too long\b",
         ),
@@ -174,8 +175,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\brequires? (?:CUDA|torch|PyTorch|driver|NCCL|cuDNN|triton|transformers)\b"
             r"|\bdriver (?:version )?(?:is )?(?:too old|insufficient|outdated)\b|\bnot installed\b"
             r"|\bsetup failed\b"
-            # a package older than the caller needs ("sageattention is not new enough version")
+            # a package older than the caller needs ("sageattention is not new enough version"),
+            # or newer than it supports ("FlashAttention maximum version 2.5.8 is supported")
             r"|\bnot new enough\b|\b(?:version|package|library) (?:is )?too old\b"
+            r"|\b(?:maximum|minimum) version [\d.]+\w* (?:is )?(?:supported|required)\b"
             r"|\bno (?:CUDA |GPU |HIP )?(?:devices?|GPUs?) (?:available|found|detected)\b"
             r"|"
             + DEVICE_NOT_SET_UP

@@ -98,8 +98,9 @@ ERRORISH = re.compile(
     # a server's access log answering a request with a server error (Gin's "| 500 |")
     r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"
     r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurred\b|\bencountered an? (?:unexpected |fatal )?error\b"
-    # an error code in capitals ("LLAMA_CPP_PROCESS_ERROR"), not a code for no error
-    r"|\b(?!NO_)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_ERROR\b"
+    # an error code in capitals ("LLAMA_CPP_PROCESS_ERROR"), not a code for no error; a
+    # library's fatal check ("TT_FATAL: Out of Memory: ...", Tenstorrent's)
+    r"|\b(?!NO_)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:ERROR|FATAL)\b"
     # the CUDA runtime naming an error ("Program hit cudaErrorX ...", "CUDA error (f.h:1): ...")
     r"|\b(?:cuda|hip)Error[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\b(?:CUDA|HIP) error\b"
     r"|(?i:" + SIGNAL_DEATH + ")"  # a shell reporting the signal a job died of
@@ -128,7 +129,7 @@ BENIGN = re.compile(
     # ("Failed requests:       0", a benchmark's summary)
     r"|(?<![Cc]heck )\b(?:failed|errors?)(?: [a-z]+)? ?[=:]\s*0(?![.\d])\b"
     # pinning or locking host memory is an optimisation: llama.cpp and others go on without it
-    r"|\bof pinned (?:host )?memory\b|\bmlock\b"
+    r"|\b(?:of|allocate) pinned (?:host )?memory\b|\bmlock\b"
     # a scheduler taking requests back to free memory (SGLang's "Decode out of memory happened.
     # #retracted_reqs: 1"): they are run again later
     r"|\bretract(?:ed|ing)?(?:_reqs)?\b"
@@ -184,11 +185,16 @@ def is_aside(text: str, lineno: int, recent: Reversible[tuple[int, str]]) -> boo
     if ASIDE.search(text):
         return "NCCL WARN" not in text
     before = next((raw for n, raw in reversed(recent) if n == lineno - 1), "")
+    if text.startswith(" ") and _PY_WARNING_AT.search(before):
+        return True  # the source line Python's warnings module shows under its warning
     return _ASIDE_GOES_ON.match(before.strip()) is not None
 
 
 #: A quiet level the log prefix parser did not recognise (``LMCache WARNING: ...``, a llama.cpp
 #: ``12.30.001.002 W srv ...`` record).
+#: A warning as Python's warnings module prints it (the source line it warned at follows).
+_PY_WARNING = re.compile(r"^\S+\.py:\d+: [A-Z]\w*Warning: ")
+_PY_WARNING_AT = re.compile(r"\.py:\d+: [A-Z]\w*Warning: ")  # (anywhere: after a progress bar)
 _QUIET_WORD = re.compile(
     r"^[^:]{0,40}?\b(?:WARNING|WARN|INFO|DEBUG)\b[:\]]?\s|^[\d.:\- ]{6,}[WID] "
     # spdlog's bracketed lower-case levels ("[ctranslate2] [thread 144] [warning] ...")
@@ -198,6 +204,8 @@ _QUIET_WORD = re.compile(
     r"|^.{0,80}?:\d+\s+\[(?:INFO|DEBUG|WARN(?:ING)?)\]\s"
     # a logger's name and its level in brackets (LLamaSharp's "[llama Info]: Failed Loading ...")
     r"|^\[[\w.-]{1,30} (?:Info|Debug|Trace|Warning)\]:? "
+    # Python's warnings module ("C:\\x\\windows_utils.py:315: UserWarning: Failed to find ...")
+    r"|" + _PY_WARNING.pattern
 )
 
 

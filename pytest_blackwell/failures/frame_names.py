@@ -90,6 +90,7 @@ DECISIVE: dict[str, str] = {
     "load_single_module": "loading",
     "create_weights": "loading",
     "make_layers": "loading",
+    "build_module": "loading",  # Megatron-Core building a model's layer from its spec
     "init_inference": "loading",
     "process_weights_after_loading": "loading",
     # vLLM's quantized weights repacked for the Marlin kernels once they are read
@@ -147,6 +148,9 @@ DECISIVE: dict[str, str] = {
     "_wait_and_warmup": "warmup",  # SGLang's server thread sending its warm-up request
     "warmup": "warmup",  # TGI's model warm-up (its launcher's Warmup method)
     "kernel_warmup": "warmup",
+    # the HPU and XPU model runners of vLLM's forks, running each bucket's scenario once
+    "warmup_model": "warmup",
+    "warmup_scenario": "warmup",
     # teardown
     "__del__": "shutdown",
     "__dealloc__": "shutdown",  # Cython's destructor

@@ -92,7 +92,7 @@ _OTHER_STAMP = re.compile(
 # Rust's indicatif bars (hf-hub downloads in mistral.rs and candle) too: "config.json [00:00:00]
 # [████] 596 B/596 B 3.50 KiB/s (0s)Error: invalid type: ...".
 _PROGRESS = re.compile(
-    r"^[^|]{0,80}\d+%\|[^|]{0,400}\|[^\]]{0,80}\](?:\s+(?=\S)|(?=[A-Z][a-z]|[a-z]+\W))"
+    r"^[^|]{0,80}\d+%\|[^|]{0,400}\|[^\]]{0,80}\](?:\s+(?=\S)|(?=[A-Z][a-z]|[a-z]+\W|[A-Z]:\\))"
     r"(?!Press any key)"
     r"|^[^\[]{0,80}\[\d\d:\d\d:\d\d\] \[[^\]]{0,400}\] [^()]{0,80}\(\d+s\)\s*(?=\S)"
 )
@@ -188,6 +188,8 @@ _FLAT_SPLIT = re.compile(
     r"\((?:[A-Za-z][\w\-]*)(?: rank=\d+)? pid=\d+\)"
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d"
     r"|\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d"
+    # TensorFlow's C++ records ("2021-02-19 22:59:40.420862: I tensorflow/x.cc:983] ...")
+    r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IWEF] \S+:\d+\]"
     r"|Traceback \(most recent call last\):"
     r"|File \"[^\"]+\", line \d+"
     r"|The above exception was the direct cause"

@@ -46,7 +46,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?-i:\bUNAVAILABLE: )"
         r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
         r"|\bfailed to load all models\b"  # Triton server's model repository
-        r"|(?i:\b(?:could not|couldn't|unable to|cannot|can't) load (?:the )?model\b)"
+        r"|(?i:\b(?:could not|couldn't|unable to|cannot|can't) (?:load|init(?:iali[sz]e)?) "
+        r"(?:the )?model\b)"
         r"|\bError occurred when executing [^:]{0,60}?Load[^:]{0,60}?:"  # a ComfyUI loader node
         r"|(?i:\bload(?:ing)? model error\b)"
         r"|\bweights were not initialized from checkpoint\b"  # vLLM's check after loading
@@ -201,7 +202,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"(?i)waiting for .{0,60}(?:to start|READY|initial message)\b|\binit\.cc:\d+"
         r"|waiting for (?:the )?(?:engines?|engine cores?|workers?)\b"
-        r"|(?i:\b(?:did not|to) become ready\b)"  # a server awaited until it is ready
+        r"|(?i:\b(?:did not|to) become (?:ready|healthy)\b)"  # a server awaited until it is up
         r"|ncclCommInit\w*|inspecting model architecture"
         # NCCL's check as a communicator is set up: two ranks on one GPU
         r"|\bDuplicate GPU detected\b"

@@ -205,8 +205,10 @@ CAUSES: tuple[Rule, ...] = (
        r"|: bad allocation$|\bStatus Message: std::bad_alloc\s*$"
        r"|^(?:[\w.]+\.)?ResourceExhaustedError\b"
        # Vulkan's and Metal's words for it (llama.cpp's and others' GPU backends)
-       r"|\bErrorOutOfDeviceMemory\b|\bOutOfDeviceMemoryError\b"
+       r"|\bErrorOutOfDeviceMemory\b|\bOutOfDeviceMemoryError\b|\bVK_ERROR_OUT_OF_DEVICE_MEMORY\b"
        r"|\bkIOGPUCommandBufferCallbackErrorOutOfMemory\b"
+       # MLX's Metal allocator, asked for more than one buffer may hold
+       r"|\bAttempting to allocate \d+ bytes which is greater than the maximum allowed buffer\b"
        r"|Cuda failure (?:\d+ )?'out of memory'"
        # legacy torch's THC check: "THCudaCheck FAIL file=... line=66 error=2 : out of memory"
        r"|\bTHCudaCheck FAIL\b.{0,400}?\berror=2 :"
@@ -251,6 +253,11 @@ CAUSES: tuple[Rule, ...] = (
        r"(?:alloc_buffer|ggml_gallocr\w*): (?:failed to allocate|allocating .{0,80}?failed)",
        weak=True, keywords=("failed to allocate", "alloc_buffer")),
     # --- no kernel for this hardware -----------------------------------------------------------
+    # a ggml backend asserting the type of an operand its kernel takes ("GGML_ASSERT(src1->type
+    # == GGML_TYPE_F32) failed"): it has no kernel for the type it was given
+    rule("ggml_operand_type", "dispatch_failure",
+       r"\bGGML_ASSERT(?::\s*\S+:\d+:\s*|\()\s*\(?\w+(?:->|_)type == GGML_TYPE_\w+",
+       keywords=("GGML_ASSERT",)),
     rule("no_kernel_image", "dispatch_failure",
        r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
        r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function"
@@ -394,6 +401,7 @@ CAUSES: tuple[Rule, ...] = (
        r"|Head size (?P<head_dim__2>\d+) is not supported"
        r"|(?i:(?:does not|doesn't|only) supports? head ?(?:dim|size)(?:ension)?s?)"
        r"|Expect\w* \(?[^)]{0,40}head_?[Dd]im"
+       r"|\bhead_?(?:dim|size) (?:should|must) be (?:in|one of)\b"  # ("headdim should be in [64,")
        # a kernel's assert on the head sizes it was built for: "assert(head_size == 128 || ...)"
        r"|\bassert\w*\s*\(?\s*\(?head_?(?:size|dim)\s*(?:==|\bin\b)"),
     rule("kernel_config_invalid", "dispatch_failure",

@@ -74,6 +74,7 @@ ENV_RULES: tuple[Rule, ...] = (
        r"No working C\+\+ compiler found|InvalidCxxCompiler|Failed to find C compiler"
        r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"
        r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory"
+       r"|\berror: include file '[\w/.]+\.h' not found"  # (tcc, the C compiler Triton ships)
        # a compiler or build tool the JIT build runs is not installed
        r"|No such file or directory: '(?:[^']*/)?(?:nvcc|ninja|hipcc|ptxas|gcc|g\+\+|c\+\+"
        r"|clang(?:\+\+)?)'"

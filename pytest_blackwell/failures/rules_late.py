@@ -70,9 +70,13 @@ LATE_RULES: tuple[Rule, ...] = (
        keywords=("oom-kill", "Killed process")),
     # a kernel stopped by the driver's watchdog for running too long (cudaErrorLaunchTimeout,
     # 702): no progress, even when an NCCL watchdog is the one that reports it
+    # (Metal's: a command buffer macOS stopped for holding the GPU from the display too long,
+    # "Command buffer execution failed: Impacting Interactivity")
     rule("launch_timeout", "timeout",
-       r"launch timed out and was terminated|cudaErrorLaunchTimeout|CUDA_ERROR_LAUNCH_TIMEOUT",
-       keywords=("launch timed out", "LaunchTimeout", "LAUNCH_TIMEOUT")),
+       r"launch timed out and was terminated|cudaErrorLaunchTimeout|CUDA_ERROR_LAUNCH_TIMEOUT"
+       r"|\bCommand buffer execution failed: Impacting Interactivity\b"
+       r"|\bkIOGPUCommandBufferCallbackErrorImpactingInteractivity\b",
+       keywords=("launch timed out", "LaunchTimeout", "LAUNCH_TIMEOUT", "Interactivity")),
     # --- relays: a more specific cause in the same block wins -------------------------------------
     rule("nccl", "nccl_error",
        r"NCCL [Ee]rror|\bNccl error\b"  # (PaddlePaddle's "ExternalError: Nccl error, ...")
@@ -111,8 +115,11 @@ LATE_RULES: tuple[Rule, ...] = (
     # NCCL's debug lines ("host:pid:tid [dev] file.cc:N NCCL WARN ..."; some builds leave out
     # the word NCCL) and a check of an NCCL call's status (Caffe's "result == ncclSuccess")
     rule("nccl_warn", "nccl_error",
-       r"NCCL WARN|^\S+:\d+:\d+ \[\d+\] [\w/.-]+:\d+ WARN |== ncclSuccess\b", weak=True,
-       keywords=("NCCL WARN", " WARN ", "ncclSuccess")),
+       r"NCCL WARN|^\S+:\d+:\d+ \[\d+\] [\w/.-]+:\d+ WARN |== ncclSuccess\b"
+       # Intel's oneCCL, NCCL's counterpart on XPUs: its error records ("|CCL_ERROR| file.cpp:
+       # 202 ...") and its exceptions ("RuntimeError: oneCCL: ze_fd_manager.cpp:214 ...")
+       r"|\|CCL_ERROR\||\boneCCL: \w+\.cpp:\d+", weak=True,
+       keywords=("NCCL WARN", " WARN ", "ncclSuccess", "CCL_ERROR", "oneCCL")),
     rule("watchdog_timeout", "timeout",
        r"^Watchdog timeout\b|watchdog_timeout=\d+\)", keywords=("atchdog",)),
     # ROCm's runtime reporting the GPU hung; any other hardware exception names no category

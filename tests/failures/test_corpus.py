@@ -221,6 +221,10 @@ IN_TUNING = {
     "fresh203": (0.91, 0.83),
     "fresh204": (1.00, 0.83),
     "fresh205": (1.00, 0.83),
+    "fresh206": (1.00, 1.00),
+    "fresh207": (1.00, 0.91),
+    "fresh208": (1.00, 0.75),
+    "fresh209": (1.00, 0.83),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
