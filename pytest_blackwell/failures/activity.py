@@ -139,7 +139,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # weights: checkpoint shards, state dicts, weight files being read
     (
         r"(?i)\bloading (?:\w+ )?checkpoint shards\b|\bload(?:ing)?_state_dict\b"
-        r"|(?<!--)\bfrom_pretrained\b|\bloading (?:model )?weights\b(?! took)(?!.{0,200}?"
+        r"|\bLoading pipeline components\b"  # diffusers' pipeline reading its parts
+        r"|(?<!--)\bfrom_pretrained\b|\bloading (?:model |partial )?weights\b(?! took)(?!.{0,200}?"
         + _WEIGHTS_DONE
         + r")"
         r"|\bUsing model weights format\b"

@@ -208,9 +208,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # kernel's "only supported for contiguous tensors": a layout the caller made)
             r"\b(?:not|isn't|is not|are not) (?:yet )?(?:supported|implemented)\b"
             r"|\bunsupported\b(?! operand type)|\bdoes(?: not|n't) (?:yet )?support\b"
-            r"|\bonly (?:supported|available|allowed) (?:for|with|when)\b(?! contiguous)"
+            r"|\bonly (?:supported|available|allowed|works?) (?:for|with|when)\b(?! contiguous)"
             r"|\bmissing (?:required )?(?:field|key|argument|tensor|weight|parameter|config\w*)s?\b"
-            r"|\bno file named\b"
+            r"|\bno file named\b|\b(?:input|model|config) file (?:was )?not found\b"
             r"|\bunknown (?:\w+ )?model[ _]type\b"
             r"|\bunknown (?:model )?(?:architecture|model type|field|option|argument|parameter"
             r"|quantization|dtype|backend)\b|\bno (?:module or )?parameter named\b"

@@ -83,6 +83,7 @@ ERRORISH = re.compile(
     # an error code: "CUDA error = 999 at main.cu:196", "cuda error 700"
     r"|\b(?i:cuda|hip)\w*(?: driver| runtime)? (?:error|Error)\s*=?\s*[1-9]\d*"
     r"|\b(?:error|Error) [1-9]\d*\s*:\s*\S"  # an error and its code ("runtime error 6: ...")
+    r"|\b[1-9]\d* root error\(s\) found\b"  # TensorFlow's summary above its errors
     r"|\b(?i:CUDA|NCCL|cuDNN|cuBLAS) failure\b"
     r"|^[\w.\-]+: (?:Error|error) \w"
     # a status code of a failure alone or in front of its message ("startup_failed")
@@ -192,9 +193,9 @@ def is_aside(text: str, lineno: int, recent: Reversible[tuple[int, str]]) -> boo
 
 #: A quiet level the log prefix parser did not recognise (``LMCache WARNING: ...``, a llama.cpp
 #: ``12.30.001.002 W srv ...`` record).
-#: A warning as Python's warnings module prints it (the source line it warned at follows).
-_PY_WARNING = re.compile(r"^\S+\.py:\d+: [A-Z]\w*Warning: ")
-_PY_WARNING_AT = re.compile(r"\.py:\d+: [A-Z]\w*Warning: ")  # (anywhere: after a progress bar)
+#: A warning as Python's warnings module prints it (the source line it warned at follows; also
+#: after a progress bar the warning was printed onto).
+_PY_WARNING_AT = re.compile(r"\.py:\d+: [A-Z]\w*Warning: ")
 _QUIET_WORD = re.compile(
     r"^[^:]{0,40}?\b(?:WARNING|WARN|INFO|DEBUG)\b[:\]]?\s|^[\d.:\- ]{6,}[WID] "
     # spdlog's bracketed lower-case levels ("[ctranslate2] [thread 144] [warning] ...")
@@ -204,8 +205,6 @@ _QUIET_WORD = re.compile(
     r"|^.{0,80}?:\d+\s+\[(?:INFO|DEBUG|WARN(?:ING)?)\]\s"
     # a logger's name and its level in brackets (LLamaSharp's "[llama Info]: Failed Loading ...")
     r"|^\[[\w.-]{1,30} (?:Info|Debug|Trace|Warning)\]:? "
-    # Python's warnings module ("C:\\x\\windows_utils.py:315: UserWarning: Failed to find ...")
-    r"|" + _PY_WARNING.pattern
 )
 
 

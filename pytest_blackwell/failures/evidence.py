@@ -25,7 +25,7 @@ from pytest_blackwell.failures.frames import (
     worded_frame,
 )
 from pytest_blackwell.failures.model import Failure
-from pytest_blackwell.failures.phrases import phrase_stage
+from pytest_blackwell.failures.phrases import dispatcher_words, phrase_stage
 from pytest_blackwell.failures.rules_late import TORCH_CAPABILITY_WARNINGS
 from pytest_blackwell.failures.stages import later_stage
 
@@ -159,6 +159,7 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
                 or cand.activity
                 or worded_frame(cand.traceback)
                 or dispatched(cand.traceback)
+                or dispatcher_words(cand.traceback or [cand.text])
             )
             if told is not None and told[0] == "startup" and first_use(cand.traceback):
                 told = None  # a library loaded by a layer's code loads when the model first runs

@@ -122,7 +122,6 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bEngine loop failed\b"  # LMDeploy's engine loop, which steps the running requests
         # a program's work loop ("Exception in main training loop", "error in main cuda loop")
         r"|(?i:\bin (?:the )?(?:main )?training loop\b|\bin (?:the )?main (?:\w+ )?loop\b)"
-        r"|!!! Exception during processing !!!"  # ComfyUI's executor, running a workflow
         # ComfyUI running a node (not a loader; by class or display name)
         r"|\bError occurred when executing (?![^:]{0,60}?Load)[^:]{1,60}?:"
         r"|\bwhile running (?:the )?\w+ node\b"  # ONNX Runtime's executor running a graph node
@@ -253,6 +252,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|/nvshmem/src/(?:modules/bootstrap|host/init)/"
         # c10d's client socket connecting to the process group's store (TCPStore)
         r"|\bclient socket has timed out after \S+ while trying to connect to\b"
+        r"|\bconnect\(\) timed out\. Original timeout was\b"  # (its older wording)
         # and its server socket (the store itself, on the master port) that cannot be opened
         r"|\bserver socket has failed to (?:bind|listen)\b"
         # CUDA finding no device: the first thing a process does with CUDA
@@ -283,6 +283,21 @@ PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 #: served the request (Ollama loads a model for the request that asks for it), so it tells the
 #: stage only when no other error line does.
 ANSWERS = next(pattern for pattern, _ in PHRASES if pattern.pattern == _ANSWERED)
+
+
+#: ComfyUI's executor reporting an exception of whatever node it ran (a loader too): a dispatcher
+#: in words, read after every other sign of the stage, as its frames are.
+_DISPATCHER_WORDS = re.compile(r"!!! Exception during processing !!!")
+
+
+def dispatcher_words(lines: Sequence[str]) -> tuple[str, str] | None:
+    """``("execute", evidence)`` when ``lines`` show an application's dispatcher reporting the
+    error of the work it ran (:data:`_DISPATCHER_WORDS`), else ``None``."""
+    for text in lines:
+        m = _DISPATCHER_WORDS.search(text)
+        if m is not None:
+            return "execute", f"phrase {m.group(0)!r}"
+    return None
 
 
 def phrase_stage(lines: Sequence[str]) -> tuple[str, str] | None:

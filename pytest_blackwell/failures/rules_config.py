@@ -55,7 +55,7 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|Failed to parse NetParameter file"
        r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict"
        r"|config file at .{0,300}? is not a valid JSON file"
-       r"|no file named [\w.\-]+ found in directory"
+       r"|no file named [\w.\-]+(?:,? (?:or )?[\w.\-]+)* found in directory"  # (one of a list)
        # candle's loader missing a tensor of the checkpoint; Triton's repository without a
        # loadable version of the model
        r"|\bcannot find tensor [\w.]+|\bno version is available\b"

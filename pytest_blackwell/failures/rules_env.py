@@ -105,7 +105,8 @@ ENV_RULES: tuple[Rule, ...] = (
     rule("dnn_init_failed", "env_mismatch",
        r"\bDNN library initialization failed\b|\bCUDNN_STATUS_NOT_INITIALIZED\b"
        r"|(?i:\bCould not create cudnn handle\b)"  # XLA's and TensorFlow's wording of it
-       r"|\bbecause cuDNN failed to initialize\b"),  # (TensorFlow's convolution, which needs it)
+       r"|\bbecause cuDNN failed to initialize\b"  # (TensorFlow's convolution, which needs it)
+       r"|\bDNN library is not found\b"),  # (TensorFlow: no cuDNN it can load)
     rule("no_device", "env_mismatch",
        r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"

@@ -253,8 +253,14 @@ LATE_RULES: tuple[Rule, ...] = (
        # torchelastic's agent stopped by a signal ("SignalException: Process 2890585 got
        # signal: 1")
        r"|\bSignalException: Process \d+ got signal: (?P<signal__20>\d+)"
-       # Cosmopolitan's crash report (llamafile: "error: Uncaught SIGSEGV (SEGV_...) at 0x...")
+       # Cosmopolitan's crash report (llamafile: "error: Uncaught SIGSEGV (SEGV_...) at 0x...");
+       # a Windows exception's name in a crash handler's report (Blender's "Error   :
+       # EXCEPTION_ACCESS_VIOLATION")
        r"|\bUncaught (?P<signal__21>SIG(?:SEGV|BUS|ILL|FPE|ABRT))\b"
+       r"|^Error\s*: (?P<signal__22>EXCEPTION_(?:ACCESS_VIOLATION|STACK_OVERFLOW|ILLEGAL_INSTRUCTION))"
+       # a Windows stack walk through the C runtime's abort() ("0x00007FFA..., C:\WINDOWS\System32
+       # \ucrtbase.dll(0x...) + 0xA4AB1 byte(s), abort() + 0x31 byte(s)")
+       r"|\bbyte\(s\), (?P<signal__23>abort)\(\) \+ 0x[0-9A-Fa-f]+ byte\(s\)"
        # Open MPI's launcher: "mpirun noticed that process rank 6 ... exited on signal 9 (Killed)"
        r"|\bexited on signal (?P<signal__12>\d+)\b"
        # the kernel's log of a process it killed: "app[123]: segfault at 0 ip ... error 4 in

@@ -70,5 +70,9 @@ SMEM_RULES: tuple[Rule, ...] = (
        r"(?i)(?:shared memory|smem|threadgroup memory)\b[^.]{0,80}?\bexceed(?:s|ed)?\b"
        r"|\bexceeds? (?:the )?(?:max\w* )?"
        r"(?:available )?(?:shared memory|smem|threadgroup memory)", keywords=("xceed",)),
+    # ggml's flash-attention kernels asking the occupancy API how many blocks fit on an SM: none
+    # does with the shared memory the kernel asks ("GGML_ASSERT(max_blocks_per_sm > 0) failed")
+    rule("no_block_fits", "smem_limit", r"\bGGML_ASSERT\(max_blocks_per_sm > 0\)",
+       keywords=("max_blocks_per_sm",)),
 )
 # fmt: on

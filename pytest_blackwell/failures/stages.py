@@ -74,6 +74,8 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Load weight begin", "loading"),
     ("_context_with_model:", "kv_alloc"),
     ("llama_context:", "kv_alloc"),
+    # llama.cpp's KV cache made for a context (llama_kv_cache_init, _unified, _unified_iswa)
+    ("llama_kv_cache", "kv_alloc"),
     ("load_tensors:", "loading"),
     # llama.cpp's loader reading the file's metadata and describing the model it reads
     ("llama_model_loader:", "loading"),

@@ -225,6 +225,10 @@ IN_TUNING = {
     "fresh207": (1.00, 0.91),
     "fresh208": (1.00, 0.75),
     "fresh209": (1.00, 0.83),
+    "fresh210": (1.00, 1.00),
+    "fresh211": (1.00, 0.90),
+    "fresh212": (1.00, 0.60),
+    "fresh213": (1.00, 0.80),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

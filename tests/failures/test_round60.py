@@ -7,8 +7,8 @@ for it); Vulkan's ``VK_ERROR_OUT_OF_DEVICE_MEMORY`` and MLX's buffer larger than
 (``device_oom``); Metal's ``Impacting Interactivity`` (its watchdog: ``timeout``); a package
 newer than the caller supports (``maximum version 2.5.8 is supported``); tcc's missing header; a
 head dimension outside the listed ones. No failure: ggml failing to pin host memory (it goes on
-without), a Python warning and the source line it shows, a flattened paste of TensorFlow's INFO
-records.
+without), the source line Python's warnings module shows under a warning, a flattened paste of
+TensorFlow's INFO records.
 Stages: a server that did not become healthy (``startup``); vLLM's HPU and XPU runners' warm-up
 frames; Megatron-Core building a layer (``loading``); a model that cannot be initialised
 (``loading``); llama.cpp's embedding example decoding a batch (``execute``).
