@@ -257,7 +257,8 @@ LATE_RULES: tuple[Rule, ...] = (
        # a Windows exception's name in a crash handler's report (Blender's "Error   :
        # EXCEPTION_ACCESS_VIOLATION")
        r"|\bUncaught (?P<signal__21>SIG(?:SEGV|BUS|ILL|FPE|ABRT))\b"
-       r"|^Error\s*: (?P<signal__22>EXCEPTION_(?:ACCESS_VIOLATION|STACK_OVERFLOW|ILLEGAL_INSTRUCTION))"
+       r"|^Error\s*: (?P<signal__22>EXCEPTION_(?:ACCESS_VIOLATION|STACK_OVERFLOW"
+       r"|ILLEGAL_INSTRUCTION))"
        # a Windows stack walk through the C runtime's abort() ("0x00007FFA..., C:\WINDOWS\System32
        # \ucrtbase.dll(0x...) + 0xA4AB1 byte(s), abort() + 0x31 byte(s)")
        r"|\bbyte\(s\), (?P<signal__23>abort)\(\) \+ 0x[0-9A-Fa-f]+ byte\(s\)"

@@ -116,7 +116,7 @@ from classify_helpers import classify_as
         (
             [
                 "[2025-05-10 19:45:47.960] [info] Loading partial weights from pytorch",
-                "!!! Exception during processing !!! CUDA error: out of memory (at src/Tensor.h:393)",
+                "!!! Exception during processing !!! CUDA error: out of memory (at src/T.h:393)",
             ],
             "device_oom",
             "loading",
