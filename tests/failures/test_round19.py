@@ -496,8 +496,10 @@ def test_a_cut_traceback_after_an_error_is_weaker_than_the_errors_own_words(
 ) -> None:
     # the frames of the traceback printed after the error lend their stage only when the error's
     # own words say none; a quick scan (which reads the traceback apart) and a full read agree
+    # (round 61: ComfyUI's "!!! Exception during processing !!!" is its executor's words, read
+    # after such frames; an error's own words about its work are used here)
     lines = [
-        "2024-12-05T05:51:01.414955 - !!! Exception during processing !!! Allocation on device ",
+        "2024-12-05T05:51:01.414955 - Error processing image: Allocation on device ",
         "2024-12-05T05:51:01.416983 - Traceback (most recent call last):",
         '  File "/srv/app/execution.py", line 159, in process_inputs',
         "    results.append(getattr(obj, func)(**inputs))",
@@ -505,7 +507,7 @@ def test_a_cut_traceback_after_an_error_is_weaker_than_the_errors_own_words(
         "    model = load(path)",
     ]
     failure = classify_as(tmp_path, lines, "device_oom", "execute")
-    assert failure.evidence["stage"] == "phrase '!!! Exception during processing !!!'"
+    assert failure.evidence["stage"] == "phrase 'Error processing image'"
 
 
 @pytest.mark.parametrize(

@@ -127,6 +127,20 @@ def test_round61_readings(tmp_path: Path, lines: list[str], category: str, stage
     classify_as(tmp_path, lines, category, stage)
 
 
+def test_comfyui_processing_words_yield_to_the_frames_after_them(tmp_path: Path) -> None:
+    """The traceback printed after ComfyUI's words shows which node's code ran (a loader)."""
+    lines = [
+        "2024-12-05T05:51:01.414955 - !!! Exception during processing !!! Allocation on device ",
+        "2024-12-05T05:51:01.416983 - Traceback (most recent call last):",
+        '  File "/srv/app/execution.py", line 159, in process_inputs',
+        "    results.append(getattr(obj, func)(**inputs))",
+        '  File "/srv/app/nodes.py", line 10, in load_checkpoint',
+        "    model = load(path)",
+    ]
+    failure = classify_as(tmp_path, lines, "device_oom", "loading")
+    assert failure.evidence["stage"] == "frame load_checkpoint (traceback after the error)"
+
+
 def test_comfyui_processing_words_alone_still_tell_execute(tmp_path: Path) -> None:
     """With nothing else before it, ComfyUI's executor still says a node was running."""
     lines = ["!!! Exception during processing !!! CUDA error: out of memory"]
