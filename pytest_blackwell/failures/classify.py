@@ -69,7 +69,7 @@ from pytest_blackwell.failures.stages import (
     marker_fragment,
     marker_stage,
 )
-from pytest_blackwell.failures.tail import tail_candidates, unmarked_error
+from pytest_blackwell.failures.tail import tail_candidates, unmarked_error, work_ended
 
 FOLLOW_LINES = 8  # lines after a relay or a traceback's last line that may still refine it
 STALE_LINES = 400  # an unfinished traceback that gets no line for this long is closed
@@ -186,9 +186,10 @@ class StreamClassifier:
             cand = self._block_result(block)
             if cand is not None:
                 best = merged(best, cand)
-        from_tail = self._tail_candidates()
+        from_tail = tail_candidates(self._tail, self._candidate, self._error_stage(), self.keywords)
         for cand in from_tail:
             best = merged(best, cand)
+        best = work_ended(best, self._tail)
         # A cause found only among the last lines may lack what a full read would add to it.
         self.known_cause = (
             best is not None and best.rank == STRONG and all(best is not c for c in from_tail)
@@ -217,10 +218,6 @@ class StreamClassifier:
             )
         evidence = {"category": f"hang: {reason}", "stage": stage_from}
         return Failure("timeout", stage, text, lineno, {"evidence": reason}, (text,), evidence)
-
-    def _tail_candidates(self) -> list[Candidate]:
-        """Errors among the last lines (see :func:`tail_candidates`)."""
-        return tail_candidates(self._tail, self._candidate, self._error_stage(), self.keywords)
 
     def _refresh_keywords(self) -> None:
         markers = live_marker_keywords(self._stage, self._floor)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from pytest_blackwell.failures.activity import activity_before, activity_stage
@@ -224,3 +225,20 @@ def shown_exit_status(last: list[tuple[int, str, LogicalLine]]) -> _Picked | Non
         category = "engine_died" if died else "unknown"
         return _Picked(index, category, text, {"exit_code": code}, "shown_exit_status")
     return None
+
+
+#: An application's report that the work it ran is over, printed after the error it met
+#: (ComfyUI's "Prompt executed in 7.13 seconds" after a node's exception): the error happened
+#: while that work ran.
+_WORK_ENDED = re.compile(r"\bPrompt executed in [\d.]+ seconds\b")
+
+
+def work_ended(best: Candidate | None, tail: Iterable[tuple[int, str]]) -> Candidate | None:
+    """``best`` told ``execute`` by the end of the work it broke reported among the last lines
+    (:data:`_WORK_ENDED`), when nothing shown before it or after it tells its stage."""
+    if best is None or best.after is not None or best.activity is not None:
+        return best
+    for lineno, raw in tail:
+        if lineno > best.line and (m := _WORK_ENDED.search(raw)) is not None:
+            return replace(best, after=("execute", f"activity {m.group(0)!r} (after the error)"))
+    return best

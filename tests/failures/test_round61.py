@@ -145,3 +145,25 @@ def test_comfyui_processing_words_alone_still_tell_execute(tmp_path: Path) -> No
     """With nothing else before it, ComfyUI's executor still says a node was running."""
     lines = ["!!! Exception during processing !!! CUDA error: out of memory"]
     classify_as(tmp_path, lines, "device_oom", "execute")
+
+
+@pytest.mark.parametrize(
+    ("before", "stage"),
+    [
+        ([], "execute"),
+        (["Loading checkpoint shards:  50%|█████     | 1/2 [00:03<00:03,  3.10s/it]"], "loading"),
+    ],
+)
+def test_a_prompt_reported_executed_after_the_error_tells_execute_only_alone(
+    tmp_path: Path, before: list[str], stage: str
+) -> None:
+    """ComfyUI reports the prompt as executed after a node's exception: the error happened while
+    the prompt ran, unless what was shown before the error says more."""
+    lines = [
+        *before,
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+        "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+        "",
+        "Prompt executed in 7.13 seconds",
+    ]
+    classify_as(tmp_path, lines, "dispatch_failure", stage)
