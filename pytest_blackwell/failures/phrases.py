@@ -253,6 +253,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # c10d's client socket connecting to the process group's store (TCPStore)
         r"|\bclient socket has timed out after \S+ while trying to connect to\b"
         r"|\bconnect\(\) timed out\. Original timeout was\b"  # (its older wording)
+        # a distributed runtime reaching the services it coordinates through as it starts
+        # (Dynamo's etcd and NATS)
+        r"|\bFailed to connect to (?:the )?(?:etcd|NATS|nats|Redis|redis)\b"
         # and its server socket (the store itself, on the master port) that cannot be opened
         r"|\bserver socket has failed to (?:bind|listen)\b"
         # CUDA finding no device: the first thing a process does with CUDA

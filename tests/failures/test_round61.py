@@ -167,3 +167,14 @@ def test_a_prompt_reported_executed_after_the_error_tells_execute_only_alone(
         "Prompt executed in 7.13 seconds",
     ]
     classify_as(tmp_path, lines, "dispatch_failure", stage)
+
+
+def test_a_runtime_that_cannot_reach_its_coordination_service_fails_at_startup(
+    tmp_path: Path,
+) -> None:
+    lines = [
+        "2025-04-01T10:00:00Z INFO runtime: starting worker",
+        "Exception: Failed to connect to etcd server with config ClientOptions { etcd_url: "
+        '["http://localhost:2379"] }',
+    ]
+    classify_as(tmp_path, lines, "unknown", "startup")
