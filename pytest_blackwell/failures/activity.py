@@ -49,6 +49,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\bprocessing (?:the )?(?:prompt|audio|image|video|frames?)\b|\bprompt processing\b)"
         r"|\bProcessing (?:GPU |CPU )?batch \d+"  # a batch of inputs run ("... 1 of expected 1")
         r"|^batch_decode: n_tokens = \d+"  # llama.cpp's embedding example decoding a batch
+        r"|\bPrefilling (?:[Uu]ser|request|batch|prompt)\b"  # a runner prefilling a request
         r"|^\s*(?:\[[^\]]*\]\s*)*got prompt\s*$"  # (also behind a host's tags: SwarmUI's)
         # mistral.rs' engine logger with tokens moving; llama.cpp's chat reporting a turn's
         # speeds ("[ Prompt: 81.3 t/s | Generation: 27.3 t/s ]")
@@ -87,7 +88,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # stable-diffusion.cpp done sampling an image and decoding its latents
         r"|\bsampling completed\b|\bdecoding \d+ latents?\b"
         # Megatron's timer before a training step; BasicSR's training record ("<epoch:  5, iter:")
-        r"|\[before the start of training step\]|<epoch:\s*\d+, iter:\s*[\d,]+"
+        r"|\bbefore the start of training step\]|<epoch:\s*\d+, iter:\s*[\d,]+"
         # a program announcing the start of its work ("Start simulation", "Starting training")
         # (or of the work on an input: "Starting transcription on: talk.mp3")
         r"|(?i:^\W*start(?:ing)? (?:the )?(?:simulation|training|inference|generation|sampling"
@@ -232,7 +233,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # stable-diffusion-webui's launcher handing over to the web UI, before any model
         r"|^Launching Web UI with arguments:"
         # ggml finding its devices and registering its backends, before any model is read
-        r"|\bggml_cuda_init: found \d+ \w+ devices?\b|\bregister_(?:backend|device): registered\b"
+        r"|\bggml_(?:cuda_init|init_cublas): found \d+ \w+ devices?\b"  # (and its older name)
+        r"|\bregister_(?:backend|device): registered\b"
         r"|\bggml_vulkan: Found \d+ Vulkan devices?\b"
         # the devices being counted, as a CUDA sample reports it ("cudaGetDeviceCount returned
         # 35", then the error's string)

@@ -179,6 +179,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # or newer than it supports ("FlashAttention maximum version 2.5.8 is supported")
             r"|\bnot new enough\b|\b(?:version|package|library) (?:is )?too old\b"
             r"|\b(?:maximum|minimum) version [\d.]+\w* (?:is )?(?:supported|required)\b"
+            # an installed version without a feature ("CUDA device, driver and/or toolkit
+            # version does not support comm+GEMM overlap with CUDA Multicast")
+            r"|\bversions? (?:does|do)(?: not|n't) support\b"
             r"|\bno (?:CUDA |GPU |HIP )?(?:devices?|GPUs?) (?:available|found|detected)\b"
             r"|"
             + DEVICE_NOT_SET_UP

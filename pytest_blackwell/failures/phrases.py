@@ -253,6 +253,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # c10d's client socket connecting to the process group's store (TCPStore)
         r"|\bclient socket has timed out after \S+ while trying to connect to\b"
         r"|\bconnect\(\) timed out\. Original timeout was\b"  # (its older wording)
+        # Lightning checking the Trainer's settings as it is built (its accelerator, its devices)
+        r"|\bMisconfigurationException\b"
         # a distributed runtime reaching the services it coordinates through as it starts
         # (Dynamo's etcd and NATS)
         r"|\bFailed to connect to (?:the )?(?:etcd|NATS|nats|Redis|redis)\b"

@@ -445,7 +445,10 @@ CAUSES: tuple[Rule, ...] = (
     # dtype or a layout); an extension's op (``_C::rms_norm``, ``torchvision::nms``) without one
     # is the extension built without that backend: an op missing from the installation
     rule("op_not_for_backend", "dispatch_failure",
-       r"Could not run 'aten::[\w.]+' with arguments from the '(?P<backend>\w+)' backend"),
+       r"Could not run 'aten::[\w.]+' with arguments from the '(?P<backend>\w+)' backend"
+       # a library's op without a kernel for the backend it runs on (DeepSpeed's op builder:
+       # "This op had not been implemented on CPU backend.")
+       r"|\bop (?:has|had) not been implemented (?:on|for) (?:the )?(?P<backend__2>\w+) backend\b"),
     rule("extension_op_not_for_backend", "env_mismatch",
        r"Could not run '(?P<op>(?!aten::)\w+::[\w.]+)' with arguments from the "
        r"'(?P<backend>\w+)' backend"),

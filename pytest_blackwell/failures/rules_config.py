@@ -39,6 +39,10 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"\b(?:invalid type: [^,]{1,60}, expected [\w ]{1,60}|missing field `\w+`"
        r"|unknown (?:variant|field) `[^`]{0,80}`, expected .{0,200}?) at line \d+ column \d+",
        keywords=(" at line ",)),
+    # ggml's reader of a GGUF file that is not there or is no GGUF: the model being read
+    rule("gguf_unreadable", "unsupported_config",
+       r"\bgguf_init_from_file(?:_impl)?: (?:failed to open '|invalid magic)", stage_hint="loading",
+       keywords=("gguf_init_from_file",)),
     rule("model_files", "unsupported_config",
        r"does not appear to have (?:a file|files) named (?P<missing_file>[\w\-]+(?:\.\w+)*)"
        r"|Can't load (?:the )?(?:tokenizer|config|configuration) for"
