@@ -191,11 +191,11 @@ def is_aside(text: str, lineno: int, recent: Reversible[tuple[int, str]]) -> boo
     return _ASIDE_GOES_ON.match(before.strip()) is not None
 
 
-#: A quiet level the log prefix parser did not recognise (``LMCache WARNING: ...``, a llama.cpp
-#: ``12.30.001.002 W srv ...`` record).
 #: A warning as Python's warnings module prints it (the source line it warned at follows; also
 #: after a progress bar the warning was printed onto).
 _PY_WARNING_AT = re.compile(r"\.py:\d+: [A-Z]\w*Warning: ")
+#: A quiet level the log prefix parser did not recognise (``LMCache WARNING: ...``, a llama.cpp
+#: ``12.30.001.002 W srv ...`` record).
 _QUIET_WORD = re.compile(
     r"^[^:]{0,40}?\b(?:WARNING|WARN|INFO|DEBUG)\b[:\]]?\s|^[\d.:\- ]{6,}[WID] "
     # spdlog's bracketed lower-case levels ("[ctranslate2] [thread 144] [warning] ...")

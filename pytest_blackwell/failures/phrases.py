@@ -253,13 +253,13 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # c10d's client socket connecting to the process group's store (TCPStore)
         r"|\bclient socket has timed out after \S+ while trying to connect to\b"
         r"|\bconnect\(\) timed out\. Original timeout was\b"  # (its older wording)
+        # and its server socket (the store itself, on the master port) that cannot be opened
+        r"|\bserver socket has failed to (?:bind|listen)\b"
         # Lightning checking the Trainer's settings as it is built (its accelerator, its devices)
         r"|\bMisconfigurationException\b"
         # a distributed runtime reaching the services it coordinates through as it starts
         # (Dynamo's etcd and NATS)
         r"|\bFailed to connect to (?:the )?(?:etcd|NATS|nats|Redis|redis)\b"
-        # and its server socket (the store itself, on the master port) that cannot be opened
-        r"|\bserver socket has failed to (?:bind|listen)\b"
         # CUDA finding no device: the first thing a process does with CUDA
         r"|\bno CUDA-capable device is detected\b"
         # a server that could not be started (its model server, inference server)
