@@ -34,7 +34,7 @@ RAY_TAG = "(MapWorker(MapBatches(LLMActor)) pid=77, ip=10.1.2.3) (EngineCore_DP0
                 "llama_model_load: error loading model: llama_model_loader: failed to load model",
             ],
             "unsupported_config",
-            "startup",
+            "loading",  # (round 62: ggml reading a GGUF file is loading, after the banner too)
         ),
         (
             [

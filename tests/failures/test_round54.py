@@ -80,7 +80,7 @@ from classify_helpers import classify_as
                 "MisconfigurationException('No supported gpu backend found!')",
             ],
             "env_mismatch",
-            "unknown",
+            "startup",  # (round 62: Lightning's check as the Trainer is built)
         ),
         (  # the stack starts beyond the lines read after the error: its frames are looked at
             [
