@@ -50,6 +50,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bProcessing (?:GPU |CPU )?batch \d+"  # a batch of inputs run ("... 1 of expected 1")
         r"|^batch_decode: n_tokens = \d+"  # llama.cpp's embedding example decoding a batch
         r"|\bPrefilling (?:[Uu]ser|request|batch|prompt)\b"  # a runner prefilling a request
+        # TurboMind stepping a batch of requests ("[Forward] [0, 1), dc=0, pf=1, sum_q=3917")
+        r"|^\s*(?:\[TM\]\[INFO\]\s*)?\[Forward\] \[\d+, \d+\), dc=\d+, pf=\d+"
         r"|^\s*(?:\[[^\]]*\]\s*)*got prompt\s*$"  # (also behind a host's tags: SwarmUI's)
         # mistral.rs' engine logger with tokens moving; llama.cpp's chat reporting a turn's
         # speeds ("[ Prompt: 81.3 t/s | Generation: 27.3 t/s ]")

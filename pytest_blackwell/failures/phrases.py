@@ -34,7 +34,7 @@ _ANSWERED = (
 _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph|cuda ?graph warm ?up"
-        r"|\bgraph capture failed\b"
+        r"|\bgraph capture failed\b|\bcuda ?graph preparation\b"
         # the CUDA graph API itself: a graph being captured or instantiated
         r"|(?-i:\bcu(?:da)?(?:Graph[A-Z]|StreamBeginCapture|StreamEndCapture)\w*)",
         "graph_capture",
@@ -167,7 +167,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"Exception ignored in.{0,80}__(?:del|dealloc)__|likely shutting down|interpreter shutdown"
         # the CUDA runtime already unloaded at exit (cudaErrorCudartUnloading): a free or a
         # destroy made while the process goes down
-        r"|\bdriver shutting down\b|\bcudaErrorCudartUnloading\b",
+        r"|\bdriver shutting down\b|\bcudaErrorCudartUnloading\b"
+        # a server that cannot stop in time (Triton's "failed to stop server: ... Exit timeout
+        # expired")
+        r"|\bfailed to stop server\b|\bExit timeout expired\b",
         "shutdown",
     ),
     # also the tracing span of TGI's (and its forks') router warming the shards up
@@ -195,7 +198,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\bfailed to initiali[sz]e the context\b)"
         r"|(?i:\ballocat\w* (?:\w+ ){0,2}for (?:the )?kv[ _-]?cache\b)"
         # the context reserving its compute graph's buffers (llama.cpp's graph_reserve)
-        r"|\bgraph_reserve\b",
+        r"|\bgraph_reserve\b"
+        # TensorRT-LLM's executor, which sizes its KV cache from the memory the engine leaves
+        r"|\bExecutor creation failed due to insufficient GPU memory\b",
         "kv_alloc",
     ),
     (

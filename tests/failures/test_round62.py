@@ -7,7 +7,9 @@ Stages: Megatron's timer line cut before its bracket (``before the start of trai
 and a runner prefilling a request (``execute``); Lightning's ``MisconfigurationException``,
 raised as the Trainer is built, and ggml's older device report (``ggml_init_cublas: found 2
 CUDA devices``) (``startup``); ggml's reader of a GGUF file that is not there or is no GGUF
-(``loading``, also after llama.cpp's start-up banner).
+(``loading``, also after llama.cpp's start-up banner); TensorRT-LLM's executor without the
+memory for its KV cache (``kv_alloc``); a server that cannot stop in time (``shutdown``); a CUDA
+graph's preparation (``graph_capture``); TurboMind stepping a batch (``[Forward]``, ``execute``).
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -83,6 +85,41 @@ from classify_helpers import classify_as
             ],
             "unsupported_config",
             "loading",
+        ),
+        (
+            [
+                "RuntimeError: Executor creation failed due to insufficient GPU memory.",
+            ],
+            "device_oom",
+            "kv_alloc",
+        ),
+        (
+            [
+                "I0101 00:00:00.000000 1 server.cc:300] Waiting for in-flight requests.",
+                "error: failed to stop server: Internal - Exit timeout expired. Exiting "
+                "immediately.",
+            ],
+            "timeout",
+            "shutdown",
+        ),
+        (
+            [
+                "error: CUDA Graph preparation consumed 875819008 bytes, exceeding the planned "
+                "allowance of 12582912 bytes",
+            ],
+            "unknown",
+            "graph_capture",
+        ),
+        (
+            [
+                " [TM][INFO] [Forward] [0, 1), dc=0, pf=1, sum_q=679, sum_k=679, max_q=679",
+                "",
+                " terminate called after throwing an instance of 'std::runtime_error'",
+                "   what():  [TM][ERROR] CUDA runtime error: an illegal memory access was "
+                "encountered /src/turbomind/models/llama/LlamaBatch.h:143",
+            ],
+            "illegal_memory_access",
+            "execute",
         ),
     ],
 )
