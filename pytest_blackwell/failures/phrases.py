@@ -198,9 +198,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\bfailed to initiali[sz]e the context\b)"
         r"|(?i:\ballocat\w* (?:\w+ ){0,2}for (?:the )?kv[ _-]?cache\b)"
         # the context reserving its compute graph's buffers (llama.cpp's graph_reserve)
-        r"|\bgraph_reserve\b"
-        # TensorRT-LLM's executor, which sizes its KV cache from the memory the engine leaves
-        r"|\bExecutor creation failed due to insufficient GPU memory\b",
+        r"|\bgraph_reserve\b",
         "kv_alloc",
     ),
     (

@@ -7,9 +7,9 @@ Stages: Megatron's timer line cut before its bracket (``before the start of trai
 and a runner prefilling a request (``execute``); Lightning's ``MisconfigurationException``,
 raised as the Trainer is built, and ggml's older device report (``ggml_init_cublas: found 2
 CUDA devices``) (``startup``); ggml's reader of a GGUF file that is not there or is no GGUF
-(``loading``, also after llama.cpp's start-up banner); TensorRT-LLM's executor without the
-memory for its KV cache (``kv_alloc``); a server that cannot stop in time (``shutdown``); a CUDA
-graph's preparation (``graph_capture``); TurboMind stepping a batch (``[Forward]``, ``execute``).
+(``loading``, also after llama.cpp's start-up banner); a server that cannot stop in time
+(``shutdown``); a CUDA graph's preparation (``graph_capture``); TurboMind stepping a batch
+(``[Forward]``, ``execute``).
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -85,13 +85,6 @@ from classify_helpers import classify_as
             ],
             "unsupported_config",
             "loading",
-        ),
-        (
-            [
-                "RuntimeError: Executor creation failed due to insufficient GPU memory.",
-            ],
-            "device_oom",
-            "kv_alloc",
         ),
         (
             [
