@@ -54,9 +54,12 @@ class Candidate:
     hint_from: str = ""  # what gave ``hint``
     #: ``(stage, evidence)`` from what the log showed happening right before the error
     activity: tuple[str, str] | None = None
-    #: ``(stage, evidence)`` from the frames of the traceback printed right after the error line
-    #: (``logger.exception`` prints its message, then the traceback; an engine's API server logs
-    #: ``EngineDeadError``, then the engine core's traceback): the same failure's frames
+    #: ``(stage, evidence)`` from what the log shows right after the error line: the frames of
+    #: the traceback printed after it (``logger.exception`` prints its message, then the
+    #: traceback; an engine's API server logs ``EngineDeadError``, then the engine core's
+    #: traceback), the same error reported again or its caller's error (:func:`_told_later`),
+    #: the activity shown before such a report, the work the error broke reported as over
+    #: (:func:`~pytest_blackwell.failures.tail.work_ended`). Weaker than the error's own words.
     after: tuple[str, str] | None = None
 
 
