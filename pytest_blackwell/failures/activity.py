@@ -181,7 +181,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # the latent-diffusion code (CompVis' ldm, which stable-diffusion tools carry) building
         # a checkpoint's model ("DiffusionWrapper has 859.52 M params.", "Working with z of
         # shape (1, 4, 32, 32) = 4096 dimensions.")
-        r"|\bDiffusionWrapper has [\d.]+ M params\b|\bWorking with z of shape\b"
+        r"|\bDiffusionWrapper has [\d.]+ M params\b|(?i:\bworking (?:with|on) z of shape\b)"
         r"|\bLatentDiffusion: Running in [\w-]+ mode\b",
         "loading",
     ),

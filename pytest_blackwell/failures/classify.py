@@ -186,7 +186,10 @@ class StreamClassifier:
             cand = self._block_result(block)
             if cand is not None:
                 best = merged(best, cand)
-        from_tail = tail_candidates(self._tail, self._candidate, self._error_stage(), self.keywords)
+        marked = (self._marked_at, self._stage)
+        from_tail = tail_candidates(
+            self._tail, self._candidate, self._error_stage(), self.keywords, marked
+        )
         for cand in from_tail:
             best = merged(best, cand)
         best = work_ended(best, self._tail)
@@ -200,7 +203,7 @@ class StreamClassifier:
         hang = hang_evidence(self._tail)
         if hang is None:
             if best is None:  # at worst an excerpt ends in a failure told in plain words
-                best = unmarked_error(self._tail, self._error_stage())
+                best = unmarked_error(self._tail, self._error_stage(), marked)
             return self._failure(best) if best is not None else None
         lineno, raw, reason = hang
         text = next((ln.text for ln in reversed(logical_lines(raw)) if ln.text), raw.strip())

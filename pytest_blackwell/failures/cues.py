@@ -149,6 +149,15 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("env_mismatch", (DEVICE_NOT_SET_UP,)),
     ("dispatch_failure", (_REFUSAL, _ARCH)),
     ("dispatch_failure", (_REFUSAL, _KERNEL, _OPERAND)),
+    # a GPU backend's own source refusing what it was asked ("ggml-metal.m:539: false && \"not
+    # implemented\"", "attention.cu:88: not supported"): no kernel there for the op or its type
+    (
+        "dispatch_failure",
+        (
+            r"\bnot (?:yet )?(?:implemented|supported)\b",
+            r"\bggml-(?:metal|cuda|vulkan|sycl|opencl|cann|hip|musa)\b|\.(?:cu|cuh|metal):\d+",
+        ),
+    ),
     # a feature that only one attention backend has ("Bidirectional attention for image tokens
     # requires TritonAttnBackend"): no kernel for it in the backend that runs
     ("dispatch_failure", (r"\brequires (?:the )?\w*(?:Attn|Attention) ?[Bb]ackend\b",)),

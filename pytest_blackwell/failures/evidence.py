@@ -71,8 +71,12 @@ _NEVER_STARTED = re.compile(
 
 
 def first_use(lines: Sequence[str]) -> bool:
-    """Whether ``lines`` show a library loaded on first use (:data:`_FIRST_USE`)."""
-    return any(_FIRST_USE.search(text.strip()) for text in lines)
+    """Whether ``lines`` show a library loaded on first use (:data:`_FIRST_USE`); a layer's
+    module being imported (its frame ``in <module>``) is an import like any other."""
+    return any(
+        _FIRST_USE.search(text.strip()) and not text.rstrip().endswith("in <module>")
+        for text in lines
+    )
 
 
 #: Rules that match only the shapes above (also when the message they matched is on a line of
@@ -109,6 +113,16 @@ def stage_prior(
 
 #: Rules that only name an exception type: a frame that raises for one reason is better evidence.
 GENERIC_RULES = ("value_error", "exception")
+
+
+def _told_lines(cand: Candidate) -> list[str]:
+    """The lines that may say what was being done: the traceback, and the error's own text
+    where the traceback does not hold it (a Rust panic's message joined to its header; a line
+    read from the tail alone)."""
+    lines = list(cand.traceback)
+    if not any(cand.text in line for line in lines):
+        lines.append(cand.text)
+    return lines
 
 
 def category_evidence(cand: Candidate) -> str:
@@ -154,7 +168,7 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
             options.append(cand.activity)
         if told is None and later_stage(stage for stage, _ in options) == "unknown":
             told = (
-                phrase_stage(cand.traceback or [cand.text])  # (a line read from the tail alone)
+                phrase_stage(_told_lines(cand))
                 or cand.after
                 or cand.activity
                 or worded_frame(cand.traceback)

@@ -104,6 +104,7 @@ DECISIVE: dict[str, str] = {
     "build_serialized_network": "compile",
     "build_cuda_engine": "compile",
     "build_and_load": "compile",
+    "jit_load": "compile",  # DeepSpeed's op builder building an op just in time (its checks too)
     "parallel_build": "compile",  # trtllm-build building the engines of a checkpoint
     "build_and_save": "compile",
     "get_nvcc_flags_list": "compile",
@@ -169,6 +170,10 @@ CONTEXTUAL: dict[str, str] = {
     "get_tensor": "loading",  # safetensors' safe_open(...).get_tensor: a checkpoint tensor read
     "safe_open": "loading",  # safetensors opening a checkpoint file
     "from_pretrained": "loading",  # Hugging Face: a model, tokenizer or config read from files
+    # an engine reading the model's tokenizer files (vLLM's get_tokenizer and the functions
+    # that wrap it for the engine's configuration)
+    "get_tokenizer": "loading",
+    "init_tokenizer_from_configs": "loading",
     "_dummy_sampler_run": "warmup",
     "execute_model": "execute",
     # vLLM V1 preparing a scheduled batch's inputs (its dummy runs build their own)

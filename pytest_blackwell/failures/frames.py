@@ -277,6 +277,11 @@ _COMMUNICATOR_CLASS = re.compile(
 _CACHE_MODULE = re.compile(
     r"(?:^|/)(?:\w*kv_?cache\w*|cache|cache_engine|cache_manager|cache_utils|memory_pool)\.py$"
 )
+#: Modules of arguments and settings (Hugging Face's ``training_args.py``, vLLM's ``arg_utils.py``
+#: and ``config/`` package): a dataclass there checking itself as it is built checks arguments.
+_SETTINGS_MODULE = re.compile(
+    r"(?:^|/)\w*(?:args|arguments|config|configs|configuration\w*|settings|options)\.py$|/config/"
+)
 _BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|make|setup)_\w+)$")
 
 
@@ -310,6 +315,8 @@ def _named(frame: Frame) -> str | None:
         stage = "kv_alloc"
     if stage is None and frame.func == "__init__" and frame.path.endswith(_DATA_PARALLEL):
         stage = "startup"  # a data-parallel wrapper being built: distributed set-up
+    if stage is None and frame.func == "__post_init__" and _SETTINGS_MODULE.search(frame.path):
+        stage = "startup"  # arguments or settings running their checks as they are built
     if stage is None and frame.func == "__init__" and any(p in frame.path for p in MODEL_PATHS):
         stage = "loading"
     if stage is None and _MODEL_CLASS.search(frame.constructs):

@@ -34,6 +34,9 @@ _KUBE = re.compile(
     r"(?:/[\w.\-]+)?\]\s?"
     # a container runtime's log file (CRI: "<time> stdout F <line>", the time stripped before)
     r"|^(?:stdout|stderr) [FP] "
+    # a serverless worker's id glued to the level of the stream it captured ("<id>[info]"):
+    # the platform's, not the program's (a traceback printed to stdout is tagged info)
+    r"|^[a-z0-9]{8,40}\[(?:info|error|warning|debug)\] ?"
 )
 # A cloud logging export's severity before the entry's RFC 3339 time ("ERROR
 # 2025-03-30T23:51:21.299840450Z ..."): the severity of the stream (stderr is ERROR), not the

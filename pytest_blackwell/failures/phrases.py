@@ -70,7 +70,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bError\(s\) in loading state_dict\b|\bcopying a param with shape\b.* from checkpoint\b"
         # a remote call named for a load that failed (LM Studio's "[Endpoint=loadModel]", a gRPC
         # server's "Method LoadAdapter encountered an error")
-        r"|(?-i:\b(?:[Ee]ndpoint=|[Mm]ethod )[Ll]oad(?:[A-Z]\w*)?\b)",
+        r"|(?-i:\b(?:[Ee]ndpoint=|[Mm]ethod )[Ll]oad(?:[A-Z]\w*)?\b)"
+        # or a request to a runner's load route (Ollama's "do load request: Post
+        # \"http://127.0.0.1:43111/load\": EOF")
+        r"|\bdo load request\b|\bPOST \S*/load\b|(?-i:\bPost \"?https?://\S+/load\"?:)",
         "loading",
     ),
     (
@@ -157,7 +160,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\b(?:error|exception|failure) (?:during|while|in) (?:the )?(?:\w+ )?"
         r"(?:generation|inference|sampling|decoding|prediction|transcription)\b)"
         # uvicorn's report of an exception raised while the app handled a request
-        r"|\bException in ASGI application\b",
+        r"|\bException in ASGI application\b"
+        # a served request named by its OpenAI-style id ("cmpl-<hex>", "chatcmpl-<hex>") as the
+        # thing that failed or waits
+        r"|\b(?:chat)?cmpl-[0-9a-f]{8}",
         "execute",
     ),
     # a server answering a request with an error (see _ANSWERED)

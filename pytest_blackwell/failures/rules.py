@@ -206,6 +206,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|^(?:[\w.]+\.)?ResourceExhaustedError\b"
        # Vulkan's and Metal's words for it (llama.cpp's and others' GPU backends)
        r"|\bErrorOutOfDeviceMemory\b|\bOutOfDeviceMemoryError\b|\bVK_ERROR_OUT_OF_DEVICE_MEMORY\b"
+       # (a Vulkan call's result as its number: -1 and -2 are VK_ERROR_OUT_OF_HOST_MEMORY and
+       # VK_ERROR_OUT_OF_DEVICE_MEMORY, as ncnn prints them: "vkAllocateMemory failed -2")
+       r"|\bvk[A-Z]\w+ failed -[12]\b"
        r"|\bkIOGPUCommandBufferCallbackErrorOutOfMemory\b"
        # MLX's Metal allocator, asked for more than one buffer may hold
        r"|\bAttempting to allocate \d+ bytes which is greater than the maximum allowed buffer\b"

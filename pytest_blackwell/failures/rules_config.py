@@ -101,6 +101,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"\bModelImporter\.cpp:\d+: ERROR\b|\bUNSUPPORTED_NODE\b"
        r"|\bModelImporter\.cpp:\d+ In function \w+:"  # (older parsers, the assert on the next line)
        r"|Network has dynamic or shape inputs, but no optimization profile has been defined"
+       # (or one whose profile leaves a dynamic input without its dimensions)
+       r"|\bdynamic input is missing dimensions in profile\b"
        # a parsed network the builder cannot build: no output marked, a shape it cannot use
        r"|\bNetwork must have at least one output\b"
        r"|\boutput can not be used as shape tensor\b"
@@ -110,7 +112,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # for op: Mish")
        r"|\bNo importer registered for op: \w+",
        stage_hint="compile",
-       keywords=("ModelImporter", "UNSUPPORTED_NODE", "no optimization profile")),
+       keywords=("ModelImporter", "UNSUPPORTED_NODE", "no optimization profile",
+                 "missing dimensions in profile")),
     rule("model_file_rejected", "unsupported_config",
        r"unknown \(magic, version\) combination|is this really a GG(?:ML|UF) file"
        r"|\bcreate_tensor: tensor '[^']+' (?:not found|has wrong shape)"
@@ -118,6 +121,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|invalid (?:GGUF|GGML) (?:magic|file)"
        # a file whose first bytes are not the format's (an old GGJT file, not a TensorRT plan)
        r"|\binvalid magic (?:characters|number|bytes)\b|[Mm]agic (?:tag|number) does not match"
+       # (ncnn's reader of a .param file: "parse magic failed")
+       r"|\bparse magic failed\b"
        r"|\bnot a (?:valid )?GG(?:UF|ML) file|\bmissing tensor '?[\w.]+"
        # a model architecture the loader does not implement (KoboldCpp's "Detected unimplemented
        # GGUF Arch: x")

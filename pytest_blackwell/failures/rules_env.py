@@ -203,9 +203,12 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bThe specified procedure could not be found\b"
        # a package trying each build of its own kernels library (sgl_kernel: "Could not load any
        # common_ops library!")
-       r"|\bCould not load any \w+ library\b",
+       r"|\bCould not load any \w+ library\b"
+       # NCCL's "Last error:" naming a library it could not open (NVML: "Failed to open
+       # libnvidia-ml.so.1"), as a line of its own: not its WARN about an optional transport
+       r"|^Failed to open (?P<library__4>lib[\w\-]+\.so[\d.]*)$",
        keywords=("Could not locate", "Could not load library", "Unable to load any of",
-                 "Could not load any",
+                 "Could not load any", "Failed to open lib",
                  "Cannot load symbol", "LoadLibrary",
                  "able to be loaded", "Failed to load NCCL library", "load error", "not found at",
                  "WinError 1114", "initialization routine failed", "dynlib/dll",

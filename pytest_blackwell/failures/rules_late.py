@@ -139,9 +139,15 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|connection|iteration|step|heartbeat|barrier|wait\w*) (?:has )?timed out\b)"
        r"|(?i:\btimed out after \d+)|\bgot error: Socket Timeout\b"
        r"|(?i:\b(?:did not|failed to) become (?:ready|available|healthy)\b)"
+       # (not a wait that goes on: "not ready after 1181.1s, waiting 10.0s before polling")
+       r"|(?i:\bnot (?:ready|healthy|up) after \d+(?:\.\d+)? ?(?:s|seconds?|m|min|minutes?)\b"
+       r"(?!.{0,60}?\b(?:waiting|retry\w*|polling|will try)\b))"
        r"|(?i:deadline exceeded)|DEADLINE_EXCEEDED|(?i:timeout of \d+(?:\.\d+)? ?(?:ms|s|seconds?) "
        r"(?:exceeded|reached))"
-       r"|Gateway Time-?out"),
+       r"|Gateway Time-?out"
+       # the same said with the noun, as a whole message ("Sync batch data transfer timeout")
+       r"|(?i:\b(?:transfer|operation|request|rpc|connection|handshake|heartbeat|barrier)"
+       r" time-?out\.?$)"),
     # a message telling to raise a time limit: the limit was hit (llama.cpp's server, others)
     rule("timeout_advice", "timeout",
        r"(?i)\b(?:increase|adjust|raise|extend)\w* (?:the )?--[\w-]*time-?out\b",
@@ -250,6 +256,8 @@ LATE_RULES: tuple[Rule, ...] = (
        # Android's libc and its crash dumper (logcat: "Fatal signal 4 (SIGILL), code 2", the
        # tombstone's backtrace "F DEBUG   :       #00 pc 000000000019000c  /data/app/...")
        r"|\bFatal signal \d+ \((?P<signal__19>SIG[A-Z]+)\)|\bF DEBUG\s*:\s+#\d+ pc [0-9a-f]+\b"
+       # (the tombstone's own signal line: "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr")
+       r"|\bsignal \d+ \((?P<signal__24>SIG[A-Z]+)\), code -?\d+ \(\w+\), fault addr\b"
        # torchelastic's agent stopped by a signal ("SignalException: Process 2890585 got
        # signal: 1")
        r"|\bSignalException: Process \d+ got signal: (?P<signal__20>\d+)"
@@ -272,7 +280,7 @@ LATE_RULES: tuple[Rule, ...] = (
        weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??",
                             "fatal exception", "exited on signal", "xit code", "退出代码",
                             "segfault at", "traps: ", "exception: ", "Fatal signal", "F DEBUG",
-                            "SignalException")),
+                            "SignalException", "fault addr")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     # (not Python's or numpy's own messages, which a program's bug raises, not a check of its
     # configuration: "substring not found", "too many values to unpack", "x not in list"; nor a
@@ -433,7 +441,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"^(?:[\w.]+: )?\[\w+(?:Error|Exception)\] : \d+ : [A-Z_]+ :"
        r"|\b(?:CUDA|CUDNN|CUBLAS|CUFFT|CURAND|CUSPARSE|CUSOLVER|NCCL|cuDNN|cuBLAS) error "
        r"executing \w+"
-       r"|\bGGML_ASSERT: \S+:\d+: "
+       # (glued to the text a model was generating: "... is  toGGML_ASSERT: ...")
+       r"|(?:\b|(?<=[a-z]))GGML_ASSERT: \S+:\d+: "
        # (and its newer wording: "f.c:1: GGML_ASSERT(x) failed")
        r"|\S+:\d+: GGML_ASSERT\(.*\) failed"
        # a C or C++ program's assert() on the host, which then aborts ("prog: src/model.cpp:32:

@@ -23,7 +23,11 @@ SMEM_RULES: tuple[Rule, ...] = (
        r"Hardware limit: (?P<limit_bytes>\d+)", ignore_at=AUTOTUNE_QUIET),
     rule("too_many_resources", "smem_limit",
        r"too many resources requested for launch|CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"
-       r"|(?:cuda|hip)ErrorLaunchOutOfResources"),
+       r"|(?:cuda|hip)ErrorLaunchOutOfResources"
+       # a launch with more threads per block than the kernel's pipeline allows (Metal's "Thread
+       # group size (1024) is greater than the maximum allowed threads per threadgroup (896)")
+       r"|\b(?:greater than|exceeds?|more than)\s+(?:the\s+)?maximum (?:allowed |number of )?"
+       r"threads per (?:threadgroup|block)\b"),
     # Triton's resource check as Inductor relays it, naming the kernel where Triton names the
     # resource ("out of resource: triton_mm Required: 327680 Hardware limit:232448"); only shared
     # memory is checked against a byte limit there

@@ -180,7 +180,8 @@ _STUCK = re.compile(
     # Horovod's stall inspector: ranks that never submitted the tensors the others wait on
     r"|(?:^|[\s:>])Stalled ranks:|\bwaiting for remainder of ranks for more than \d+ seconds"
 )
-_WAITING = re.compile(r"(?i)\bwaiting (?:for|in|on)\b|\bstill waiting\b")
+#: (also a state named for the wait, "still in WAITING_FOR_REMOTE_KVS state")
+_WAITING = re.compile(r"(?i)\bwaiting[ _](?:for|in|on)(?:\b|_)|\bstill waiting\b")
 #: A wait that says it is still under way as expected is progress, not a hang: a counted retry
 #: below its limit (``Attempt: 10/100``), a message that trails off (``to be ready...``) or
 #: warns that it takes a while.
@@ -201,8 +202,11 @@ def _still_expected(text: str) -> bool:
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
 
 
-#: What a paste wraps around a log (markdown fences, HTML tags): no activity of the program.
-_MARKUP_ONLY = re.compile(r"^\s*(?:```[\w-]*|~~~|</?(?:details|summary|pre|code|p|div)>)\s*$")
+#: What a paste wraps around a log (markdown fences, HTML tags), and a poster's elision ("...",
+#: "[...]": more of the same): no activity of the program.
+_MARKUP_ONLY = re.compile(
+    r"^\s*(?:```[\w-]*|~~~|</?(?:details|summary|pre|code|p|div)>|\[?(?:\.\.\.|\u2026)\]?)\s*$"
+)
 
 
 #: Lines that are not progress: a stack dumped, a frame, requests arriving or being polled

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from pytest_blackwell.failures.activity import activity_before, activity_stage
+from pytest_blackwell.failures.activity import activity_at, activity_stage
 from pytest_blackwell.failures.candidates import (
     LEVEL_ONLY,
     RING_LINES,
@@ -55,11 +55,13 @@ def tail_candidates(
     candidate: CandidateFn,
     stage: str,
     seen: tuple[str, ...] = (),
+    marked: tuple[int, str] = (0, ""),
 ) -> list[Candidate]:
     """The candidate errors among ``tail`` (``(line number, raw line)`` pairs), in order.
 
     Lines containing one of the keywords in ``seen`` were already read closely by the caller
-    and are only followed for traceback structure here.
+    and are only followed for traceback structure here. ``marked`` is the line of the last
+    stage marker and its stage (see :func:`~pytest_blackwell.failures.activity.activity_at`).
     """
     found = []
     open_traceback: list[str] = []  # a traceback the log ends in, cut before its exception
@@ -108,7 +110,9 @@ def tail_candidates(
                     cand.traceback = [*frames, line.text]
                     cand.start = start if frames else lineno
                     # the lines before, and what this line showed before the error (a bar)
-                    cand.activity = activity_before(before[-RING_LINES:], lineno, raw, line.text)
+                    cand.activity = activity_at(
+                        before[-RING_LINES:], lineno, raw, line.text, marked
+                    )
                     found.append(cand)
                 frames = []
         before.append((lineno, raw))
@@ -127,7 +131,9 @@ def tail_candidates(
     return found
 
 
-def unmarked_error(tail: Iterable[tuple[int, str]], stage: str) -> Candidate | None:
+def unmarked_error(
+    tail: Iterable[tuple[int, str]], stage: str, marked: tuple[int, str] = (0, "")
+) -> Candidate | None:
     """A failure worded without any error word, among the last lines of a log with no other.
 
     An excerpt may end in a line that says what went wrong in plain words and nothing else
@@ -160,7 +166,7 @@ def unmarked_error(tail: Iterable[tuple[int, str]], stage: str) -> Candidate | N
         rule=picked.rule,
     )
     before = [(n, text) for n, text in lines if n < lineno][-RING_LINES:]
-    cand.activity = activity_before(before, lineno, raw, line.text)
+    cand.activity = activity_at(before, lineno, raw, line.text, marked)
     return cand
 
 
