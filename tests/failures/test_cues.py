@@ -72,7 +72,7 @@ from pytest_blackwell.failures.cues import cue_category
             'level=ERROR msg="unable to load the cuda driver library" error="symbol lookup failed"',
             "env_mismatch",
         ),
-        ("Exception: the model server not ready after 600 s", "timeout"),
+        ("Exception: the model server not ready within 600 s", "timeout"),
     ],
 )
 def test_an_unknown_error_is_read_for_the_words_of_a_category(
