@@ -47,6 +47,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\[\s*(?:update_slots|launch_slot_with_task|print_timings)\] "
         # a prompt being processed (llama.cpp's forks), a prompt queued (ComfyUI)
         r"|(?i:\bprocessing (?:the )?(?:prompt|audio|image|video|frames?)\b|\bprompt processing\b)"
+        # an input done, counted ("Processed image 122.jpg (4 / 1000)")
+        r"|(?i:\bprocessed (?:image|audio|video|frame|file|sample)\b.{0,80}?\(\d+ ?/ ?\d+\))"
         r"|\bProcessing (?:GPU |CPU )?batch \d+"  # a batch of inputs run ("... 1 of expected 1")
         r"|^batch_decode: n_tokens = \d+"  # llama.cpp's embedding example decoding a batch
         r"|\bPrefilling (?:[Uu]ser|request|batch|prompt)\b"  # a runner prefilling a request
@@ -94,7 +96,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # a program announcing the start of its work ("Start simulation", "Starting training")
         # (or of the work on an input: "Starting transcription on: talk.mp3")
         r"|(?i:^\W*start(?:ing)? (?:the )?(?:simulation|training|inference|generation|sampling"
-        r"|transcription)\b(?:\W*$| on\b))"
+        r"|transcription)\b(?:\W*$| on\b|\W+(?:iters?|steps?|epochs?)\b))"  # ("..., iters: 600")
         # (or said the other way round: "Training starts at step 1")
         r"|(?i:\b(?:training|inference|generation) (?:starts|started|begins) at step \d)"
         # the time an inference took, reported once it ran ("Time taken for inference is 6 ms")
@@ -136,7 +138,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bAutotuning format combination\b|\bTiming Runner: "
         # a program compiling its fused CUDA kernels at start (Megatron-LM's "> compiling and
         # loading fused kernels ...")
-        r"|(?i:\bcompiling (?:and loading )?(?:the )?(?:fused |custom |cuda )?kernels\b)",
+        r"|(?i:\bcompiling (?:and loading )?(?:the )?(?:fused |custom |cuda )?kernels\b)"
+        # a GPU program built from source at run time, failing (TVM's "OpenCL build error for
+        # device=0x6fc6718ae0", its reason on the next line)
+        r"|\b(?:OpenCL|Metal|Vulkan) (?:program )?build (?:error|failed)\b",
         "compile",
     ),
     # weights: checkpoint shards, state dicts, weight files being read
@@ -147,6 +152,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         + _WEIGHTS_DONE
         + r")"
         r"|\bUsing model weights format\b"
+        # an adapter's weights read ("Loading LoRA: name with strength: 0.2")
+        r"|(?i:\bloading (?:the )?lora\b)"
         r"|\bload(?:ing)? (?:the )?(?:(?!of\b)\w+ ){0,2}model\b(?! (?:weights )?took)"
         r"(?!.{0,300}?\bcompleted\b)"  # (stable-diffusion.cpp's "... completed, taking 8.40s")
         # the model's tokenizer files being read; TGI's launcher starting a shard (which loads

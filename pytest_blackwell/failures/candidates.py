@@ -139,17 +139,36 @@ def replaces_in_block(cand: Candidate, best: Candidate | None) -> bool:
     """Whether ``cand`` replaces ``best`` as the error of their block: a higher rank does, but
     not a death right after an unrecognised error of its own (that error's doing), nor another
     category after an unrecognised error that says memory ran out (:func:`holds_as_shortage`)."""
-    if best is None:
-        return True
+    if best is None or _carried(best, cand):
+        return True  # (the exception a wrapper named, in the wrapper's own block)
     if cand.rank <= best.rank or holds_as_shortage(best, cand):
         return False
     return best.rank != UNKNOWN or cand.category != DIED
+
+
+#: A wrapper that names the type of the exception it carries (Ray's "RayTaskError(
+#: AssertionError): ray::RayWorker.execute_method() ..."), its remote traceback below it.
+_WRAPS_TYPE = re.compile(r"^(?:[\w.]+\.)?\w+\((?:\w+\.)*(?P<inner>\w+)\):")
+
+
+def _carried(best: Candidate, cand: Candidate) -> bool:
+    """Whether ``cand`` is the exception line that ``best``, a wrapper naming its type, carries:
+    the carried exception's own message is the error's."""
+    m = _WRAPS_TYPE.match(best.text)
+    return (
+        m is not None
+        and best.category == "unknown"
+        and re.match(rf"(?:[\w.]+\.)?{m.group('inner')}:", cand.text) is not None
+    )
 
 
 def merged(best: Candidate | None, cand: Candidate) -> Candidate:
     """The first error once ``cand`` is known too (``best`` itself is never modified)."""
     if best is None:
         return cand
+    if _carried(best, cand) and 0 < cand.start - best.line <= FOLLOW_GAP:
+        # the remote traceback under a wrapper, ending in the exception the wrapper named
+        return replace(cand, start=best.start, traceback=[best.text, *cand.traceback])
     if is_cut_traceback_head(best, cand):
         return replace(cand, start=best.start, traceback=[best.text, *cand.traceback])
     if wins(cand, best):
@@ -165,13 +184,15 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
         return replace(best, category=cand.category, rule=cand.rule, hint=hint, hint_from=hint_from)
     if (
         best.after is None
-        and cand.rank < WEAK
+        and (cand.rank < WEAK or cand.category == best.category)
         and 0 < cand.start - best.line <= AFTER_GAP
         and not in_destructor(cand.traceback)
     ):
-        # The traceback printed right after the error (and its advice) belongs to it: its
-        # frames tell the stage when nothing before the error does (see ``evidence.decide``);
-        # not a destructor's, which the garbage collector runs ("Exception ignored in").
+        # The traceback printed right after the error (and its advice) belongs to it, also
+        # when it ends in the same error raised (legacy torch's "THCudaCheck FAIL ... out of
+        # memory" above the RuntimeError): its frames tell the stage when nothing before the
+        # error does (see ``evidence.decide``); not a destructor's, which the garbage collector
+        # runs ("Exception ignored in").
         told = frame_stage(cand.traceback) or worded_frame(cand.traceback)
         if told is None and best.activity is None:
             told = dispatched(cand.traceback)  # weaker than what ran before the error

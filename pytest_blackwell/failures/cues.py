@@ -226,7 +226,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bunknown (?:\w+ )?model[ _]type\b"
             r"|\bunknown (?:model )?(?:architecture|model type|field|option|argument|parameter"
             r"|quantization|dtype|backend)\b|\bno (?:module or )?parameter named\b"
-            r"|\binvalid (?:value|config\w*|option|choice|model|format|dtype|quantization)\b"
+            r"|\binvalid (?:value|config\w*|option|choice|model|format|dtype|quantization|tag"
+            r"|(?:tensor |input |output |model |layer )?name|key)\b"
             r"|\bnot a valid\b|\b(?:must|should) be (?:[<>]|one of|a |an |greater|less|between"
             r"|divisible|positive|at least|at most)|\b(?:size|shape) mismatch\b"
             r"|\bmust divisible by\b"  # (as a kernel's check words it: "size_k must divisible by")
@@ -241,7 +242,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\b(?:is|are) not (?:evenly )?divisible by\b"
             # a setting left out ("Interactive mode was not specified, so expected port to be
             # specified. Perhaps you forgot `-i` or `--port`?")
-            r"|\b(?:was|were|is|are) not specified\b|\bPerhaps you forgot\b",
+            r"|\b(?:was|were|is|are) not specified\b|\bPerhaps you forgot\b"
+            # a value over the limit a setting allows ("The sum of prompt length (9351.0),
+            # query length (0) should not exceed max_num_tokens (8192)")
+            r"|\b(?:should|must|cannot|can't|can not) (?:not )?exceed (?:the )?(?:max\w*|limit)",
         ),
     ),
 )

@@ -171,6 +171,9 @@ ASIDE = re.compile(
     # a warning whose message says it is one ("UserWarning: WARNING: failed to get cudart_version
     # from onnxruntime build info")
     r"|\bUserWarning: WARN(?:ING)?\b"
+    # a section title of a report in markdown ("## Recent failed boot attempts"): a heading
+    # names what the section is about, its lines below say what happened
+    r"|^#{1,6} (?=[A-Z][a-z])"
     r"|" + _HARMLESS_WARNING
 )
 #: Such a warning whose message goes on past a colon: the next line is the rest of the message

@@ -276,6 +276,9 @@ PATHS: tuple[tuple[str, str], ...] = (
     # TGI's weights: a shard reading its slice of the checkpoint (get_multi_weights_col, ...)
     ("text_generation_server/utils/weights.py", "loading"),
     ("openai/resources/", "execute"),  # the OpenAI client sending a request to the server
+    # Lightning's progress bar, updated from the loop's batches (the running loss it shows)
+    ("lightning/callbacks/progress/", "execute"),
+    ("lightning/pytorch/callbacks/progress/", "execute"),
     ("entrypoints/openai/serving_", "execute"),  # an OpenAI-compatible server serving a request
 )
 

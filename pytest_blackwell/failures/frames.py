@@ -326,7 +326,14 @@ def _named(frame: Frame) -> str | None:
     return stage
 
 
+#: Dynamo's wrappers that run a function it compiled (or was told to leave alone): a frame of
+#: theirs is the compiled code running, not the compiler.
+_DYNAMO_RUNS = ("torch/_dynamo/eval_frame.py", "torch/_dynamo/external_utils.py")
+
+
 def _by_path(frame: Frame) -> str | None:
+    if frame.path.endswith(_DYNAMO_RUNS) and frame.func in ("_fn", "inner", "wrapper"):
+        return None
     for fragment, path_stage in PATHS:
         if fragment in frame.path:
             return path_stage
@@ -394,7 +401,8 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
             # wrapper may be the only frame printed for it); not what a program's entry calls,
             # its whole job ("main" calling "train_using_gin" loads the model too)
             calls = "" if frame.func in _ENTRIES or frame.calls.startswith("test_") else frame.calls
-            for func, why in ((calls, f"call {calls}"), (frame.func, f"frame {frame.func}")):
+            for name, why in ((calls, f"call {calls}"), (frame.func, f"frame {frame.func}")):
+                func = snake(name) if CAMEL.search(name) else name  # ("trainBatch": train_batch)
                 if _CAPTURE_WORDS.search(func):  # "_capture_generation_cuda_graphs"
                     return "graph_capture", why
                 if _SERVING_WORDS.search(func) and not _CREATES.match(func):

@@ -151,6 +151,8 @@ _TRT_LEVEL = re.compile(
     r"^(?:\[TRT(?:-LLM)?\]\s)?\[(?P<level>[VIWEF])\]\s"
     # ONNX Runtime: "[E:onnxruntime:Default, inference_session.cc:1529 operator()] "
     r"|^\[(?P<ort>[VIWEF]):onnxruntime:[^\]]{0,200}\]\s?"
+    # (a record cut before its bracket closes keeps its level, and its text as printed)
+    r"|^(?=\[(?P<ort_cut>[EF]):onnxruntime:[^\]]{0,200}$)"
 )
 # Python logging as "%(asctime)s %(name)s %(process)d %(levelname)-8s %(message)s" (Xinference
 # and others; the date was stripped before): "vllm.attention.selector 3980157 INFO     ..."
@@ -173,13 +175,16 @@ _CHROMIUM_LEVEL = re.compile(
 )
 # a level in brackets, padded to one width (stable-diffusion.cpp: "[WARN ] model.cpp:1 - ...")
 _PADDED_LEVEL = re.compile(r"^\[(?P<level>DEBUG|INFO|WARN|WARNING|ERROR|FATAL) *\] ")
+# a level letter before the logger's tag (Rockchip's RKNN runtimes: "E RKNN: [08:48:14.826] ...",
+# "I rkllm: ...", "W init_runtime: ...")
+_LETTER_TAG_LEVEL = re.compile(r"^(?P<level>[EWIDF]) (?=[A-Za-z][\w\-]{1,30}: )")
 # zerolog's console writer (LocalAI and other Go servers): "7:26PM DBG message key=value"
 _ZEROLOG_LEVEL = re.compile(
     r"^(?:\d{1,2}:\d\d(?:AM|PM) )?(?P<level>TRC|DBG|INF|WRN|ERR|FTL|PNC) (?=\w)"
 )
 #: The levels as the formats above write them, by the names the classifier uses.
 _LEVEL_NAMES = {
-    **{"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL", "V": "DEBUG"},
+    **{"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL", "V": "DEBUG", "D": "DEBUG"},
     **{"WARN": "WARNING", "ERR": "ERROR", "FATAL": "CRITICAL", "VERBOSE": "DEBUG"},
     **{"TRC": "DEBUG", "DBG": "DEBUG", "INF": "INFO", "WRN": "WARNING", "FTL": "CRITICAL"},
     "PNC": "CRITICAL",
@@ -289,7 +294,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
     level = ""
     for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL, _TRT_LEVEL, _NAME_LEVEL,
                _BRACKET_LEVEL, _DASH_LEVEL, _CHROMIUM_LEVEL, _ZEROLOG_LEVEL,
-               _PADDED_LEVEL):  # fmt: skip
+               _PADDED_LEVEL, _LETTER_TAG_LEVEL):  # fmt: skip
         m = rx.match(text)
         if m:
             level = next(name for name in m.groupdict().values() if name)

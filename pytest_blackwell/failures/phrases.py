@@ -43,7 +43,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"(?i)\bfailed to load (?:[\w-]+ ){0,2}model\b|\bfailed to load ['\"]"
         r"|\bloading failed\b|error loading model|\berror loading llama server\b"
         r"|llama(?: runner|-server) to start|start a llama runner|\bllama_model_load\b"
-        r"|(?-i:\bUNAVAILABLE: )"
+        # (Triton's model table: a cell or line that starts so, not a gRPC status in a message)
+        r"|(?-i:(?:^|\|\s*)UNAVAILABLE: )"
         r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
         r"|\bfailed to load all models\b"  # Triton server's model repository
         r"|(?i:\b(?:could not|couldn't|unable to|cannot|can't) (?:load|init(?:iali[sz]e)?) "
@@ -163,7 +164,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bException in ASGI application\b"
         # a served request named by its OpenAI-style id ("cmpl-<hex>", "chatcmpl-<hex>") as the
         # thing that failed or waits
-        r"|\b(?:chat)?cmpl-[0-9a-f]{8}",
+        r"|\b(?:chat)?cmpl-[0-9a-f]{8}"
+        # ONNX Runtime's executor running a session's nodes (a record of sequential_executor.cc)
+        r"|\b(?:sequential|parallel)_executor\.cc:\d+",
         "execute",
     ),
     # a server answering a request with an error (see _ANSWERED)
@@ -223,7 +226,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:cuda (?:driver )?initiali[sz]ation|backend failed to initiali[sz]e|cuda setup)"
         # the CUDA runtime that cannot initialise itself (cudaErrorInitializationError, 3)
         r"|\bCUDA error\(3\)|\bcudaErrorInitializationError\b|\bCUDA_ERROR_NOT_INITIALIZED\b"
-        r"|\bCUDA error: initialization error\b|\bggml_cuda_init\b"
+        r"|\bCUDA error: initialization error\b"
+        # a ggml backend setting its device up (CUDA's, Metal's, Vulkan's, SYCL's, OpenCL's)
+        r"|\bggml_(?:cuda|metal|vulkan|vk|sycl|opencl)_init\b"
         # ONNX Runtime's CUDA provider being added to a session's options
         r"|\bAppendExecutionProvider_\w+"
         r"|\bcuInit\b"
@@ -275,6 +280,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\bfailed to start (?:the )?(?:model |inference )?server\b)"
         # an error said to have happened while a session or a backend initialised
         r"|(?i:\b(?:exception|error|failure) during initiali[sz]ation\b)"
+        # a program's own initialisation said to have failed, as the whole message
+        # ("RuntimeError: Initialization failed. controller_init_state: ..."; not a kernel's
+        # "Initialization failed: Failed to set the allowed dynamic shared memory size")
+        r"|(?:^|: )Initiali[sz]ation failed(?:\.|$)"
         # a rank fetching the communicator's id from the store (torch.distributed's first call);
         # a JAX process registering with the coordination service of a multi-process run
         r"|\bis setting up NCCL communicator\b|\bCoordinationService/RegisterTask\b"

@@ -281,6 +281,7 @@ CAUSES: tuple[Rule, ...] = (
        r"|CUDNN_STATUS_NOT_SUPPORTED"
        # cuDNN's frontend finding no engine that runs this operation graph on the device
        r"|\bNo execution plans? (?:built|found) successfully\b|\bNo valid execution plans? built\b"
+       r"|\bNo execution plans? supports? the graph\b"
        # a kernel built without code for this architecture, in the words of ggml and others
        # (ggml's "has no device code compatible with CUDA arch 700", also cut after "with")
        r"|(?i:\bno (?:cuda|metal|gpu|rocm|hip) implementation for\b)"  # candle's backends

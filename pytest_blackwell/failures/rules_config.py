@@ -77,6 +77,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"no such file"
        r"|No such file or directory: '[^']*\b(?:config|tokenizer|adapter|model)[\w\-]*\."
        r"(?:json|safetensors|gguf|bin)'"
+       # (or any file a checkpoint format names: "No such file or directory: 'z-image.safetensors'")
+       r"|No such file or directory: '[^']*\.(?:safetensors|gguf|ckpt)'"
        # ggml's reader of a model file that is not there ("gguf_init_from_file: failed to open
        # 'models/7B/ggml-model-f16.gguf': 'No such file or directory'")
        r"|\bfailed to open '[^']+\.(?:gguf|ggml|bin|safetensors)'(?:: '?No such file or directory"
@@ -121,6 +123,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|invalid (?:GGUF|GGML) (?:magic|file)"
        # a file whose first bytes are not the format's (an old GGJT file, not a TensorRT plan)
        r"|\binvalid magic (?:characters|number|bytes)\b|[Mm]agic (?:tag|number) does not match"
+       # (a runtime's own model format named before the word: "invalid rknn llm model magic")
+       r"|\binvalid (?:[\w-]+ ){1,4}magic\b"
        # (ncnn's reader of a .param file: "parse magic failed")
        r"|\bparse magic failed\b"
        r"|\bnot a (?:valid )?GG(?:UF|ML) file|\bmissing tensor '?[\w.]+"
@@ -173,11 +177,20 @@ CONFIG_RULES: tuple[Rule, ...] = (
     # it loads the models
     rule("model_directory_rejected", "unsupported_config", r"\bPoll failed for model directory\b",
        stage_hint="loading"),
+    # ONNX Runtime refusing a session option for this model ("This session cannot use the graph
+    # capture feature as requested by the user as the model has control flow nodes", "... the
+    # CUDA Graph feature ... as all the graph nodes have not been partitioned to the CUDA EP")
+    rule("session_feature_refused", "unsupported_config",
+       r"\bcannot use the (?:CUDA )?[Gg]raph(?: capture)? feature as requested by the user\b",
+       keywords=("as requested by the user",)),
     rule("argument_rejected", "unsupported_config",
        # (argparse names an option by all its flags, a positional by its name: "argument
        # -m/--model: invalid choice", "argument command: invalid choice")
        r"\bargument (?:-{1,2}[\w-]+/)*-{0,2}[\w-]+: invalid|unrecognized arguments:"
        r"|Failed to parse (?:the )?arguments"
+       # Click's refusals of a command line ("Error: No such command 'run'.", "Error: No such
+       # option: --gpus")
+       r"|^Error: No such (?:command|option)\b"
        r"|\bNotEnoughCUDADevices\b"
        r"|\bArgumentValidation\(\""  # TGI's launcher refusing its arguments
        # (not Python's own TypeError of a call, "f() got an unexpected keyword argument 'x'":

@@ -56,8 +56,11 @@ LATE_RULES: tuple[Rule, ...] = (
        r"NVRM: Xid \([^)]*\): (?P<xid>8|109)\b|NVRM: Xid \([^)]*\): (?P<xid__2>\d+)\b.{0,200}?"
        r"(?i:timeout)\b", keywords=("Xid",)),
     rule("gpu_lost", "unknown",
-       r"NVRM: Xid \([^)]*\): (?P<xid>\d+)|fallen off the bus|NVRM: .{0,80}?(?:failed|error)",
-       keywords=("Xid", "off the bus", "NVRM")),
+       r"NVRM: Xid \([^)]*\): (?P<xid>\d+)|fallen off the bus|NVRM: .{0,80}?(?:failed|error)"
+       # Vulkan's lost device (vk::DeviceLostError, VK_ERROR_DEVICE_LOST, its result -4)
+       r"|\bDeviceLostError\b|\bErrorDeviceLost\b|\bVK_ERROR_DEVICE_LOST\b"
+       r"|\bvk[A-Z]\w+ failed -4\b",
+       keywords=("Xid", "off the bus", "NVRM", "DeviceLost", "DEVICE_LOST", "failed -4")),
     # the host kernel's own oops (in a driver's code, as "RIP: ... [nvidia]" then says): a driver
     # event that fits no category
     rule("kernel_oops", "unknown",
@@ -147,7 +150,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|Gateway Time-?out"
        # the same said with the noun, as a whole message ("Sync batch data transfer timeout")
        r"|(?i:\b(?:transfer|operation|request|rpc|connection|handshake|heartbeat|barrier)"
-       r" time-?out\.?$)"),
+       r" time-?out(?:\.|$))"),
     # a message telling to raise a time limit: the limit was hit (llama.cpp's server, others)
     rule("timeout_advice", "timeout",
        r"(?i)\b(?:increase|adjust|raise|extend)\w* (?:the )?--[\w-]*time-?out\b",
@@ -228,7 +231,10 @@ LATE_RULES: tuple[Rule, ...] = (
        # a signal's exit code, or Windows' for a crash: a status of 0xC0000000 and above
        # (access violation, fast fail, stack overflow), or abort()'s 3 shown beside its hex; a
        # negative status printed as an unsigned 64-bit number (18446744072635812000)
-       r"|" + _EXIT + r"(?P<exit_code>-\d+|1[3-5]\d|3221\d{6}|3(?= \(0x0*3\))|1844674407\d{10})\b"
+       # (or any number shown with a Windows crash status in hex beside it: "Exit code:
+       # 1073740791 (0xC0000409)", its sign lost)
+       r"|" + _EXIT + r"(?P<exit_code>-\d+|1[3-5]\d|3221\d{6}|3(?= \(0x0*3\))|1844674407\d{10}"
+       r"|\d{6,}(?= \(0x[Cc]0000[0-9A-Fa-f]{3}\)))\b"
        r"|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)"
        r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )"
        r"(?P<signal__6>segmentation fault|killed|bus error"

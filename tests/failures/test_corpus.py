@@ -233,6 +233,14 @@ IN_TUNING = {
     "fresh215": (0.92, 0.69),
     "fresh216": (0.92, 0.84),
     "fresh217": (0.92, 0.84),
+    "fresh218": (0.92, 0.92),
+    "fresh219": (0.76, 0.76),
+    "fresh220": (0.92, 1.00),
+    "fresh221": (0.92, 1.00),
+    "fresh222": (1.00, 1.00),
+    "fresh223": (0.75, 0.66),
+    "fresh224": (0.91, 0.75),
+    "fresh225": (0.83, 0.83),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
