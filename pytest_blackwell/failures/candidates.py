@@ -184,15 +184,15 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
         return replace(best, category=cand.category, rule=cand.rule, hint=hint, hint_from=hint_from)
     if (
         best.after is None
-        and (cand.rank < WEAK or cand.category == best.category)
         and 0 < cand.start - best.line <= AFTER_GAP
+        and (cand.rank < WEAK or (cand.category == best.category and cand.start - best.line <= 1))
         and not in_destructor(cand.traceback)
     ):
         # The traceback printed right after the error (and its advice) belongs to it, also
-        # when it ends in the same error raised (legacy torch's "THCudaCheck FAIL ... out of
-        # memory" above the RuntimeError): its frames tell the stage when nothing before the
-        # error does (see ``evidence.decide``); not a destructor's, which the garbage collector
-        # runs ("Exception ignored in").
+        # when it ends in the same error raised, on the very next line (legacy torch's
+        # "THCudaCheck FAIL ... out of memory" above the RuntimeError): its frames tell the
+        # stage when nothing before the error does (see ``evidence.decide``); not a
+        # destructor's, which the garbage collector runs ("Exception ignored in").
         told = frame_stage(cand.traceback) or worded_frame(cand.traceback)
         if told is None and best.activity is None:
             told = dispatched(cand.traceback)  # weaker than what ran before the error

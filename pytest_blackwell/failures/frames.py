@@ -326,14 +326,7 @@ def _named(frame: Frame) -> str | None:
     return stage
 
 
-#: Dynamo's wrappers that run a function it compiled (or was told to leave alone): a frame of
-#: theirs is the compiled code running, not the compiler.
-_DYNAMO_RUNS = ("torch/_dynamo/eval_frame.py", "torch/_dynamo/external_utils.py")
-
-
 def _by_path(frame: Frame) -> str | None:
-    if frame.path.endswith(_DYNAMO_RUNS) and frame.func in ("_fn", "inner", "wrapper"):
-        return None
     for fragment, path_stage in PATHS:
         if fragment in frame.path:
             return path_stage
@@ -402,7 +395,9 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
             # its whole job ("main" calling "train_using_gin" loads the model too)
             calls = "" if frame.func in _ENTRIES or frame.calls.startswith("test_") else frame.calls
             for name, why in ((calls, f"call {calls}"), (frame.func, f"frame {frame.func}")):
-                func = snake(name) if CAMEL.search(name) else name  # ("trainBatch": train_batch)
+                # a function's camelCase name read by its words ("trainBatch"), not a class's
+                # ("InferenceSession" constructed is a session being created)
+                func = snake(name) if name[:1].islower() and CAMEL.search(name) else name
                 if _CAPTURE_WORDS.search(func):  # "_capture_generation_cuda_graphs"
                     return "graph_capture", why
                 if _SERVING_WORDS.search(func) and not _CREATES.match(func):

@@ -17,8 +17,8 @@ failed.`` (``startup``); an adapter's weights read (``Loading LoRA``, ``loading`
 built at run time (``OpenCL build error``, ``compile``); the traceback of the same error raised
 again right after it, a camelCase frame read by its words (``trainBatch``), an input counted as
 processed, a training announced with its iterations, Lightning's progress bar, ONNX Runtime's
-executor (``execute``); Dynamo's wrapper running a function (``eval_frame.py``'s ``_fn``) is no
-compile, and a gRPC status ``UNAVAILABLE:`` inside a message is no Triton model table.
+executor (``execute``); a gRPC status ``UNAVAILABLE:`` inside a message is no Triton model
+table.
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -158,19 +158,6 @@ from classify_helpers import classify_as, classify_both
             ],
             "timeout",
             "unknown",
-        ),
-        (
-            [
-                "Traceback (most recent call last):",
-                '  File "/app/wgp.py", line 300, in generate_video',
-                "    samples = model.generate(prompt)",
-                '  File "/opt/venv/lib/python3.11/site-packages/torch/_dynamo/eval_frame.py", '
-                "line 838, in _fn",
-                "    return fn(*args, **kwargs)",
-                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
-            ],
-            "device_oom",
-            "execute",
         ),
         (
             ["Error: [Errno 2] No such file or directory: 'flux-dev-fp8.safetensors'"],
