@@ -214,7 +214,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # (and mistral.rs': "Allocating 6855 MB for PagedAttention KV cache per GPU")
     (
         r"\bMax tokens in paged KV cache\b|\bfor max tokens in paged KV cache\b"
-        r"|\bAllocating [\d.]+ ?[MG]i?B for PagedAttention KV cache\b",
+        r"|\bAllocating [\d.]+ ?[MG]i?B for PagedAttention KV cache\b"
+        # a runner allocating its KV caches layer by layer ("Allocating TT kv caches for each
+        # layer (submesh 1):  69%|...")
+        r"|(?i:\ballocating (?:\w+ ){0,2}kv[ _-]?caches?\b)",
         "kv_alloc",
     ),
     # torch's CUDA graph waiting for the NCCL work before it captures

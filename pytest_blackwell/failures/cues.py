@@ -143,24 +143,32 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\b(?:for|taking|takes|took) too long\b",
         ),
     ),
-    ("nccl_error", (r"(?-i:\b[NR]CCL\b|\bProcessGroupNCCL\b|\bnccl[A-Z]\w+)|\bc10d\b",)),
+    # (c10d itself, not an op of its namespace a tensor subclass dispatches: "found no DeviceMesh
+    # from dtensor args for c10d.broadcast_.default")
+    ("nccl_error", (r"(?-i:\b[NR]CCL\b|\bProcessGroupNCCL\b|\bnccl[A-Z]\w+)|\bc10d\b(?!\.\w)",)),
     # a device the program cannot use says so before any refusal it words ("Your device does
     # not support the current version of Torch"): read before the missing kernels
     ("env_mismatch", (DEVICE_NOT_SET_UP,)),
     ("dispatch_failure", (_REFUSAL, _ARCH)),
     ("dispatch_failure", (_REFUSAL, _KERNEL, _OPERAND)),
     # a GPU backend's own source refusing what it was asked ("ggml-metal.m:539: false && \"not
-    # implemented\"", "attention.cu:88: not supported"): no kernel there for the op or its type
+    # implemented\"", "prefill.cuh:2215: Unsupported max_mma_kv: 0"): no kernel there for the op,
+    # its type or its shape
     (
         "dispatch_failure",
         (
-            r"\bnot (?:yet )?(?:implemented|supported)\b",
+            r"\bnot (?:yet )?(?:implemented|supported)\b|\bunsupported\b",
             r"\bggml-(?:metal|cuda|vulkan|sycl|opencl|cann|hip|musa)\b|\.(?:cu|cuh|metal):\d+",
         ),
     ),
     # a feature that only one attention backend has ("Bidirectional attention for image tokens
     # requires TritonAttnBackend"): no kernel for it in the backend that runs
-    ("dispatch_failure", (r"\brequires (?:the )?\w*(?:Attn|Attention) ?[Bb]ackend\b",)),
+    # (or FlashAttention itself: "Sharded Llama requires Flash Attention enabled models", on a
+    # GPU without its kernels)
+    (
+        "dispatch_failure",
+        (r"\brequires (?:the )?(?:\w*(?:Attn|Attention) ?[Bb]ackend|Flash ?Attention)\b",),
+    ),
     # a kernel's own check on the head size it was built for
     ("dispatch_failure", (r"\b(?:assert\w*|expected|check failed)\b", r"\bhead_?(?:size|dim)\b")),
     (

@@ -111,6 +111,9 @@ def stage_prior(
     return None
 
 
+#: An activity that names the KV cache being allocated (see ``decide``).
+_KV_ACTIVITY = re.compile(r"(?i)activity '[^']*\bkv[ _-]?cache")
+
 #: Rules that only name an exception type: a frame that raises for one reason is better evidence.
 GENERIC_RULES = ("value_error", "exception")
 
@@ -189,9 +192,14 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
     if stage == "profile" and cand.hint == "compile":
         stage = "compile"  # vLLM compiles inside its profiling run: a compiler's error is its own
     stage_from = next((why for st, why in options if st == stage), "none")
-    if category == "device_oom" and stage == "kv_alloc" and stage_from.startswith("frame "):
-        # A plain allocation failing inside the code that builds the KV cache: the cache does
-        # not fit the memory left (ExLlamaV2's cache constructor, vLLM's cache engine).
+    if (
+        category == "device_oom"
+        and stage == "kv_alloc"
+        and (stage_from.startswith("frame ") or _KV_ACTIVITY.match(stage_from))
+    ):
+        # A plain allocation failing inside the code that builds the KV cache, or while the
+        # log says the KV caches are being allocated: the cache does not fit the memory left
+        # (ExLlamaV2's cache constructor, vLLM's cache engine, "Allocating TT kv caches").
         category, category_from = "kv_cache_oom", f"{category_from} under {stage_from}"
     if stage == "unknown" and frames:
         prior = stage_prior(category, cand.traceback, cand.text, cand.rule)

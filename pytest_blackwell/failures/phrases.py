@@ -220,7 +220,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # TRL's GRPO trainer checking its batch sizes as it is built
         r"|\bmust be evenly divisible by the number of generations\b"
         # (not Dynamo's advice after a compile error: "import torch._dynamo" to suppress it)
-        r"|\bimport(?:ing)? (?!torch\._dynamo\s*$)\w+|ImportError"
+        # (not a console script's "from x.cli import main", which a rich traceback shows as the
+        # context of its entry frame, whatever failed below it)
+        r"|\bimport(?:ing)? (?!torch\._dynamo\s*$|main\b)\w+|ImportError"
         r"|(?i:unable to initialize backend|failed to create stream executor)"
         # the CUDA stack or a library's CUDA set-up, initialised while the process starts
         r"|(?i:cuda (?:driver )?initiali[sz]ation|backend failed to initiali[sz]e|cuda setup)"

@@ -169,7 +169,10 @@ CAUSES: tuple[Rule, ...] = (
        r"|space) (?:left )?for (?:the )?"
        # a token budget profiled below zero: the weights leave nothing for the cache
        r"|profiled (?:value|max\w*|tokens?)\W{1,3}-\d+|(?:max_total_num_tokens|kv_tokens?)=-\d+"
-       r"(?:kv|mamba|state) cache|Not enough memory\. Please try to increase --mem-fraction-static",
+       r"(?:kv|mamba|state) cache|Not enough memory\. Please try to increase --mem-fraction-static"
+       # MLC's budget of the weights against the memory, no room left for a KV cache ("Cannot
+       # estimate KV cache capacity. The model weight size ... may be larger than GPU memory")
+       r"|\bCannot estimate KV cache capacity\b",
        stage_hint="kv_alloc"),
     # --- plain device allocation ---------------------------------------------------------------
     rule("ray_memory_monitor", "engine_died",

@@ -11,14 +11,20 @@ is a lost GPU (``unknown``), not the abort it causes; a model file with another 
 exceed max_num_tokens``), Click's ``No such command`` and ONNX Runtime refusing graph capture
 for a model (``unsupported_config``); cuDNN's frontend with no plan for the graph
 (``dispatch_failure``); a heartbeat that timed out (``timeout``); a Windows crash status shown
-in hex beside a sign-less exit code (``engine_died``).
-Stages: a ggml backend's device set-up (``ggml_metal_init``) and a program's own ``Initialization
-failed.`` (``startup``); an adapter's weights read (``Loading LoRA``, ``loading``); a GPU program
-built at run time (``OpenCL build error``, ``compile``); the traceback of the same error raised
-again right after it, a camelCase frame read by its words (``trainBatch``), an input counted as
-processed, a training announced with its iterations, Lightning's progress bar, ONNX Runtime's
-executor (``execute``); a gRPC status ``UNAVAILABLE:`` inside a message is no Triton model
-table.
+in hex beside a sign-less exit code (``engine_died``); a GPU kernel's source refusing a case
+(``prefill.cuh:2215: Unsupported max_mma_kv``) and a model that requires FlashAttention
+(``dispatch_failure``); MLC's ``Cannot estimate KV cache capacity`` and a device allocation
+while the log says the KV caches are allocated (``kv_cache_oom``); an op of the ``c10d``
+namespace (``c10d.broadcast_.default``) is no collective failure; a console script's ``from x
+import main``, shown as a rich traceback's context, is no import at start-up.
+Stages: a ggml backend's device set-up (``ggml_metal_init``), a program's own ``Initialization
+failed.`` and a function named for reading its arguments (``get_train_args``) (``startup``); an
+adapter's weights read (``Loading LoRA``, ``loading``); a GPU program built at run time
+(``OpenCL build error``, ``compile``); KV caches being allocated (``kv_alloc``); the traceback
+of the same error raised again right after it, a camelCase frame read by its words
+(``trainBatch``), an input counted as processed, a training announced with its iterations,
+Lightning's progress bar, ONNX Runtime's executor (``execute``); a gRPC status ``UNAVAILABLE:``
+inside a message is no Triton model table.
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -203,6 +209,62 @@ from classify_helpers import classify_as, classify_both
             "illegal_memory_access",
             "execute",
         ),
+        (
+            [
+                "RuntimeError: Error in function 'PrefillDispatched' at /opt/flashinfer/include/"
+                "attention/prefill.cuh:2215: Unsupported max_mma_kv: 0",
+            ],
+            "dispatch_failure",
+            "unknown",
+        ),
+        (
+            ["NotImplementedError: Sharded Falcon requires Flash Attention enabled models."],
+            "dispatch_failure",
+            "unknown",
+        ),
+        (
+            [
+                "Allocating kv caches for each layer:  40%|####      | 8/20 [00:01<00:01]",
+                "Out of Memory: Not enough space to allocate 71999488 B DRAM buffer across 12 "
+                "banks",
+            ],
+            "kv_cache_oom",
+            "kv_alloc",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/opt/trainer/tuner.py", line 40, in run_exp',
+                "    args = get_train_args(args)",
+                '  File "/opt/trainer/parser.py", line 90, in get_train_args',
+                "    raise ValueError('Please launch distributed training with torchrun.')",
+                "ValueError: Please launch distributed training with torchrun.",
+            ],
+            "unsupported_config",
+            "startup",
+        ),
+        (
+            [
+                "AssertionError: Cannot estimate KV cache capacity. The model weight size "
+                "11219714048.0 may be larger than GPU memory size 11811160064",
+            ],
+            "kv_cache_oom",
+            "kv_alloc",
+        ),
+        (
+            [
+                "Loading checkpoint shards: 100%|##########| 61/61 [05:45<00:00,  5.66s/it]",
+                " WARNING  Sending process 14 closing signal SIGTERM         api.py:699",
+                " ERROR    failed (exitcode: -9) local_rank: 5 (pid: 22) of  api.py:673",
+                " binary: /env/bin/python",
+                "056444Z ╭──────────── Traceback (most recent call last) ────────────╮",
+                "061458Z │ /env/bin/accelerate:8 in <module>                          │",
+                "065546Z │   5 from accelerate.commands.accelerate_cli import main    │",
+                "086718Z │ ❱ 8 │   sys.exit(main())                                   │",
+            ],
+            "engine_died",
+            "loading",
+        ),
     ],
 )
 def test_round64_readings(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
@@ -243,3 +305,13 @@ def test_a_grpc_status_inside_a_message_is_no_model_table(tmp_path: Path) -> Non
         "unknown",
     )
     assert "UNAVAILABLE" not in failure.evidence["stage"]
+
+
+def test_an_op_of_the_c10d_namespace_is_no_collective_failure(tmp_path: Path) -> None:
+    """A tensor subclass naming the c10d op it dispatches is no NCCL or c10d failure."""
+    classify_as(
+        tmp_path,
+        ["AssertionError: found no DeviceMesh from dtensor args for c10d.broadcast_.default!"],
+        "unknown",
+        "unknown",
+    )
