@@ -172,8 +172,9 @@ ASIDE = re.compile(
     # from onnxruntime build info")
     r"|\bUserWarning: WARN(?:ING)?\b"
     # a section title of a report in markdown ("## Recent failed boot attempts"): a heading
-    # names what the section is about, its lines below say what happened
-    r"|^#{1,6} (?=[A-Z][a-z])"
+    # names what the section is about, its lines below say what happened (not an error message
+    # a poster made a heading of: "### RuntimeError: CUDA out of memory")
+    r"|^#{1,6} (?=[A-Z][a-z])[^:]*$"
     r"|" + _HARMLESS_WARNING
 )
 #: Such a warning whose message goes on past a colon: the next line is the rest of the message

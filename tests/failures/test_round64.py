@@ -283,6 +283,16 @@ def test_a_markdown_section_title_is_no_error(tmp_path: Path) -> None:
     assert classify_both(tmp_path, lines) is None
 
 
+def test_an_error_message_made_a_heading_is_still_read(tmp_path: Path) -> None:
+    """A poster's markdown heading holding the error message itself is the error."""
+    classify_as(
+        tmp_path,
+        ["### RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB"],
+        "device_oom",
+        "unknown",
+    )
+
+
 def test_a_kernels_own_initialisation_is_no_program_start(tmp_path: Path) -> None:
     """``Initialization failed:`` with the kernel's reason after it is the kernel's set-up."""
     classify_as(
