@@ -282,11 +282,9 @@ _CACHE_MODULE = re.compile(
 _SETTINGS_MODULE = re.compile(
     r"(?:^|/)\w*(?:args|arguments|config|configs|configuration\w*|settings|options)\.py$|/config/"
 )
-#: Functions named for reading or checking arguments ("get_train_args", "parse_infer_args",
-#: "validate_args"): a program's start, whatever their arguments are for.
-_ARGS_FUNC = re.compile(
-    r"^_?(?:get|parse|read|check|validate|verify)_(?:\w+_)?(?:args|arguments|argv)$"
-)
+#: Functions named for reading arguments ("get_train_args", "parse_infer_args"): a program's
+#: start (not "_check_arguments", which an engine runs on each request's arguments too).
+_ARGS_FUNC = re.compile(r"^_?(?:get|parse|read)_(?:\w+_)?(?:args|arguments|argv)$")
 _BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|make|setup)_\w+)$")
 
 
@@ -321,7 +319,7 @@ def _named(frame: Frame) -> str | None:
     if stage is None and frame.func == "__init__" and frame.path.endswith(_DATA_PARALLEL):
         stage = "startup"  # a data-parallel wrapper being built: distributed set-up
     if stage is None and _ARGS_FUNC.match(frame.func):
-        stage = "startup"  # a function named for reading or checking the command line's arguments
+        stage = "startup"  # a function named for reading the command line's arguments
     if stage is None and frame.func == "__post_init__" and _SETTINGS_MODULE.search(frame.path):
         stage = "startup"  # arguments or settings running their checks as they are built
     if stage is None and frame.func == "__init__" and any(p in frame.path for p in MODEL_PATHS):
