@@ -14,6 +14,7 @@ and frames (the latest of them) > the error's own words (phrases) > activity bef
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import TypeGuard
@@ -276,6 +277,9 @@ ACTIVITY: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _NAMED = ACTIVITY[:-1]
 #: What the evidence of an activity shown after the last stage marker ends with.
 AFTER_MARKER = " after the stage marker"
+#: Lines whose messages and activity are kept once read: the recent lines each error line looks
+#: back over (a few rings' worth), so a log with many error lines reads each line once.
+_CACHED_LINES = 512
 
 
 #: The words an error message starts with (or a glog record's mark): what a line shows before
@@ -346,13 +350,27 @@ def _recent(
     return recent
 
 
-def _shown(raw: str) -> list[str]:
+@functools.lru_cache(maxsize=_CACHED_LINES)
+def _shown(raw: str) -> tuple[str, ...]:
     """The messages of a physical line, after the first of them as the line showed it when
     cleaning took something off before it (a progress bar a traceback's header was printed onto,
-    a report's bold label): both are read, the clean one for the patterns anchored at its start."""
-    lines = [ln.text for ln in logical_lines(raw)]
+    a report's bold label): both are read, the clean one for the patterns anchored at its start.
+    (Cached: every error line reads the same recent lines again.)"""
+    lines = tuple(ln.text for ln in logical_lines(raw))
     at = raw.find(lines[0]) if lines and lines[0] else -1
-    return [raw[: at + len(lines[0])], *lines] if at > 0 else lines
+    return (raw[: at + len(lines[0])], *lines) if at > 0 else lines
+
+
+@functools.lru_cache(maxsize=_CACHED_LINES)
+def _line_activity(
+    text: str, patterns: tuple[tuple[re.Pattern[str], str], ...]
+) -> tuple[str, str] | None:
+    """The activity one line shows, if any (cached, as :func:`_shown`)."""
+    for pattern, stage in patterns:
+        m = pattern.search(text)
+        if m is not None:
+            return stage, f"activity {m.group(0).strip()!r}"
+    return None
 
 
 def activity_stage(
@@ -360,8 +378,7 @@ def activity_stage(
 ) -> tuple[str, str] | None:
     """``(stage, evidence)`` from the nearest activity line among ``before`` (oldest first)."""
     for text in reversed(list(before)):
-        for pattern, stage in patterns:
-            m = pattern.search(text)
-            if m is not None:
-                return stage, f"activity {m.group(0).strip()!r}"
+        found = _line_activity(text, patterns)
+        if found is not None:
+            return found
     return None
