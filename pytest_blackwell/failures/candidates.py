@@ -166,10 +166,10 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
     """The first error once ``cand`` is known too (``best`` itself is never modified)."""
     if best is None:
         return cand
-    if _carried(best, cand) and 0 < cand.start - best.line <= FOLLOW_GAP:
+    if is_cut_traceback_head(best, cand) or (
         # the remote traceback under a wrapper, ending in the exception the wrapper named
-        return replace(cand, start=best.start, traceback=[best.text, *cand.traceback])
-    if is_cut_traceback_head(best, cand):
+        _carried(best, cand) and 0 < cand.start - best.line <= FOLLOW_GAP
+    ):
         return replace(cand, start=best.start, traceback=[best.text, *cand.traceback])
     if wins(cand, best):
         if best.rank in (LEVEL_ONLY, WRAPPER, UNKNOWN) and best.hint and cand.rank >= WEAK:
