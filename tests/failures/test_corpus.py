@@ -406,13 +406,18 @@ def test_quick_scan_gives_the_thorough_answer(entry: Entry) -> None:
     assert classify_log(entry.path) == classify_log(lines)
 
 
+# Places whose next path segment is a user name by convention: home directories (also a
+# cluster's /home2/), the /u/ and /data/users/ trees of shared machines, and the cache folder
+# that torch.compile names after the user (/tmp/torchinductor_<name>).
 _USER_HOME = re.compile(
-    r"/home/(?!user\b)[\w.-]+|/Users/(?!user\b)[\w.-]+|\\Users\\(?!user\b)[\w.-]+"
+    r"/home\d*/(?!user\b)[\w.-]+|/Users/(?!user\b)[\w.-]+|\\Users\\(?!user\b)[\w.-]+"
+    r"|(?<![\w.:])/u/(?!user\b)[\w.-]+|/data/users/(?!user\b)[\w.-]+"
+    r"|torchinductor_(?!user\b|root\b)[\w.-]+"
 )
 
 
 def test_logs_keep_no_user_names() -> None:
-    """Logs are stored as printed, but with the poster's user name in home paths replaced."""
+    """Logs are stored as printed, but with the poster's user name in user paths replaced."""
     named = {
         f"{_shard(e)}/{e.path.name}": m.group(0)
         for e in ENTRIES
