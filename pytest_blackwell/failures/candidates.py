@@ -126,6 +126,21 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
     return new.rank == STRONG and new.start - cur.line <= SOFT_WINDOW  # cur is a relay
 
 
+def may_reach_first(cand: Candidate, best: Candidate | None) -> bool:
+    """Whether ``cand`` can still become the first error or add to ``best`` (see ``merged``).
+
+    What was being done before an error line (its activity) is read only for such a line: an
+    error line of no higher rank than ``best``, too far below it to replace it or to be the same
+    error reported again, cannot reach the answer. Lines that open a block (a relay, a wrapper)
+    may still be replaced by a stronger cause inside it, unless nothing can replace ``best``.
+    """
+    if best is None or cand.rank > best.rank:
+        return True
+    if cand.rank in (WRAPPER, UNKNOWN, WEAK) and best.rank < STRONG:
+        return True
+    return cand.line - best.line <= RING_LINES + AFTER_GAP
+
+
 def holds_as_shortage(cur: Candidate, new: Candidate) -> bool:
     """Whether ``cur``, an unrecognised error line that says memory ran out, stays the first
     error when ``new`` of another category follows: the shortage is a cause of its own, and the

@@ -45,6 +45,7 @@ from pytest_blackwell.failures.candidates import (
     is_flat_source,
     is_frame,
     is_header,
+    may_reach_first,
     merged,
     process_name,
     replaces_in_block,
@@ -309,7 +310,7 @@ class StreamClassifier:
             self._note_marker(text)
             return
         cand.stage = self._error_stage()
-        cand.activity = self._activity(lineno, text)
+        cand.activity = self._activity(lineno, text) if may_reach_first(cand, self._best) else None
         if cand.rank in (WRAPPER, UNKNOWN, WEAK) and (self._best is None or self._best.rank < WEAK):
             self._recover_quiet_causes(cand.hint, cand.hint_from)
         framed = cand.rank >= WRAPPER  # not a bare ERROR line
@@ -460,8 +461,7 @@ class StreamClassifier:
         elif hint != cand.hint:
             hint_from = next(f"rule {name}" for stage, name in block.hints if stage == hint)
         if hint is None and not self._events and (cand.rank < WEAK or cand.category == DIED):
-            # A wrapper right after a cause tells its stage by its frames ("while processing
-            # method init_device", a traceback through capture_model).
+            # a wrapper right after a cause tells its stage by its frames (capture_model ...)
             told = frame_stage([*block.lines, *cand.traceback])
             if told is not None:
                 hint, hint_from = told

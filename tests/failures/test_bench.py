@@ -24,6 +24,22 @@ def test_bench_reports_throughput_ratio_and_memory() -> None:
         assert label in out
 
 
+STREAM = Path(__file__).parents[2] / "bench" / "stream_throughput.py"
+
+
+def test_stream_bench_reports_each_log_against_the_quiet_one() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(STREAM), "--lines", "2000", "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr  # (it checks each log's answer first)
+    for label in ("quiet:", "noisy:", "dense:", "us/line", "ratio to quiet", "target:"):
+        assert label in proc.stdout, label
+
+
 ACCURACY = Path(__file__).parents[2] / "bench" / "classify_accuracy.py"
 
 

@@ -162,6 +162,39 @@ def test_memory_stays_bounded_on_a_long_log() -> None:
     assert failure.traceback[-1].startswith("ValueError: No available memory")
 
 
+def test_errors_far_below_the_first_do_not_read_what_was_being_done(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server failing every request after its first error: each error line is weighed, but
+    what ran before it (its activity) is read only where it can still reach the answer."""
+    from pytest_blackwell.failures import classify as classify_module
+
+    calls: list[int] = []
+    real = classify_module.activity_at
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(classify_module, "activity_at", counting)
+    sc = StreamClassifier()
+    sc.feed("(APIServer pid=1) INFO 03-10 15:00:00 [loggers.py:123] Running: 4 reqs")
+    for i in range(600):
+        sc.feed(
+            f"(APIServer pid=1) ERROR 03-10 15:00:01 [serving.py:140] Error in request {i}: "
+            "the chat template could not be rendered"
+        )
+        assert not sc.done  # an unrecognised error: a known cause may still follow
+    sc.feed("(APIServer pid=1) INFO 03-10 15:00:02 [loggers.py:123] Running: 4 reqs")
+    sc.feed("(APIServer pid=1) ERROR 03-10 15:00:02 [serving.py:140] CUDA error: out of memory")
+    failure = sc.result()
+    assert failure is not None
+    # a known cause replaces unrecognised errors above it, and what ran before it is read
+    assert (failure.category, failure.stage) == ("device_oom", "execute")
+    assert failure.evidence["stage"].startswith("activity 'Running: 4 reqs'")
+    assert len(calls) < 100  # not one read per error line
+
+
 def test_result_is_stable_and_repeatable_mid_stream() -> None:
     sc = StreamClassifier()
     sc.feed("Traceback (most recent call last):")
