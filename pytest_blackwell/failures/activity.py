@@ -119,7 +119,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bDetected language '?\w+'? with probability\b"
         # OpenMMLab's runner starting its workflow ("Start running, host: root@x, work_dir: ...",
         # "workflow: [('train', 1)], max: 20 epochs")
-        r"|\bStart running, host: \S+, work_dir:|\bworkflow: \[\('train', \d+\)",
+        r"|\bStart running, host: \S+, work_dir:|\bworkflow: \[\('train', \d+\)"
+        # the work announced by a word alone on its line ("Transcribing..", "Generating...")
+        r"|(?i:^\W*(?:transcribing|generating|inferring|predicting|denoising|running inference)"
+        r"\W*$)",
         "execute",
     ),
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds
@@ -218,7 +221,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bAllocating [\d.]+ ?[MG]i?B for PagedAttention KV cache\b"
         # a runner allocating its KV caches layer by layer ("Allocating TT kv caches for each
         # layer (submesh 1):  69%|...")
-        r"|(?i:\ballocating (?:\w+ ){0,2}kv[ _-]?caches?\b)",
+        r"|(?i:\ballocating (?:\w+ ){0,2}kv[ _-]?caches?\b)"
+        # a runtime setting up its paged KV cache ("Using Paged KVCache", MLC's; "Creating paged
+        # KV cache")
+        r"|(?i:\b(?:using|creating|initiali[sz]ing) (?:the |a )?paged ?kv ?cache\b)",
         "kv_alloc",
     ),
     # torch's CUDA graph waiting for the NCCL work before it captures

@@ -105,6 +105,8 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
         return new.start < cur.start
     if new.rank < cur.rank:
         return False
+    if cur.rank == LEVEL_ONLY and new.rank == UNKNOWN and in_destructor(new.traceback):
+        return False  # an unrecognised exception a destructor raised, which Python ignored
     if cur.rank == LEVEL_ONLY and new.category == DIED and _CHECKED.search(cur.text):
         # a failed CHECK (glog's, TVM's, XLA's) aborts the process itself: the death right
         # after it is its doing and does not replace it

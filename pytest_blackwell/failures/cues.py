@@ -38,6 +38,7 @@ _SHORTAGE = (
 _ARCH = (
     r"(?:\bsm_?\d{2,3}[af]?\b|\bSM ?\d{2,3}\b|\bcompute[ _]capabilit(?:y|ies)\b|\bcompute_\d{2,3}\b"
     r"|\bgfx\d{3,4}\w*|\b(?:Blackwell|Hopper|Ampere|Lovelace|Turing|Volta|Pascal)\b"
+    r"|\bAscend ?\d{3}\w*"  # (Huawei's NPUs, as CANN names them: "Ascend910B")
     r"|\b(?:this|your|the current|current) (?:GPU|device|architecture|arch|hardware|platform)\b"
     r"|\bCUDA capabilit(?:y|ies)\b|\b\d\.\d capability\b|\bcapability \d\.\d\b"
     r"|\bthe target (?:GPU|device)\b"
@@ -209,6 +210,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # loaded")
             r"|\b\w+\.(?:dll|so(?:\.\d+)*)\b.{0,40}?\b(?:is not found|cannot be loaded"
             r"|could not be loaded)\b"
+            # a binding that cannot find the native library it wraps (.NET's "Native Library not
+            # found in default paths")
+            r"|\bnative librar(?:y|ies) (?:\w+ )?not found\b"
             # a feature of a newer runtime ("streamIsCapturing is supported since CUDA 10.1+")
             r"|\b(?:supported|available) (?:only )?(?:since|from|starting with) "
             r"(?:CUDA|ROCm|HIP|cuDNN|driver|torch|PyTorch)\b"

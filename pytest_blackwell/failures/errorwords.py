@@ -41,6 +41,7 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "[GIN]",  # Gin's access log (Ollama's server): a request answered with a server error
     "command not found",  # a shell that cannot run a tool
     "out of memory",  # a runtime's error string printed alone
+    "allocate memory",  # ENOMEM's "Cannot allocate memory", a library's "cannot allocate memory"
     "object has no attribute",  # Python's error messages printed without their type
     "object is not ",
     "UNAVAILABLE: ",  # a model status table's cell for a model that could not be loaded
@@ -120,6 +121,12 @@ ERRORISH = re.compile(
     # an OpenAI-compatible API's error object (the answer to a request that failed), and a
     # model status table's cell for a model that could not be loaded (Triton's UNAVAILABLE)
     r"|\"object\":\s*\"error\"|\|\s*UNAVAILABLE: \S"
+    # pydantic's (v1) validation error, one entry per field: "<message> (type=value_error)"
+    r"|\(type=\w+_error(?:\.\w+)*\)"
+    # a C++ catch block reporting what it caught ("Exception caught at file:ggml-sycl.cpp,
+    # line:3171", the SYCL backends'), and memory the system could not give ("gemm: cannot
+    # allocate memory on host", ENOMEM's "Cannot allocate memory")
+    r"|^\s*(?:\w+ )?[Ee]xception caught\b|\b(?i:cannot|can't|unable to) allocate memory\b"
 )
 #: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count
 #: (``0 failed``, but not ``replica 0 failed``: a number after a noun names a thing).

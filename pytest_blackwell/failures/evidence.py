@@ -46,6 +46,10 @@ _STARTUP_SHAPE = re.compile(
     # bitsandbytes, which loads its native library as it is imported; sgl_kernel, which tries
     # each build of its own ("Could not load any common_ops library!")
     r"|\bConfigured CUDA binary not found\b|\bCould not load any \w+ library\b"
+    # a binding's native library not found where it looks (.NET's "Native Library not found"),
+    # torch's process group without the backend asked for (it is set up before any work)
+    r"|(?i:\bnative librar(?:y|ies) (?:\w+ )?not found\b)"
+    r"|\bDistributed package doesn't have \w+ built in\b"
 )
 #: torch.cuda's capability check, which warns when CUDA is initialised in the process: the shape
 #: of a start-up failure when it is the error itself (``env_mismatch``), but only a precursor of

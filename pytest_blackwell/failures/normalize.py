@@ -24,9 +24,13 @@ _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|
 # One prefix at a time; `_strip_prefixes` applies them until none matches.
 _STAMP = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
 # "[2025-03-10T15:07:20Z]", "[2025-03-10 15:07:20 TP0]" (SGLang: a tag inside the brackets),
-# or a bare "2025-03-10T15:07:20.1234567Z" (GitHub Actions).
+# or a bare "2025-03-10T15:07:20.1234567Z" (GitHub Actions), also followed by a colon.
 _TIMESTAMP = re.compile(
-    r"^\s*(?:\[" + _STAMP + r"(?: (?P<tag>[A-Za-z]+\d*(?: [A-Za-z]+\d*)*))?\]|" + _STAMP + r")\s?"
+    r"^\s*(?:\["
+    + _STAMP
+    + r"(?: (?P<tag>[A-Za-z]+\d*(?: [A-Za-z]+\d*)*))?\]|"
+    + _STAMP
+    + r"(?::(?= ))?)\s?"
 )
 # kubectl's "--prefix" ("[pod/vllm-0/vllm] "), in front of any message
 _KUBE = re.compile(
@@ -86,7 +90,9 @@ _OTHER_STAMP = re.compile(
     r"^\s*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]+ [\w.\-/]+(?:\[\d+\])?:"
     r"|\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]"
     r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]"
-    r"|\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d[.,]?\d*(?:Z|[+-]\d\d:?\d\d)?"
+    # (also followed by a colon, "2026-07-29 11:18:04: ...", or with its year cut short by a
+    # paste: "026-07-29 11:18:04")
+    r"|\d{2,4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d[.,]?\d*(?:Z|[+-]\d\d:?\d\d)?(?::(?= ))?"
     r"|\d\d:\d\d:\d\d(?:[.,]\d+)?(?= ))\s?"
 )
 # A tqdm progress bar that an error was printed onto: "Processed prompts:  5%|▌ | 429/8535 [...] "

@@ -98,6 +98,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a compiler's own error line (nvcc, ptxas, nvlink, cicc), TensorRT's builder namespace
         # (the device linker in its lower case: "NVLink error" is the interconnect's fault)
         r"|\b(?:nvcc|ptxas|(?-i:nvlink)|cicc)(?:\.exe)?\s*(?:fatal|error)\b|::builder::"
+        # a host compiler driver's own error ("clang++: error: no such file or directory: ...")
+        r"|(?:^|\] )(?:clang(?:\+\+)?|g\+\+|gcc|c\+\+|cc1(?:plus)?|hipcc)(?:\.exe)?: "
+        r"(?:fatal )?error:"
         # ptxas naming the PTX file and line it stopped at ("ptxas /tmp/k.ptx, line 5; fatal :")
         r"|\bptxas \S+, line \d+; (?:fatal|error)\s*:"
         # an MLIR diagnostic at a kernel's Python source (Triton lowering a kernel: "chunk.py:208:

@@ -264,6 +264,10 @@ CAUSES: tuple[Rule, ...] = (
     rule("ggml_operand_type", "dispatch_failure",
        r"\bGGML_ASSERT(?::\s*\S+:\d+:\s*|\()\s*\(?\w+(?:->|_)type == GGML_TYPE_\w+",
        keywords=("GGML_ASSERT",)),
+    # an MLIR compiler (Triton's, TVM's, IREE's) with no lowering of an op for its target:
+    # "error: failed to legalize operation 'tt.get_program_id' that was explicitly marked illegal"
+    rule("no_lowering", "dispatch_failure", r"\b[Ff]ailed to legalize operation\b",
+       stage_hint="compile", keywords=("legalize operation",)),
     rule("no_kernel_image", "dispatch_failure",
        r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
        r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function"

@@ -75,6 +75,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"
        r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory"
        r"|\berror: include file '[\w/.]+\.h' not found"  # (tcc, the C compiler Triton ships)
+       # clang's words for a header it cannot find (also Metal's compiler, built on it)
+       r"|\bfatal error: '[\w/.\-]+\.(?:h|hh|hpp|cuh)' file not found"
        # a compiler or build tool the JIT build runs is not installed
        r"|No such file or directory: '(?:[^']*/)?(?:nvcc|ninja|hipcc|ptxas|gcc|g\+\+|c\+\+"
        r"|clang(?:\+\+)?)'"
