@@ -98,6 +98,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # (or of the work on an input: "Starting transcription on: talk.mp3")
         r"|(?i:^\W*start(?:ing)? (?:the )?(?:simulation|training|inference|generation|sampling"
         r"|transcription)\b(?:\W*$| on\b|\W+(?:iters?|steps?|epochs?)\b))"  # ("..., iters: 600")
+        # (or with "to": "Start to forward", as a server's backend says it of a request)
+        r"|(?i:\bstart(?:ing)? to (?:forward|infer|inference|generate|decode|sample)\b)"
         # (or said the other way round: "Training starts at step 1")
         r"|(?i:\b(?:training|inference|generation) (?:starts|started|begins) at step \d)"
         # the time an inference took, reported once it ran ("Time taken for inference is 6 ms")
@@ -120,6 +122,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # OpenMMLab's runner starting its workflow ("Start running, host: root@x, work_dir: ...",
         # "workflow: [('train', 1)], max: 20 epochs")
         r"|\bStart running, host: \S+, work_dir:|\bworkflow: \[\('train', \d+\)"
+        # the model being run on work ("Running inference for model: x", "Running model ...",
+        # "Running image 1/1 ...")
+        r"|(?i:\brunning (?:the )?(?:inference|generation|prediction)\b"
+        r"|\brunning (?:the )?model\W*$|\brunning (?:image|sample|batch|prompt) \d+)"
         # the work announced by a word alone on its line ("Transcribing..", "Generating...")
         r"|(?i:^\W*(?:transcribing|generating|inferring|predicting|denoising|running inference)"
         r"\W*$)",

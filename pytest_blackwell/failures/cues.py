@@ -170,6 +170,19 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "dispatch_failure",
         (r"\brequires (?:the )?(?:\w*(?:Attn|Attention) ?[Bb]ackend|Flash ?Attention)\b",),
     ),
+    # a GPU backend without the kernel function asked for ("Metal error Error while loading
+    # function: \"Function 'cast_bf16_f32' does not exist\"")
+    (
+        "dispatch_failure",
+        (
+            r"\b(?:metal|cuda|vulkan|opencl|hip|kernel)\b",
+            r"\b(?:function|kernel) (?:'[\w.]+'|\"[\w.]+\"|`[\w.]+`) (?:does not exist|not found"
+            r"|is missing)\b",
+        ),
+    ),
+    # an assertion that a size is among those a kernel was compiled for ("assert Lq in {16, 32,
+    # 64, 128, 256, 576}"): no kernel for the shape it was given
+    ("dispatch_failure", (r"\bassert \w+ in [{\[(]\d+(?:, ?\d+){2,}[}\])]",)),
     # a kernel's own check on the head size it was built for
     ("dispatch_failure", (r"\b(?:assert\w*|expected|check failed)\b", r"\bhead_?(?:size|dim)\b")),
     (
@@ -235,6 +248,12 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bonly (?:supported|available|allowed|works?) (?:for|with|when)\b(?! contiguous)"
             r"|\bmissing (?:required )?(?:field|key|argument|tensor|weight|parameter|config\w*)s?\b"
             r"|\bno file named\b|\b(?:input|model|config) file (?:was )?not found\b"
+            # a model's configuration file that cannot be read ("Can't load .../config.ini")
+            r"|\b(?:can't|cannot|could not|couldn't|unable to|failed to) (?:load|open|read) "
+            r"\S*\bconfig\w*\.(?:ini|json|ya?ml|pbtxt)\b"
+            # an engine's check that a request fits the sizes it was built for ("Assertion
+            # failed: max_context_len <= mMaxContextLength")
+            r"|\bassert\w*\b[^<>]{0,40}?\b\w+ ?<=? ?(?:m_?)?max_?[A-Za-z]\w*"
             r"|\bunknown (?:\w+ )?model[ _]type\b"
             r"|\bunknown (?:model )?(?:architecture|model type|field|option|argument|parameter"
             r"|quantization|dtype|backend)\b|\bno (?:module or )?parameter named\b"
@@ -255,6 +274,12 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # a setting left out ("Interactive mode was not specified, so expected port to be
             # specified. Perhaps you forgot `-i` or `--port`?")
             r"|\b(?:was|were|is|are) not specified\b|\bPerhaps you forgot\b"
+            # (or asked for: "please specify chat template as guided in ...")
+            r"|\bplease specify\b"
+            # a checkpoint whose parts do not match the model's ("miss matched layers: 40 vs 0")
+            r"|\bmis+[ -]?match(?:ed|es)? (?:layers?|keys?|weights?|parameters?|dimensions?)\b"
+            # a model that cannot be loaded because a file it needs is not there
+            r"|\b(?:load|launch)\w* (?:the )?model\b.{0,120}?\bNo such file or directory\b"
             # a value over the limit a setting allows ("The sum of prompt length (9351.0),
             # query length (0) should not exceed max_num_tokens (8192)")
             r"|\b(?:should|must|cannot|can't|can not) (?:not )?exceed (?:the )?(?:max\w*|limit)",

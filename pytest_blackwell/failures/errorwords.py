@@ -127,6 +127,8 @@ ERRORISH = re.compile(
     # line:3171", the SYCL backends'), and memory the system could not give ("gemm: cannot
     # allocate memory on host", ENOMEM's "Cannot allocate memory")
     r"|^\s*(?:\w+ )?[Ee]xception caught\b|\b(?i:cannot|can't|unable to) allocate memory\b"
+    # an error report's field (ComfyUI's, its markdown bold lost): "Exception Message: ..."
+    r"|^\s*Exception Message:\s*\S"
 )
 #: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count
 #: (``0 failed``, but not ``replica 0 failed``: a number after a noun names a thing).

@@ -266,8 +266,10 @@ _MODEL_CLASS = re.compile(
 #: Classes whose construction sets a communicator up between the ranks (vLLM's
 #: ``PyNcclCommunicator``, ``CustomAllreduce``, a ``ProcessGroupNCCL``): distributed start-up.
 _COMMUNICATOR_CLASS = re.compile(
-    r"^[A-Z]\w*(?:Communicator|ProcessGroup\w*|Allreduce)$"
-    # Accelerate's state, built first: it sets the process group and the device up
+    r"^[A-Z]\w*(?:Communicator|ProcessGroup\w*|Allreduce)$|^\w*ParallelContext$"
+    # the process groups of every parallel dimension set up at once (nanotron's and ColossalAI's
+    # ParallelContext); Accelerate's state, built first: it sets the process group and the
+    # device up
     r"|^(?:Accelerator|AcceleratorState|PartialState)$"
 )
 

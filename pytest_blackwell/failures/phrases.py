@@ -59,6 +59,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bAttempting to deserialize object on\b"  # torch.load reading a checkpoint's tensors
         r"|\bFailed to parse NetParameter file\b"  # Caffe reading a .caffemodel's weights
         r"|\bCan't load (?:the )?(?:tokenizer|config|configuration) for\b"
+        # (or the file itself: "Can't load /models/gpt/1/config.ini")
+        r"|(?i:\b(?:can't|cannot|could not|unable to|failed to) (?:load|read|open) "
+        r"\S*\b(?:config|tokenizer)\w*\.(?:ini|json|ya?ml|pbtxt)\b)"
         r"|\bFailed to launch model\b"
         r"|\bLoad model from \S+ failed\b"  # ONNX Runtime's session reading its model file
         # a server's model backend that could not start (text-embeddings-inference's "Could not

@@ -74,6 +74,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"No working C\+\+ compiler found|InvalidCxxCompiler|Failed to find C compiler"
        r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"
        r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory"
+       # (or the C compiler Triton ships on Windows, wherever it lies: "...\\tcc\\tcc.exe'")
+       r"|Command '\[[^\],]{0,160}?tcc\.exe'"
        r"|\berror: include file '[\w/.]+\.h' not found"  # (tcc, the C compiler Triton ships)
        # clang's words for a header it cannot find (also Metal's compiler, built on it)
        r"|\bfatal error: '[\w/.\-]+\.(?:h|hh|hpp|cuh)' file not found"

@@ -88,6 +88,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|NCCL communicator was aborted|retrieving ncclUniqueId(?!.{0,300}?\bSocket Timeout\b)"
        r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
        r"|Watchdog caught collective operation timeout|\bncclCommWatchdog\b"
+       # (and its notice before it takes the process down, its file prefix taken off)
+       r"|\bSome NCCL operations have failed or timed out\b"
        # (c10d's record of it once the log prefix naming ProcessGroupNCCL.cpp is taken off)
        r"|\bNCCL watchdog thread terminated\b"
        # and its heartbeat monitor finding the watchdog stuck ("[PG 0 Rank 3] Heartbeat monitor
@@ -262,8 +264,10 @@ LATE_RULES: tuple[Rule, ...] = (
        # Android's libc and its crash dumper (logcat: "Fatal signal 4 (SIGILL), code 2", the
        # tombstone's backtrace "F DEBUG   :       #00 pc 000000000019000c  /data/app/...")
        r"|\bFatal signal \d+ \((?P<signal__19>SIG[A-Z]+)\)|\bF DEBUG\s*:\s+#\d+ pc [0-9a-f]+\b"
-       # (the tombstone's own signal line: "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr")
-       r"|\bsignal \d+ \((?P<signal__24>SIG[A-Z]+)\), code -?\d+ \(\w+\), fault addr\b"
+       # (the tombstone's own signal line: "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr",
+       # or that line alone, as a crash reporter of an app shows it: "signal 6 (SIGABRT)")
+       r"|\bsignal \d+ \((?P<signal__24>SIG[A-Z]+)\)(?:, code -?\d+ \(\w+\), fault addr\b"
+       r"|\s*$)"
        # torchelastic's agent stopped by a signal ("SignalException: Process 2890585 got
        # signal: 1")
        r"|\bSignalException: Process \d+ got signal: (?P<signal__20>\d+)"
@@ -286,7 +290,7 @@ LATE_RULES: tuple[Rule, ...] = (
        weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??",
                             "fatal exception", "exited on signal", "xit code", "退出代码",
                             "segfault at", "traps: ", "exception: ", "Fatal signal", "F DEBUG",
-                            "SignalException", "fault addr")),
+                            "SignalException", "fault addr", "(SIG")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     # (not Python's or numpy's own messages, which a program's bug raises, not a check of its
     # configuration: "substring not found", "too many values to unpack", "x not in list"; nor a

@@ -242,9 +242,13 @@ IN_TUNING = {
     "fresh224": (0.91, 0.75),
     "fresh225": (0.83, 0.75),
     "fresh226": (0.91, 0.91),
+    "fresh227": (1.00, 0.61),
     "fresh228": (0.92, 0.84),
+    "fresh229": (0.91, 0.91),
     "fresh230": (1.00, 0.75),
+    "fresh231": (1.00, 0.91),
     "fresh232": (0.83, 1.00),
+    "fresh233": (0.91, 0.75),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

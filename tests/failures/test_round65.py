@@ -1,20 +1,32 @@
-"""Mechanisms of the sixty-fifth round, tuned on ``fresh226/``, ``fresh228/``, ``fresh230/`` and
-``fresh232/`` (the other four shards of that collection were measured apart, unread).
+"""Mechanisms of the sixty-fifth round, tuned on ``fresh226/`` to ``fresh233/``: first on
+``fresh226/``, ``fresh228/``, ``fresh230/`` and ``fresh232/`` (the other four measured apart,
+unread), then on those four.
 
 Formats: a timestamp followed by a colon, or with its year cut short by a paste
 (``026-07-29 11:18:04: (Proc pid=7) ERROR ...``), is still a timestamp.
 Error words: pydantic's validation entry (``... (type=value_error)``), a C++ catch block's
-``Exception caught at file:...`` and ``cannot allocate memory`` are errors, never silence; an
+``Exception caught at file:...``, ``cannot allocate memory`` and an error report's ``Exception
+Message:`` field are errors, never silence; an
 unrecognised exception a destructor raised (``Exception ignored in: ...__del__``) does not
 replace an error line before it.
 Categories: an architecture refused by name (``support for Ascend910 is not implemented``),
-an MLIR compiler with no lowering for an op (``failed to legalize operation``) and
-(``dispatch_failure``); clang's missing header and a binding's missing native library
-(``env_mismatch``); a device allocation while a paged KV cache is being set up
-(``kv_cache_oom``).
+an MLIR compiler with no lowering for an op (``failed to legalize operation``) and a GPU
+backend without the kernel function asked for (``Function 'x' does not exist``)
+(``dispatch_failure``); clang's missing header, a binding's missing native library and the C
+compiler Triton ships failing (``tcc.exe``) (``env_mismatch``); a device allocation while a
+paged KV cache is being set up (``kv_cache_oom``); a configuration file that cannot be loaded
+and an engine's assertion that a request fits a size it was built for (``x <= mMaxY``,
+``unsupported_config``); c10d's ``Some NCCL operations have failed or timed out``
+(``nccl_error``, not ``timeout``); an Android tombstone's signal line alone (``engine_died``);
+a size asserted to be among those compiled (``assert Lq in {16, 32, 64}``, ``dispatch_failure``);
+a setting asked for (``please specify``), layers that do not match and a model that cannot be
+launched for a missing file (``unsupported_config``).
 Stages: a host compiler driver's own error (``clang++: error:``, ``compile``); torch's process
 group without the backend asked for and a native library not found (``startup``); the work
-announced by a word alone on its line (``Transcribing..``, ``execute``).
+announced by a word alone on its line (``Transcribing..``) and the model being run on work
+(``Running inference for model``, ``Running model ...``, ``Start to forward``) (``execute``); a
+configuration file that cannot be loaded (``loading``); the process groups of every parallel
+dimension being set up (``ParallelContext(...)``, ``startup``).
 The lines are of our own, in the shapes the tools print.
 """
 
@@ -118,6 +130,122 @@ from pytest_blackwell.failures import StreamClassifier
             ],
             "engine_died",
             "execute",
+        ),
+        (
+            ["signal 11 (SIGSEGV)", "#00 pc 0001 /system/lib64/libc.so (abort+164)"],
+            "engine_died",
+            "unknown",
+        ),
+        (
+            [
+                "Error: Metal error Error while loading function: \"Function 'cast_f16_f32' does "
+                'not exist"',
+            ],
+            "dispatch_failure",
+            "loading",
+        ),
+        (
+            [
+                "terminate called after throwing an instance of 'std::runtime_error'",
+                "  what():  [FT][ERROR] Can't load /models/gpt/1/config.ini Assertion fail: "
+                "/src/ParallelGptTritonModel.cc:182",
+            ],
+            "unsupported_config",
+            "loading",
+        ),
+        (
+            [
+                "terminate called after throwing an instance of "
+                "'tensorrt_llm::common::TllmException'",
+                "  what():  [TensorRT-LLM][ERROR] Assertion failed: input_len <= mMaxInputLength "
+                "(/src/cpp/plugins/gptAttentionPlugin.cpp:249)",
+            ],
+            "unsupported_config",
+            "unknown",
+        ),
+        (
+            [
+                "D/App(2506): Running inference for model: m_8b6c",
+                "F/libc    (2506): Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0",
+            ],
+            "engine_died",
+            "execute",
+        ),
+        (
+            [
+                "2024-03-05 17:28:54,974 - INFO - Running model ...",
+                "Segmentation fault (core dumped)",
+            ],
+            "engine_died",
+            "execute",
+        ),
+        (
+            [
+                "[rank1]:[E ProcessGroupNCCL.cpp:577] [Rank 1] Some NCCL operations have failed or "
+                "timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU "
+                "operations might run on corrupted/incomplete data.",
+            ],
+            "nccl_error",
+            "unknown",
+        ),
+        (
+            [
+                "CalledProcessError: Command '['C:\\\\app\\\\triton\\\\runtime\\\\tcc\\\\tcc.exe', "
+                "'cuda_utils.c', '-O3', '-shared']' returned non-zero exit status 1.",
+            ],
+            "env_mismatch",
+            "compile",
+        ),
+        (
+            [
+                "Exception Message: Library cublas64_12.dll is not found or cannot be loaded",
+                "Exception Type: RuntimeError",
+                "Error: Unable to process file: talk.wav",
+            ],
+            "env_mismatch",
+            "unknown",
+        ),
+        (
+            ["AssertionError: assert Lq in {16, 32, 64, 128, 256}, where Lq = 96."],
+            "dispatch_failure",
+            "unknown",
+        ),
+        (
+            ["RuntimeError: please specify chat template as guided in the pipeline docs"],
+            "unsupported_config",
+            "unknown",
+        ),
+        (["AssertionError: miss matched layers: 32 vs 0"], "unsupported_config", "unknown"),
+        (
+            [
+                "RuntimeError: Failed to launch model, detail: [address=0.0.0.0:4639, pid=986] "
+                "[Errno 2] No such file or directory",
+            ],
+            "unsupported_config",
+            "loading",
+        ),
+        (
+            [
+                "I1212 06:38:03.991222 1 libft.cc:1226] Start to forward",
+                "terminate called after throwing an instance of 'std::runtime_error'",
+                "  what():  [FT][ERROR]  Assertion fail: /src/layers/FusedAttentionLayer.cu:178",
+            ],
+            "unknown",
+            "execute",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "train.py", line 23, in <module>',
+                "    trainer = Trainer(config_file)",
+                '  File "/src/trainer.py", line 147, in __init__',
+                "    self.parallel_context = ParallelContext(",
+                '  File "/src/parallel/context.py", line 33, in __init__',
+                "    raise ValueError(",
+                "ValueError: ('The number of processes (8)', 'must equal the world size (4).')",
+            ],
+            "unsupported_config",
+            "startup",
         ),
     ],
 )
