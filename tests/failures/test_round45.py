@@ -179,7 +179,7 @@ _ONE_LINE = (
         (
             ["RuntimeError: Distributed package doesn't have NCCL built in"],
             "env_mismatch",
-            "unknown",
+            "startup",  # (since round 65: torch raises it only while the process group is set up)
         ),
         (
             [
