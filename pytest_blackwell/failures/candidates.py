@@ -12,7 +12,8 @@ from typing import Any
 
 from pytest_blackwell.failures.cues import says_shortage
 from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS
-from pytest_blackwell.failures.frames import IPYTHON_FRAME, dispatched, frame_stage, worded_frame
+from pytest_blackwell.failures.frame_words import dispatched, worded_frame
+from pytest_blackwell.failures.frames import IPYTHON_FRAME, frame_stage
 from pytest_blackwell.failures.native_stacks import GO_FRAME, GO_GOROUTINE, MANAGED_FRAME
 from pytest_blackwell.failures.phrases import phrase_stage
 from pytest_blackwell.failures.stages import later_stage

@@ -16,14 +16,13 @@ from collections.abc import Mapping, Sequence
 from pytest_blackwell.failures.activity import moved_on
 from pytest_blackwell.failures.candidates import Candidate
 from pytest_blackwell.failures.cues import READABLE_RULES, cue_category, own_words
-from pytest_blackwell.failures.frames import (
-    decisive,
+from pytest_blackwell.failures.frame_words import (
     dispatched,
     frame_category,
-    frame_stage,
     waiting_dump,
     worded_frame,
 )
+from pytest_blackwell.failures.frames import decisive, frame_stage
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.phrases import dispatcher_words, phrase_stage
 from pytest_blackwell.failures.rules_late import TORCH_CAPABILITY_WARNINGS

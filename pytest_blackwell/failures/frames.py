@@ -11,7 +11,7 @@ telling frame (the cause, printed first) wins.
 
 A few frames also tell the category: a check that raises for one reason only (vLLM's KV-cache
 memory check, Triton's shared-memory resource check). They decide when the message itself is
-unknown, e.g. cut off by a paste.
+unknown, e.g. cut off by a paste (:mod:`.frame_words` reads them, and the words of frame names).
 """
 
 from __future__ import annotations
@@ -20,14 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from pytest_blackwell.failures.frame_names import (
-    CATEGORY_FRAMES,
-    CONTEXTUAL,
-    DECISIVE,
-    DISPATCHER_PATHS,
-    DISPATCHERS,
-    PATHS,
-)
+from pytest_blackwell.failures.frame_names import CATEGORY_FRAMES, CONTEXTUAL, DECISIVE, PATHS
 from pytest_blackwell.failures.native_stacks import CAMEL, GO_GOROUTINE, native_frame, snake
 
 # The function name may be cut off by a paste; the path alone can still tell.
@@ -137,7 +130,7 @@ def _unflattened(lines: Iterable[str]) -> list[str]:
     return out
 
 
-def _segments(lines: Iterable[str]) -> list[list[Frame]]:
+def frame_segments(lines: Iterable[str]) -> list[list[Frame]]:
     """The frames of each traceback in ``lines`` (a new one starts at every header).
 
     A frame whose line a paste cut (the function name lost or cut short) is named by the call
@@ -293,7 +286,7 @@ _BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|
 #: Python's standard library (not the packages installed beside it), on POSIX
 #: (``lib/python3.12/json/decoder.py``) and Windows (``C:/Python312/Lib/json/decoder.py``): its
 #: ``decode`` (json, codecs), ``step`` or ``run`` name no engine's work.
-_STDLIB = re.compile(
+STDLIB = re.compile(
     r"/lib/python3\.\d+/(?!site-packages/|dist-packages/)|(?:^|/)Lib/(?!site-packages/)"
     # nor do the HTTP clients' (requests' "generate" streams a response body)
     r"|/(?:site|dist)-packages/(?:requests|urllib3|httpx|httpcore|aiohttp)/"
@@ -355,7 +348,7 @@ def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
     """
     # a wrapper naming the method a worker ran ("Method Warmup encountered an error") says less
     # than a traceback's own frames: it is read after them
-    segments = sorted(_segments(lines), key=lambda seg: all(not f.path for f in seg))
+    segments = sorted(frame_segments(lines), key=lambda seg: all(not f.path for f in seg))
     named = [(_named(f), f.func) for seg in segments for f in reversed(seg)]
     named_found = [(stage, func) for stage, func in named if stage is not None]
     for segment in segments:
@@ -371,7 +364,7 @@ def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
                 return stage, f"frame {frame.func}"
     for segment in segments:
         for frame in reversed(segment):
-            stage = None if _STDLIB.search(frame.path) else _lookup(CONTEXTUAL, frame.func)
+            stage = None if STDLIB.search(frame.path) else _lookup(CONTEXTUAL, frame.func)
             if stage is not None:
                 return stage, f"frame {frame.func}"
     return None
@@ -382,119 +375,3 @@ def decisive(told: tuple[str, str]) -> bool:
     engine function, not a library path or a contextual name."""
     stage, why = told
     return _lookup(DECISIVE, why.removeprefix("frame ")) == stage
-
-
-def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
-    """``("execute", evidence)`` when the name of a frame among ``lines`` says the model runs on
-    work (:data:`_SERVING_WORDS`), ``graph_capture`` when it is named for capturing CUDA graphs
-    (:data:`_CAPTURE_WORDS`); weaker evidence than any engine function, read innermost
-    first. (Validation is no such word: a configuration, a repository id or a response object
-    are all validated, at start-up, while loading and while serving; a unit test's ``test_decode``
-    exercises a kernel, it serves nothing; nor does a command-line entry tell its stage.)"""
-    for segment in _segments(lines):
-        for frame in reversed(segment):
-            if frame.func.startswith("test_") or _COMMAND.search(frame.path):
-                continue
-            if _STDLIB.search(frame.path):  # json's "decode", not a model's
-                continue
-            # the function its source line calls is deeper still (a remote call or a decorator's
-            # wrapper may be the only frame printed for it); not what a program's entry calls,
-            # its whole job ("main" calling "train_using_gin" loads the model too)
-            calls = "" if frame.func in _ENTRIES or frame.calls.startswith("test_") else frame.calls
-            for name, why in ((calls, f"call {calls}"), (frame.func, f"frame {frame.func}")):
-                # a function's camelCase name read by its words ("trainBatch"), not a class's
-                # ("InferenceSession" constructed is a session being created)
-                func = snake(name) if name[:1].islower() and CAMEL.search(name) else name
-                if _CAPTURE_WORDS.search(func):  # "_capture_generation_cuda_graphs"
-                    return "graph_capture", why
-                if _SERVING_WORDS.search(func) and not _CREATES.match(func):
-                    return "execute", why
-    return None
-
-
-def dispatched(lines: Sequence[str]) -> tuple[str, str] | None:
-    """``(stage, evidence)`` from an application's dispatcher among the frames of ``lines``
-    (:data:`~pytest_blackwell.failures.frame_names.DISPATCHERS`, or its file:
-    :data:`~pytest_blackwell.failures.frame_names.DISPATCHER_PATHS`): the weakest frame evidence."""
-    segments = _segments(lines)  # (parsed once for the names and the paths)
-    told = _first_in(DISPATCHERS, segments)
-    for segment in [] if told else segments:
-        for frame in reversed(segment):
-            for path, stage in DISPATCHER_PATHS:
-                if frame.path.endswith(path):
-                    return stage, f"frame {frame.func} in {path}"
-    return told
-
-
-def _first_in(table: dict[str, str], segments: list[list[Frame]]) -> tuple[str, str] | None:
-    """``(table's value, evidence)`` for the first frame among ``segments`` (tracebacks, see
-    :func:`_segments`) that ``table`` names, innermost first in each traceback, else ``None``."""
-    for segment in segments:
-        for frame in reversed(segment):
-            value = table.get(frame.func)
-            if value is not None:
-                return value, f"frame {frame.func}"
-    return None
-
-
-#: A program's command-line entry (``vllm/scripts.py``'s ``serve``, ``sglang/cli/serve.py``,
-#: a ``__main__``): it runs the whole life of a server, so its words tell no stage.
-_COMMAND = re.compile(r"(?:^|/)(?:cli|commands?)/|(?:^|/)(?:scripts|__main__)\.py$")
-#: A program's entry functions: what they call is the program's whole job.
-_ENTRIES = frozenset(["<module>", "main", "_main", "run_main", "_run_main"])
-#: A function named for capturing CUDA graphs, whatever else its name says
-#: (``_capture_generation_cuda_graphs``): ``graph_capture`` before any word below.
-_CAPTURE_WORDS = re.compile(r"(?i)captur\w*?_(?:\w+_)?(?:cuda_?)?graphs?\b|graphs?_captur")
-#: The words of a function that runs the model on work: generating, sampling, decoding, serving
-#: a completion, a training step or a model being fitted (``stream_generate_chat_completion``,
-#: ``_random_sample``, ``generate_sequences``, ``training_step``, Keras' ``fit``, a speech
-#: synthesiser's ``tts``). Read only when no engine function of the table names the stage: a
-#: program of its own calling a model is running it, unless the message or the lines before the
-#: error say otherwise.
-_SERVING_WORDS = re.compile(
-    r"(?i)(?:^|_)(?:generate|generation|sample|sampling|sampler|decode|decoding|prefill"
-    r"|completions?|chat|infer|inference|predict|serve|serving|train|training|requests?"
-    r"|translate|translation|transcribe|transcription|beam|fit|tts|synthesi[sz]e|synthesis)(?:_|$)"
-)
-
-#: A function named for creating what serves, not for serving (ONNX Runtime's
-#: ``_create_inference_session`` reads the model; ``init_inference_engine``, ``build_sampler``).
-_CREATES = re.compile(r"(?i)_*(?:create|init|initiali[sz]e|build|make|setup|load|construct)_")
-
-
-#: faulthandler's stack of one thread, printed on request (``faulthandler.dump_traceback``, a
-#: watchdog's ``dump_traceback_later``, a signal handler) or after a fatal error.
-THREAD_DUMP = re.compile(r"^(?:Current )?[Tt]hread 0x[0-9a-fA-F]+ \(most recent call first\):")
-#: Innermost frames of a thread blocked waiting (threading, queues, sockets, sleeps).
-_WAITS = frozenset(
-    [
-        "wait",
-        "acquire",
-        "_wait_for_tstate_lock",
-        "join",
-        "sleep",
-        "select",
-        "poll",
-        "get",
-        "recv",
-        "recv_into",
-        "recv_pyobj",
-        "recv_multipart",
-    ]
-)
-
-
-def waiting_dump(lines: Sequence[str]) -> str | None:
-    """What a faulthandler thread dump shows, when it has no fatal error and its first thread is
-    blocked waiting (a process dumped while stuck: a hang), else ``None``."""
-    if not any(THREAD_DUMP.match(t) for t in lines) or any("Fatal Python" in t for t in lines):
-        return None
-    segments = _segments(lines)
-    if segments and segments[0][-1].func in _WAITS:
-        return f"a thread dump of a waiting thread ({segments[0][-1].func})"
-    return None
-
-
-def frame_category(lines: Sequence[str]) -> tuple[str, str] | None:
-    """``(category, evidence)`` from a frame that raises for one reason only, else ``None``."""
-    return _first_in(CATEGORY_FRAMES, _segments(lines))

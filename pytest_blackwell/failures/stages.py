@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from pytest_blackwell.failures.frames import THREAD_DUMP, waiting_dump
+from pytest_blackwell.failures.frame_words import THREAD_DUMP, waiting_dump
 from pytest_blackwell.failures.normalize import logical_lines, strip_ansi, unflatten
 from pytest_blackwell.failures.vocabulary import LIFECYCLE_STAGES
 

@@ -26,7 +26,7 @@ from pytest_blackwell.failures.candidates import (
 )
 from pytest_blackwell.failures.cues import cue_category
 from pytest_blackwell.failures.errorwords import ASIDE, BENIGN, is_quiet
-from pytest_blackwell.failures.frames import THREAD_DUMP
+from pytest_blackwell.failures.frame_words import THREAD_DUMP
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 
 #: How many of the last lines a failure without any error word may be on (see

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from pytest_blackwell.failures import Failure, StreamClassifier, classify_log
-from pytest_blackwell.failures.frames import frame_category, frame_stage
+from pytest_blackwell.failures.frame_words import frame_category
+from pytest_blackwell.failures.frames import frame_stage
 
 SITE = "/usr/lib/python3.12/site-packages"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from classify_helpers import classify_as, classify_both
 
-from pytest_blackwell.failures.frames import worded_frame
+from pytest_blackwell.failures.frame_words import worded_frame
 from pytest_blackwell.failures.unwrap import unbordered
 
 CUT_AFTER_ERROR = [
