@@ -1,4 +1,4 @@
-"""The throughput benchmark runs end to end at a small size."""
+"""The classifier's benchmarks run end to end at a small size."""
 
 from __future__ import annotations
 
@@ -9,14 +9,18 @@ from pathlib import Path
 BENCH = Path(__file__).parents[2] / "bench" / "classify_throughput.py"
 
 
-def test_bench_reports_throughput_ratio_and_memory() -> None:
-    proc = subprocess.run(
-        [sys.executable, str(BENCH), "--size-mb", "2", "--rounds", "1"],
+def _run(script: Path, *args: str, timeout: int = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(script), *args],
         capture_output=True,
         text=True,
         check=False,
-        timeout=120,
+        timeout=timeout,
     )
+
+
+def test_bench_reports_throughput_ratio_and_memory() -> None:
+    proc = _run(BENCH, "--size-mb", "2", "--rounds", "1")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "device_oom at execute" in out
@@ -28,13 +32,7 @@ STREAM = Path(__file__).parents[2] / "bench" / "stream_throughput.py"
 
 
 def test_stream_bench_reports_each_log_against_the_quiet_one() -> None:
-    proc = subprocess.run(
-        [sys.executable, str(STREAM), "--lines", "2000", "--rounds", "1"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    proc = _run(STREAM, "--lines", "2000", "--rounds", "1")
     assert proc.returncode == 0, proc.stderr  # (it checks each log's answer first)
     for label in ("quiet:", "noisy:", "dense:", "us/line", "ratio to quiet", "target:"):
         assert label in proc.stdout, label
@@ -44,13 +42,7 @@ ACCURACY = Path(__file__).parents[2] / "bench" / "classify_accuracy.py"
 
 
 def test_accuracy_bench_reports_both_splits_and_the_confusion_matrix() -> None:
-    proc = subprocess.run(
-        [sys.executable, str(ACCURACY)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
+    proc = _run(ACCURACY, timeout=300)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     for label in (
@@ -69,12 +61,6 @@ def test_accuracy_bench_reports_both_splits_and_the_confusion_matrix() -> None:
 
 def test_accuracy_bench_rejects_a_bad_manifest(tmp_path: Path) -> None:
     (tmp_path / "manifest.json").write_text("{}")
-    proc = subprocess.run(
-        [sys.executable, str(ACCURACY), "--corpus", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    proc = _run(ACCURACY, "--corpus", str(tmp_path), timeout=60)
     assert proc.returncode == 2
     assert "manifest.json: expected a JSON list of entries" in proc.stderr
