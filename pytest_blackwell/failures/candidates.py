@@ -409,3 +409,41 @@ def with_its_traceback(said: Candidate | None, start: int, lines: list[str]) -> 
     if said is None or said.rank != LEVEL_ONLY or said.line != start - 1:
         return None
     return replace(said, traceback=[*said.traceback, *lines])
+
+
+def block_result(block: Block, best: Candidate | None, events: bool) -> Candidate | None:
+    """The error ``block`` holds as a candidate, its whole block as its traceback (``best`` is the
+    first error so far; ``events``: the stage comes from explicit events, not from frames)."""
+    cand = block.best
+    if cand is None and block.is_traceback:
+        if (own := with_its_traceback(best, block.start, block.lines)) is not None:
+            return own  # a logged message's own traceback, cut before its exception line
+        cand = cut_traceback(block)
+    if cand is None:
+        return None
+    hint: str | None = later_stage((cand.hint, *(stage for stage, _ in block.hints)))
+    hint_from = cand.hint_from
+    if hint == "unknown":
+        hint = cand.hint
+    elif hint != cand.hint:
+        hint_from = next(f"rule {name}" for stage, name in block.hints if stage == hint)
+    if hint is None and not events and (cand.rank < WEAK or cand.category == DIED):
+        # a wrapper right after a cause tells its stage by its frames (capture_model ...)
+        told = frame_stage([*block.lines, *cand.traceback])
+        if told is not None:
+            hint, hint_from = told
+    return Candidate(
+        cand.rank,
+        cand.category,
+        cand.text,
+        cand.line,
+        block.start,
+        block.stage,
+        cand.detail,
+        hint,
+        list(block.lines),
+        rule=cand.rule,
+        hint_from=hint_from,
+        activity=block.activity or cand.activity,
+        after=cand.after,
+    )

@@ -29,7 +29,6 @@ from pytest_blackwell.failures import continuation as wrap
 from pytest_blackwell.failures.activity import activity_at, activity_before
 from pytest_blackwell.failures.candidates import (
     CHAIN,
-    DIED,
     FOLLOW_GAP,
     HEADERS,
     LEVEL_ONLY,
@@ -41,7 +40,7 @@ from pytest_blackwell.failures.candidates import (
     WRAPPER,
     Block,
     Candidate,
-    cut_traceback,
+    block_result,
     is_flat_source,
     is_frame,
     is_header,
@@ -49,7 +48,6 @@ from pytest_blackwell.failures.candidates import (
     merged,
     process_name,
     replaces_in_block,
-    with_its_traceback,
 )
 from pytest_blackwell.failures.errorwords import is_aside, looked_at, says_error, triggers
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
@@ -184,7 +182,7 @@ class StreamClassifier:
         """The first error so far (``None`` if there is none: the caller decides, e.g. timeout)."""
         best = self._best
         for block in self._blocks.values():  # provisional: blocks still being collected
-            cand = self._block_result(block)
+            cand = block_result(block, self._best, self._events)
             if cand is not None:
                 best = merged(best, cand)
         marked = (self._marked_at, self._stage)
@@ -446,44 +444,9 @@ class StreamClassifier:
         if self._ring:
             self._recovered_upto = self._ring[-1][0]
 
-    def _block_result(self, block: Block) -> Candidate | None:
-        cand = block.best
-        if cand is None and block.is_traceback:
-            if (own := with_its_traceback(self._best, block.start, block.lines)) is not None:
-                return own  # a logged message's own traceback, cut before its exception line
-            cand = cut_traceback(block)
-        if cand is None:
-            return None
-        hint: str | None = later_stage((cand.hint, *(stage for stage, _ in block.hints)))
-        hint_from = cand.hint_from
-        if hint == "unknown":
-            hint = cand.hint
-        elif hint != cand.hint:
-            hint_from = next(f"rule {name}" for stage, name in block.hints if stage == hint)
-        if hint is None and not self._events and (cand.rank < WEAK or cand.category == DIED):
-            # a wrapper right after a cause tells its stage by its frames (capture_model ...)
-            told = frame_stage([*block.lines, *cand.traceback])
-            if told is not None:
-                hint, hint_from = told
-        return Candidate(
-            cand.rank,
-            cand.category,
-            cand.text,
-            cand.line,
-            block.start,
-            block.stage,
-            cand.detail,
-            hint,
-            list(block.lines),
-            rule=cand.rule,
-            hint_from=hint_from,
-            activity=block.activity or cand.activity,
-            after=cand.after,
-        )
-
     def _close(self, block: Block) -> None:
         self._blocks.pop(block.tag, None)
-        cand = self._block_result(block)
+        cand = block_result(block, self._best, self._events)
         if cand is not None:
             self._offer(cand)
 
