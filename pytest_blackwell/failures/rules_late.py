@@ -265,9 +265,10 @@ LATE_RULES: tuple[Rule, ...] = (
        # tombstone's backtrace "F DEBUG   :       #00 pc 000000000019000c  /data/app/...")
        r"|\bFatal signal \d+ \((?P<signal__19>SIG[A-Z]+)\)|\bF DEBUG\s*:\s+#\d+ pc [0-9a-f]+\b"
        # (the tombstone's own signal line: "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr",
-       # or that line alone, as a crash reporter of an app shows it: "signal 6 (SIGABRT)")
-       r"|\bsignal \d+ \((?P<signal__24>SIG[A-Z]+)\)(?:, code -?\d+ \(\w+\), fault addr\b"
-       r"|\s*$)"
+       # or that line alone, as a crash reporter of an app shows it: "signal 6 (SIGABRT)"; not a
+       # signal that asks a process to stop, which a graceful shutdown logs)
+       r"|\bsignal \d+ \((?P<signal__24>SIG[A-Z]+)\), code -?\d+ \(\w+\), fault addr\b"
+       r"|^signal \d+ \((?P<signal__25>SIG(?:SEGV|ABRT|BUS|ILL|FPE|TRAP|SYS))\)\s*$"
        # torchelastic's agent stopped by a signal ("SignalException: Process 2890585 got
        # signal: 1")
        r"|\bSignalException: Process \d+ got signal: (?P<signal__20>\d+)"

@@ -325,3 +325,8 @@ def test_a_stream_reads_the_colon_after_a_timestamp_as_the_prefix() -> None:
     assert failure is not None
     assert failure.first_error == "Boom happened"
     assert failure.detail.get("process") == "Worker"
+
+
+def test_a_signal_that_asks_a_process_to_stop_is_no_crash(tmp_path: Path) -> None:
+    """Only a fatal signal's line alone is a tombstone's; a graceful shutdown logs the others."""
+    assert classify_both(tmp_path, ["INFO: Received signal 15 (SIGTERM)", "Shutting down"]) is None
