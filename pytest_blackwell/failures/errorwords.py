@@ -126,7 +126,7 @@ ERRORISH = re.compile(
     # a C++ catch block reporting what it caught ("Exception caught at file:ggml-sycl.cpp,
     # line:3171", the SYCL backends'), and memory the system could not give ("gemm: cannot
     # allocate memory on host", ENOMEM's "Cannot allocate memory")
-    r"|^\s*(?:\w+ )?[Ee]xception caught\b|\b(?i:cannot|can't|unable to) allocate memory\b"
+    r"|^\s*(?:\w+ )?[Ee]xception caught at file:|\b(?i:cannot|can't|unable to) allocate memory\b"
     # an error report's field (ComfyUI's, its markdown bold lost): "Exception Message: ..."
     r"|^\s*Exception Message:\s*\S"
 )

@@ -330,3 +330,9 @@ def test_a_stream_reads_the_colon_after_a_timestamp_as_the_prefix() -> None:
 def test_a_signal_that_asks_a_process_to_stop_is_no_crash(tmp_path: Path) -> None:
     """Only a fatal signal's line alone is a tombstone's; a graceful shutdown logs the others."""
     assert classify_both(tmp_path, ["INFO: Received signal 15 (SIGTERM)", "Shutting down"]) is None
+
+
+def test_an_exception_caught_and_handled_is_no_error(tmp_path: Path) -> None:
+    """Only a catch block's report of where it caught (``Exception caught at file:``) says so."""
+    lines = ["Exception caught while checking for updates, continuing", "Ready."]
+    assert classify_both(tmp_path, lines) is None
