@@ -127,8 +127,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\brunning (?:the )?(?:inference|generation|prediction)\b"
         r"|\brunning (?:the )?model\W*$|\brunning (?:image|sample|batch|prompt) \d+)"
         # the work announced by a word alone on its line ("Transcribing..", "Generating...")
-        r"|(?i:^\W*(?:transcribing|generating|inferring|predicting|denoising|running inference)"
-        r"\W*$)",
+        r"|(?i:^\W*(?:transcribing|generating|inferring|predicting|denoising)\W*$)",
         "execute",
     ),
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds

@@ -81,6 +81,11 @@ DEVICE_NOT_SET_UP = (
     r"|\bno (?:GPU|CUDA|gpu|cuda)(?: device)?s? (?:were |was )?(?:found|detected)\b"
 )
 
+#: A binding that cannot find the native library it wraps (.NET's "Native Library not found in
+#: default paths"): the environment lacks it, and it is looked for as the program starts
+#: (:mod:`.evidence`).
+NATIVE_LIBRARY_MISSING = r"\bnative librar(?:y|ies) (?:\w+ )?not found\b"
+
 #: ``(category, patterns)``: the cue holds when every pattern is found in the text.
 _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
@@ -223,11 +228,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # loaded")
             r"|\b\w+\.(?:dll|so(?:\.\d+)*)\b.{0,40}?\b(?:is not found|cannot be loaded"
             r"|could not be loaded)\b"
-            # a binding that cannot find the native library it wraps (.NET's "Native Library not
-            # found in default paths")
-            r"|\bnative librar(?:y|ies) (?:\w+ )?not found\b"
+            r"|"
+            + NATIVE_LIBRARY_MISSING
             # a feature of a newer runtime ("streamIsCapturing is supported since CUDA 10.1+")
-            r"|\b(?:supported|available) (?:only )?(?:since|from|starting with) "
+            + r"|\b(?:supported|available) (?:only )?(?:since|from|starting with) "
             r"(?:CUDA|ROCm|HIP|cuDNN|driver|torch|PyTorch)\b"
             # a driver library that cannot be loaded, or lacks a symbol the runtime needs
             r"|\bsymbol lookup\b.{0,60}?\bfailed\b|\b(?:unable|failed) to load .{0,40}?\bdriver\b"

@@ -15,7 +15,12 @@ from collections.abc import Mapping, Sequence
 
 from pytest_blackwell.failures.activity import moved_on
 from pytest_blackwell.failures.candidates import Candidate
-from pytest_blackwell.failures.cues import READABLE_RULES, cue_category, own_words
+from pytest_blackwell.failures.cues import (
+    NATIVE_LIBRARY_MISSING,
+    READABLE_RULES,
+    cue_category,
+    own_words,
+)
 from pytest_blackwell.failures.frame_words import (
     dispatched,
     frame_category,
@@ -45,9 +50,9 @@ _STARTUP_SHAPE = re.compile(
     # bitsandbytes, which loads its native library as it is imported; sgl_kernel, which tries
     # each build of its own ("Could not load any common_ops library!")
     r"|\bConfigured CUDA binary not found\b|\bCould not load any \w+ library\b"
-    # a binding's native library not found where it looks (.NET's "Native Library not found"),
-    # torch's process group without the backend asked for (it is set up before any work)
-    r"|(?i:\bnative librar(?:y|ies) (?:\w+ )?not found\b)"
+    # a binding's native library not found where it looks, torch's process group without the
+    # backend asked for (it is set up before any work)
+    r"|(?i:" + NATIVE_LIBRARY_MISSING + ")"
     r"|\bDistributed package doesn't have \w+ built in\b"
 )
 #: torch.cuda's capability check, which warns when CUDA is initialised in the process: the shape
