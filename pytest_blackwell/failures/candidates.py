@@ -166,7 +166,12 @@ def replaces_in_block(cand: Candidate, best: Candidate | None) -> bool:
 
 #: A wrapper that names the type of the exception it carries (Ray's "RayTaskError(
 #: AssertionError): ray::RayWorker.execute_method() ..."), its remote traceback below it.
-_WRAPS_TYPE = re.compile(r"^(?:[\w.]+\.)?\w+\((?:\w+\.)*(?P<inner>\w+)\):")
+_WRAPS_TYPE = re.compile(
+    r"^(?:[\w.]+\.)?\w+\((?:\w+\.)*(?P<inner>\w+)\):"
+    # (asyncio's report of a task that ended in an exception, its traceback below it: "future:
+    # <Task finished coro=<...> exception=RayActorError()>")
+    r"|^future: <(?:Task|Future) finished\b.*? exception=(?:\w+\.)*(?P<task>[A-Z]\w*)\("
+)
 
 
 def _carried(best: Candidate, cand: Candidate) -> bool:
@@ -176,7 +181,7 @@ def _carried(best: Candidate, cand: Candidate) -> bool:
     return (
         m is not None
         and best.category == "unknown"
-        and re.match(rf"(?:[\w.]+\.)?{m.group('inner')}:", cand.text) is not None
+        and re.match(rf"(?:[\w.]+\.)?{m.group('inner') or m.group('task')}:", cand.text) is not None
     )
 
 

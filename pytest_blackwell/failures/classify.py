@@ -235,7 +235,8 @@ class StreamClassifier:
         return self._stage
 
     def _failure(self, cand: Candidate) -> Failure:
-        return decide(cand, self._stage_sources, frames=not self._events)
+        after = [ln.text for n, raw in self._tail if n > cand.line for ln in logical_lines(raw)]
+        return decide(cand, self._stage_sources, frames=not self._events, after=after)
 
     def _match(self, line: LogicalLine) -> tuple[Rule, dict[str, Any]] | None:
         lowered = line.text.lower()

@@ -228,6 +228,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # loaded")
             r"|\b\w+\.(?:dll|so(?:\.\d+)*)\b.{0,40}?\b(?:is not found|cannot be loaded"
             r"|could not be loaded)\b"
+            # (Python's ctypes on Windows: "Could not find module '...\\ggml.dll' (or one of its
+            # dependencies)")
+            r"|\bCould not find module '[^']{0,300}\.(?:dll|pyd)'"
             r"|"
             + NATIVE_LIBRARY_MISSING
             # a feature of a newer runtime ("streamIsCapturing is supported since CUDA 10.1+")
@@ -239,7 +242,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # bitsandbytes was compiled without GPU support", "Torch not compiled with CUDA
             # enabled")
             r"|\b(?:compiled|built) without (?:\w+ )?(?:GPU|CUDA|ROCm|HIP) support\b"
-            r"|\bnot compiled with (?:CUDA|GPU|ROCm|HIP)(?: support)? enabled\b",
+            r"|\bnot compiled with (?:CUDA|GPU|ROCm|HIP)(?: support)? enabled\b"
+            # (or without the collectives library: "NCCL support is not compiled")
+            r"|\b(?:NCCL|CUDA|GPU) support is not compiled\b",
         ),
     ),
     (
@@ -249,6 +254,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # kernel's "only supported for contiguous tensors": a layout the caller made)
             r"\b(?:not|isn't|is not|are not) (?:yet )?(?:supported|implemented)\b"
             r"|\bunsupported\b(?! operand type)|\bdoes(?: not|n't) (?:yet )?support\b"
+            r"|\bno longer (?:supported|allowed|accepted)\b"
             r"|\bonly (?:supported|available|allowed|works?) (?:for|with|when)\b(?! contiguous)"
             r"|\bmissing (?:required )?(?:field|key|argument|tensor|weight|parameter|config\w*)s?\b"
             r"|\bno file named\b|\b(?:input|model|config) file (?:was )?not found\b"

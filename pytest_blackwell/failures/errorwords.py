@@ -34,6 +34,7 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "ERR ",
     "ailed",
     "FAILED",  # a launcher's summary of a script that failed ("train.py FAILED")
+    "Result = FAIL",  # a test program's verdict (the CUDA samples')
     "bort",
     "egmentation",
     "atal",
@@ -129,6 +130,8 @@ ERRORISH = re.compile(
     r"|^\s*(?:\w+ )?[Ee]xception caught at file:|\b(?i:cannot|can't|unable to) allocate memory\b"
     # an error report's field (ComfyUI's, its markdown bold lost): "Exception Message: ..."
     r"|^\s*Exception Message:\s*\S"
+    # a test program's verdict (the CUDA samples' "Result = FAIL")
+    r"|^Result = FAIL\b"
 )
 #: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count
 #: (``0 failed``, but not ``replica 0 failed``: a number after a noun names a thing).

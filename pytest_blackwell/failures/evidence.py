@@ -27,7 +27,7 @@ from pytest_blackwell.failures.frame_words import (
     waiting_dump,
     worded_frame,
 )
-from pytest_blackwell.failures.frames import decisive, frame_stage
+from pytest_blackwell.failures.frames import backtrace_stage, decisive, frame_stage
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.phrases import dispatcher_words, phrase_stage
 from pytest_blackwell.failures.rules_late import TORCH_CAPABILITY_WARNINGS
@@ -145,11 +145,14 @@ def category_evidence(cand: Candidate) -> str:
     return "error line without a known signature"
 
 
-def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Failure:
+def decide(
+    cand: Candidate, sources: Mapping[str, str], *, frames: bool, after: Sequence[str] = ()
+) -> Failure:
     """The failure ``cand`` stands for.
 
     ``sources`` maps a stage to what announced it (a marker or an explicit event); ``frames`` is
-    False for engine runs with explicit stage events, whose stage stays exact.
+    False for engine runs with explicit stage events, whose stage stays exact. ``after`` are the
+    lines logged after the error (a debugger's backtrace of the process there is its stack).
     """
     category, category_from = cand.category, category_evidence(cand)
     # (a wrapper that names a category keeps it; one that does not, such as a worker's "Error
@@ -174,7 +177,7 @@ def decide(cand: Candidate, sources: Mapping[str, str], *, frames: bool) -> Fail
     if frames:
         # What the message says was being done is the weakest evidence: only when nothing else
         # tells ("... so CUDA graph capture cannot proceed" names a consequence, not the stage).
-        told = frame_stage(cand.traceback)
+        told = frame_stage(cand.traceback) or backtrace_stage(after)
         if told is None and moved_on(cand.activity):  # the marked stage is over (no frame says)
             options.append(cand.activity)
         if told is None and later_stage(stage for stage, _ in options) == "unknown":

@@ -30,6 +30,7 @@ DECISIVE: dict[str, str] = {
     "wait_for_engine_startup": "startup",
     "_wait_for_engine_startup": "startup",  # vLLM V1's core client, older name
     "_wait_until_server_is_live": "startup",  # DeepSpeed-MII waiting for its model server
+    "popen_launch_server": "startup",  # SGLang's test launcher waiting for its server to be up
     # vLLM V0's API server building its client of the engine process it started
     "build_async_engine_client_from_engine_args": "startup",
     "_init_distributed_environment": "startup",
@@ -237,6 +238,16 @@ CONTEXTUAL: dict[str, str] = {
     "decode": "execute",
     "swap_blocks": "execute",  # KV-cache swaps/offloads, native frames included
     "swap_blocks_batch": "execute",
+    # native engines, in a debugger's backtrace: llama.cpp's and stable-diffusion.cpp's model
+    # loaders reading the tensors, llama.cpp's batch decode, whisper.cpp's transcription, a
+    # program initialising CUDA (torch's extension set-up)
+    "load_tensors": "loading",
+    "llama_decode": "execute",
+    "whisper_full": "execute",
+    "whisper_full_with_state": "execute",
+    "whisper_encode_internal": "execute",
+    "whisper_decode_internal": "execute",
+    "init_cuda": "startup",
 }
 
 #: Frames of an application's dispatcher, which runs whatever work it was given: ComfyUI's

@@ -21,7 +21,14 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from pytest_blackwell.failures.frame_names import CATEGORY_FRAMES, CONTEXTUAL, DECISIVE, PATHS
-from pytest_blackwell.failures.native_stacks import CAMEL, GO_GOROUTINE, native_frame, snake
+from pytest_blackwell.failures.native_stacks import (
+    CAMEL,
+    DEBUGGER_FRAME,
+    GO_GOROUTINE,
+    debugger_frame,
+    native_frame,
+    snake,
+)
 
 # The function name may be cut off by a paste; the path alone can still tell.
 # Python's faulthandler writes ``File "x.py", line 3 in f`` (no comma).
@@ -156,7 +163,14 @@ def frame_segments(lines: Iterable[str]) -> list[list[Frame]]:
                 segments.append([])
             in_go, callee, expect_source = True, "", False
             continue
-        managed = native_frame(text) if text.lstrip().startswith("at ") else None
+        head = text.lstrip()[:6]
+        managed = (
+            native_frame(text)
+            if head.startswith("at ")
+            else debugger_frame(text)
+            if head.startswith(("#", "frame ", "* fra"))
+            else None
+        )
         if managed is not None or (native and not text.strip()):
             if managed is not None and not native and segments[-1]:
                 segments.append([])  # (pastes double a stack's line breaks: blanks go on)
@@ -375,3 +389,11 @@ def decisive(told: tuple[str, str]) -> bool:
     engine function, not a library path or a contextual name."""
     stage, why = told
     return _lookup(DECISIVE, why.removeprefix("frame ")) == stage
+
+
+def backtrace_stage(lines: Sequence[str]) -> tuple[str, str] | None:
+    """``(stage, evidence)`` from the frames of a debugger's backtrace among ``lines`` (gdb's or
+    lldb's, as native engines print on an abort), or ``None`` when there is none or it tells
+    nothing; other lines are not read."""
+    frames = [text for text in lines if DEBUGGER_FRAME.match(text)]
+    return frame_stage(frames) if frames else None

@@ -1,5 +1,5 @@
 """Stacks that other runtimes print, read as traceback frames: Go's crash dumps, JVM and .NET
-exceptions.
+exceptions, a debugger's backtrace of native code.
 
 Engines wrapped by programs in other languages (Ollama's Go runner, MLC's Android app, LLamaSharp
 in C#) paste stacks that name the same work as a Python traceback: a ``Decode`` call, a
@@ -26,6 +26,18 @@ GO_FRAME = re.compile(
 #: JavaScript frame has a space before its parenthesis and is not one.
 MANAGED_FRAME = re.compile(r"^\s*at (?P<path>(?:[\w$`<>]+\.)+)(?P<func>[\w$`<>]+)\([^()]*\)")
 
+#: A debugger's frame of native code, innermost first: gdb's "#12 0x00007746 in
+#: llama_context::decode(llama_batch const&) () from /x/libllama.so.0" (the address left out for
+#: the innermost one, "at file.c:30" where it has the source), lldb's "  * frame #3: 0x0000104b
+#: libwhisper.dylib`whisper_encode_internal(whisper_context&, ...) + 92". A method's class is
+#: left out of its name.
+DEBUGGER_FRAME = re.compile(
+    r"^\s*#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?:[\w~]+::)*(?P<func>[A-Za-z_]\w*) ?\("
+    r".*?(?:\bfrom (?P<path>\S+)|\bat (?P<path__2>\S+?):\d+)?\s*$"
+    r"|^\s*(?:\* )?frame #\d+: 0x[0-9a-fA-F]+ (?P<path__3>[^\s`]+)`(?:[\w~]+::)*"
+    r"(?P<func__2>[A-Za-z_]\w*)"
+)
+
 #: A lower-case letter followed by a capital: where a camelCase name joins its words.
 CAMEL = re.compile(r"([a-z])([A-Z])")
 
@@ -42,3 +54,13 @@ def native_frame(text: str) -> tuple[str, str] | None:
     if m is None:
         return None
     return m.group("path").rstrip("."), snake(m.group("func"))
+
+
+def debugger_frame(text: str) -> tuple[str, str] | None:
+    """``(path, function)`` of a gdb or lldb backtrace's frame line (:data:`DEBUGGER_FRAME`; the
+    path is the library or source file where the debugger names one), else ``None``."""
+    m = DEBUGGER_FRAME.match(text)
+    if m is None:
+        return None
+    path = m.group("path") or m.group("path__2") or m.group("path__3") or ""
+    return path, snake(m.group("func") or m.group("func__2"))

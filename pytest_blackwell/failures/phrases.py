@@ -277,6 +277,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bconnect\(\) timed out\. Original timeout was\b"  # (its older wording)
         # and its server socket (the store itself, on the master port) that cannot be opened
         r"|\bserver socket has failed to (?:bind|listen)\b"
+        # torch_xla's first rendezvous of the spawned processes ("Failed to meet rendezvous
+        # 'init'")
+        r"|\bFailed to meet rendezvous 'init'"
         # Lightning checking the Trainer's settings as it is built (its accelerator, its devices)
         r"|\bMisconfigurationException\b"
         # a distributed runtime reaching the services it coordinates through as it starts
@@ -302,6 +305,13 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # the container runtime refusing to start a container: its program never started
         # (like Docker finding no NVIDIA runtime, round 14)
         r"|\bnvidia-container-cli: |\bOCI runtime create failed\b"
+        # (or the Docker daemon refusing the run itself: an image it cannot pull, a device it
+        # cannot give)
+        r"|^docker: Error response from daemon: "
+        # NCCL's own record of a warning raised in its initialisation or bootstrap, its
+        # function or file named before the level ("ofi_init:700 NCCL WARN ...", "init.cc:1203
+        # NCCL WARN ...")
+        r"|\b(?:\w+_)?(?:init|bootstrap)\w*(?:\.cc)?:\d+ NCCL WARN\b"
         # a Ray actor that failed as it was created (its constructor: a worker being set up)
         r"|\berror raised in its creation task\b",
         "startup",

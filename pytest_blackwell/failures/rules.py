@@ -208,7 +208,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|: bad allocation$|\bStatus Message: std::bad_alloc\s*$"
        r"|^(?:[\w.]+\.)?ResourceExhaustedError\b"
        # Vulkan's and Metal's words for it (llama.cpp's and others' GPU backends)
-       r"|\bErrorOutOfDeviceMemory\b|\bOutOfDeviceMemoryError\b|\bVK_ERROR_OUT_OF_DEVICE_MEMORY\b"
+       # (not pinned host memory that could not be had: an optimisation ggml gives up)
+       r"|^(?!.*\bpinned memory\b).*\bErrorOutOfDeviceMemory\b"
+       r"|\bOutOfDeviceMemoryError\b|\bVK_ERROR_OUT_OF_DEVICE_MEMORY\b"
        # (a Vulkan call's result as its number: -1 and -2 are VK_ERROR_OUT_OF_HOST_MEMORY and
        # VK_ERROR_OUT_OF_DEVICE_MEMORY, as ncnn prints them: "vkAllocateMemory failed -2")
        r"|\bvk[A-Z]\w+ failed -[12]\b"
@@ -266,12 +268,20 @@ CAUSES: tuple[Rule, ...] = (
        keywords=("GGML_ASSERT",)),
     # an MLIR compiler (Triton's, TVM's, IREE's) with no lowering of an op for its target:
     # "error: failed to legalize operation 'tt.get_program_id' that was explicitly marked illegal"
+    # a kernel template's static assertion failing as it is instantiated for this shape or
+    # architecture (nvcc's "fp8_gemm.cuh(103): error: static assertion failed with ..."): no
+    # kernel for it; and Metal's shader compiler failing to build a backend's kernel for this GPU
+    # (ggml's "load pipeline error: Error Domain=CompilerError ...")
+    rule("kernel_static_assert", "dispatch_failure",
+       r"\.(?:cuh?|hpp|h)\(\d+\): error: static assertion failed\b"
+       r"|\bload pipeline error: Error Domain=CompilerError\b",
+       stage_hint="compile", keywords=("static assertion failed", "load pipeline error")),
     rule("no_lowering", "dispatch_failure", r"\b[Ff]ailed to legalize operation\b",
        stage_hint="compile", keywords=("legalize operation",)),
     rule("no_kernel_image", "dispatch_failure",
        r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
        r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function"
-       r"|CU(?:BLAS|TENSOR)_STATUS_NOT_SUPPORTED"
+       r"|\b(?:CU|HIP|ROC)(?:BLAS|BLASLT|TENSOR)_STATUS_NOT_SUPPORTED"
        # cublasGetStatusString's text for it, as ggml prints it
        r"|\bthe (?:requested functionality|functionality requested) is not supported\b"
        r"|hipErrorNoBinaryForGpu|Unable to find code object for all current devices"

@@ -127,6 +127,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|\binvalid (?:[\w-]+ ){1,4}magic\b"
        # (ncnn's reader of a .param file: "parse magic failed")
        r"|\bparse magic failed\b"
+       # (whisper.cpp's loader: "invalid model data (bad magic)")
+       r"|\(bad magic\)|\bbad magic (?:number|bytes)\b"
        r"|\bnot a (?:valid )?GG(?:UF|ML) file|\bmissing tensor '?[\w.]+"
        # a model architecture the loader does not implement (KoboldCpp's "Detected unimplemented
        # GGUF Arch: x")

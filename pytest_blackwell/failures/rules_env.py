@@ -141,6 +141,10 @@ ENV_RULES: tuple[Rule, ...] = (
     # use), which it says at INFO before it fails on the missing device
     rule("no_platform", "env_mismatch",
        r"\bNo platform detected, vLLM is running on UnspecifiedPlatform\b", stage_hint="startup"),
+    # the loader of an Actually Portable Executable (llamafile, cosmopolitan builds) that cannot
+    # map or start the program on this system ("ape error: ./x.llamafile: prog mmap failed w/
+    # errno 1"): the program never ran
+    rule("ape_loader", "env_mismatch", r"^ape error: \S", stage_hint="startup"),
     rule("backend_init_failed", "env_mismatch",
        r"Unable to initialize backend '(?:cuda|gpu|rocm)'|no supported devices found for platform"
        # (llamafile: "support for --gpu nvidia was explicitly requested, but it wasn't available")
@@ -153,6 +157,9 @@ ENV_RULES: tuple[Rule, ...] = (
        # JAX: "Backend 'cuda' failed to initialize: ..." (its CUDA libraries or plugin)
        r"|\b[Bb]ackend '(?:cuda|gpu|rocm)' failed to initiali[sz]e"
        r"|CUDA error\(3\), initialization error|cudaErrorInitializationError"
+       # a CUDA sample's device count failing with error 3, its string on the next line
+       # ("cudaGetDeviceCount returned 3" / "-> initialization error")
+       r"|\b(?:cuda|hip)GetDeviceCount(?:\(\))? returned 3\b|^-> initialization error\s*$"
        # torch's lazy CUDA set-up finding no driver it can use
        r"|CUDA driver initiali[sz]ation failed"
        # torch's warning when its lazy CUDA set-up fails (whatever the reason it gives: no
@@ -160,7 +167,7 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|UserWarning: CUDA initiali[sz]ation: \S",
        stage_hint="startup",
        keywords=("backend failed to initiali", "cuInit", "initialization error", "Initialization",
-                 "driver initiali", "CUDA initiali")),
+                 "driver initiali", "CUDA initiali", "GetDeviceCount")),
     # TensorRT: a serialized engine (plan) built by another TensorRT version
     # a TensorRT plugin whose library was not loaded: an op missing from the installation
     rule("trt_plugin_missing", "env_mismatch",
@@ -251,8 +258,12 @@ ENV_RULES: tuple[Rule, ...] = (
     # under WSL)
     rule("component_missing", "env_mismatch",
        r"\bfailed to stat file \S*/backends/(?P<backend>[\w-]+)"
-       r"|(?i:\bbackend not found\b)|\bUVA is not available\b",
-       keywords=("/backends/", "ackend not found", "UVA is not"), ignore_at=QUIET),
+       r"|(?i:\bbackend not found\b)|\bUVA is not available\b"
+       # a device or backend asked for by name that the build does not have, with those it has
+       # ("GGML_BACKEND=CUDA0 not found. Available: Vulkan0 CPU")
+       r"|(?i:backend|device)\S{0,40} not found\. Available: \S",
+       keywords=("/backends/", "ackend not found", "UVA is not", "not found. Available"),
+       ignore_at=QUIET),
     # any other import that fails: a package, or a compiled part of one, is missing or broken
     # (not CPython's import refused while the interpreter shuts down)
     rule("import_failed", "env_mismatch",

@@ -114,8 +114,12 @@ LATE_RULES: tuple[Rule, ...] = (
        # when it says it timed out, that is a timeout (below)
        r"|\bgloo/transport/\w+/\w+\.cc:\d+\](?! Timed out)"
        # an NCCL call named as failing ("ncclCommInitRank failed: unhandled cuda error")
-       r"|\bnccl[A-Z]\w+ failed\b",
-       weak=True, keywords=("NCCL failure", "watchdog got stuck", "gloo/transport/", "nvshmem")),
+       r"|\bnccl[A-Z]\w+ failed\b"
+       # the process group's own rendezvous: c10d's store that cannot open its server socket,
+       # torch_xla's mesh service ("Failed to meet rendezvous 'init': Socket closed (14)")
+       r"|\bserver socket has failed to (?:bind|listen)\b|\bFailed to meet rendezvous\b",
+       weak=True, keywords=("NCCL failure", "watchdog got stuck", "gloo/transport/", "nvshmem",
+                            "server socket", "rendezvous")),
     rule("custom_all_reduce", "nccl_error", r"custom_all_reduce\w*\.cuh?:\d+|CustomAllreduce\w*"),
     # NCCL's debug lines ("host:pid:tid [dev] file.cc:N NCCL WARN ..."; some builds leave out
     # the word NCCL) and a check of an NCCL call's status (Caffe's "result == ncclSuccess")
@@ -210,6 +214,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|(?i:\bmodel process (?:encountered an unexpected error|crashed|exited unexpectedly))"
        r"|\bShard \d+ crashed\b"  # TGI's launcher: a shard process that exited in failure
        r"|\bActorDiedError\b"  # Ray: an actor (a worker of the engine) died, or a task's cause
+       # (and RayActorError's message for a call in flight when its actor died)
+       r"|\bThe actor died unexpectedly before finishing this task\b"
        r"|(?:[Ss]cheduler|[Dd]etokenizer|[Ww]orker|[Ee]ngine\w*)(?: process)? is dead\b",
        weak=True),
     # a router or client that cannot reach the engine process it serves through (TGI's router

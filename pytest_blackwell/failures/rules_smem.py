@@ -27,7 +27,9 @@ SMEM_RULES: tuple[Rule, ...] = (
        # a launch with more threads per block than the kernel's pipeline allows (Metal's "Thread
        # group size (1024) is greater than the maximum allowed threads per threadgroup (896)")
        r"|\b(?:greater than|exceeds?|more than)\s+(?:the\s+)?maximum (?:allowed |number of )?"
-       r"threads per (?:threadgroup|block)\b"),
+       r"threads per (?:threadgroup|block)\b"
+       # (a launcher's own check of it: "exceeds the maximum CUDA blocksize = 65535")
+       r"|\bexceeds? the maximum (?:CUDA )?block ?size\b"),
     # Triton's resource check as Inductor relays it, naming the kernel where Triton names the
     # resource ("out of resource: triton_mm Required: 327680 Hardware limit:232448"); only shared
     # memory is checked against a byte limit there

@@ -249,6 +249,14 @@ IN_TUNING = {
     "fresh231": (1.00, 0.91),
     "fresh232": (0.83, 1.00),
     "fresh233": (0.91, 0.75),
+    "fresh234": (1.00, 0.85),
+    "fresh235": (1.00, 0.80),
+    "fresh236": (0.91, 0.91),
+    "fresh237": (0.91, 0.83),
+    "fresh238": (0.91, 0.75),
+    "fresh239": (1.00, 0.83),
+    "fresh240": (1.00, 0.83),
+    "fresh241": (1.00, 0.83),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
