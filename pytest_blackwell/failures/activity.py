@@ -229,7 +229,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\ballocating (?:\w+ ){0,2}kv[ _-]?caches?\b)"
         # a runtime setting up its paged KV cache ("Using Paged KVCache", MLC's; "Creating paged
         # KV cache")
-        r"|(?i:\b(?:using|creating|initiali[sz]ing) (?:the |a )?paged ?kv ?cache\b)",
+        r"|(?i:\b(?:using|creating|initiali[sz]ing) (?:the |a )?paged ?kv ?cache\b)"
+        # whisper.cpp creating a decoding state: its KV caches and compute buffers sized
+        # ("whisper_init_state: kv self size  =  220.20 MB")
+        r"|^whisper_init_state: ",
         "kv_alloc",
     ),
     # torch's CUDA graph waiting for the NCCL work before it captures

@@ -29,7 +29,8 @@ FOLLOW_GAP = 3
 #: A traceback with no cause of its own starting this few lines after an error is that error's
 #: caller reporting it (torch follows a CUDA error with up to four lines of advice and a blank).
 AFTER_GAP = 10
-HEADERS = ("Traceback (most recent call last)", "Exception Group Traceback")
+#: (also Android's runtime announcing a thread's uncaught exception, on the lines below it)
+HEADERS = ("Traceback (most recent call last)", "Exception Group Traceback", "FATAL EXCEPTION: ")
 #: A process death: its later reports (a faulthandler stack) may still tell its stage.
 DIED = "engine_died"
 #: Categories of memory that could not be had.

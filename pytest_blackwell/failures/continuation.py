@@ -37,6 +37,9 @@ MAX_WRAPPED = 3
 _BARE_TYPE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*$")
 #: A line that starts a new error rather than continuing the message above it.
 _NEW_ERROR = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)\b:?")
+#: Python's multiprocessing announcing the traceback of a child process that raised ("Process
+#: SpawnProcess-1:"): the start of a report of its own.
+_PROCESS_BANNER = re.compile(r"^Process [\w\-]+:$")
 
 
 def lookback(
@@ -90,6 +93,7 @@ def is_wrapped(line: LogicalLine) -> bool:
         and not text.startswith(CHAIN)
         and not text.startswith(("File ", "^", "~"))
         and not _NEW_ERROR.match(text)
+        and not _PROCESS_BANNER.match(text)
     )
 
 

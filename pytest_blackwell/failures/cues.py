@@ -188,8 +188,12 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # an assertion that a size is among those a kernel was compiled for ("assert Lq in {16, 32,
     # 64, 128, 256, 576}"): no kernel for the shape it was given
     ("dispatch_failure", (r"\bassert \w+ in [{\[(]\d+(?:, ?\d+){2,}[}\])]",)),
-    # a kernel's own check on the head size it was built for
+    # a kernel's own check on the head size it was built for, or a head size refused
     ("dispatch_failure", (r"\b(?:assert\w*|expected|check failed)\b", r"\bhead_?(?:size|dim)\b")),
+    ("dispatch_failure", (r"\bunsupported\b|\bnot supported\b", r"\bhead[ _]?(?:size|dim)s?\b")),
+    # an op refused for a whole kind of device ("Device type PRIVATEUSEONE is not supported for
+    # torch.Generator() api", DirectML's): no implementation of it there
+    ("dispatch_failure", (r"\bdevice type \w+ (?:is )?not supported\b",)),
     (
         "dispatch_failure",
         (
@@ -206,6 +210,16 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "env_mismatch",
         (
             r"\bundefined symbol\b|\bcannot open shared object\b"
+            # (Android's loader: "java.lang.UnsatisfiedLinkError: dlopen failed: library
+            # \"libx_jni.so\" not found")
+            r"|\bdlopen failed\b|\bUnsatisfiedLinkError\b"
+            # (a native library that cannot be opened: "Failed to open libCB from libOpenCL")
+            r"|\b(?:failed to|cannot|could not|unable to) (?:open|load) lib\w+\b"
+            # a version installed that does not support the model or feature yet ("... is not
+            # supported in your current Unsloth version", "is not supported yet in
+            # `transformers==4.57.6`")
+            r"|\bnot (?:yet )?supported (?:yet )?in (?:your |the )?(?:current |installed )?"
+            r"(?:[\w\-]+ )?version\b|\bnot (?:yet )?supported (?:yet )?in `?[\w\-]+==\d"
             r"|\bversion (?:mismatch|conflict)\b"
             r"|\b(?:compiled|built) (?:with|against|for) (?:a )?(?:different|another|newer|older)\b"
             r"|\brequires? (?:CUDA|torch|PyTorch|driver|NCCL|cuDNN|triton|transformers)\b"
@@ -266,12 +280,14 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bassert\w*\b[^<>]{0,40}?\b\w+ ?<=? ?(?:m_?)?max_?[A-Za-z]\w*"
             r"|\bunknown (?:\w+ )?model[ _]type\b"
             r"|\bunknown (?:model )?(?:architecture|model type|field|option|argument|parameter"
-            r"|quantization|dtype|backend)\b|\bno (?:module or )?parameter named\b"
+            r"|quantization|dtype|backend|projector)\b|\bno (?:module or )?parameter named\b"
             r"|\binvalid (?:value|config\w*|option|choice|model|format|dtype|quantization|tag"
             r"|(?:tensor |input |output |model |layer )?name|key)\b"
             r"|\bnot a valid\b|\b(?:must|should) be (?:[<>]|one of|a |an |greater|less|between"
             r"|divisible|positive|at least|at most)|\b(?:size|shape) mismatch\b"
             r"|\bmust divisible by\b"  # (as a kernel's check words it: "size_k must divisible by")
+            # an assertion that two shapes are the same ("assert param.shape == loaded.shape")
+            r"|\bassert\b[^=]{0,80}\.shape\s*==\s*[\w.\[\]]+\.shape\b"
             r"|\b(?:must|should) be equal to the (?:world|group|tp|tensor parallel) size\b"
             # an engine built for another world size ("Engine world size (2 * 1) != Runtime
             # world size (1)")
@@ -335,16 +351,27 @@ _DETAILS_MESSAGE = re.compile(r"^\s*Message\s*=\s*(\S.*)$")
 _SIGNATURE_END = re.compile(r"\w::~?\w+\([^()]*\)(?: const)?\s*$")
 
 
+#: Python's assertion that failed without a message.
+_BARE_ASSERT = re.compile(r"^\s*(?:\w+\.)*AssertionError\s*$")
+
+
 def own_words(text: str, traceback: Sequence[str]) -> list[str]:
     """The texts that are an error's own message: its line, the message line of an
-    exception-details dump, and the line after one that ends in a colon (a C++ exception's
-    ``what():  file.hpp(42):`` whose message, ``error: out of memory``, is on the next line) or
-    in the signature of the C++ function that threw."""
+    exception-details dump, the condition a bare ``AssertionError`` shows, and the line after
+    one that ends in a colon (a C++ exception's ``what():  file.hpp(42):`` whose message,
+    ``error: out of memory``, is on the next line) or in the signature of the C++ function that
+    threw."""
     if _DETAILS_HEAD.search(text):
         for line in traceback:
             found = _DETAILS_MESSAGE.match(line)
             if found is not None:
                 return [text, found.group(1)]
+    if _BARE_ASSERT.match(text):
+        # an assertion without a message: the condition its traceback shows is its message
+        end = next((i for i, line in enumerate(traceback) if line == text), len(traceback))
+        shown = [t.strip() for t in traceback[:end] if t.strip() and t.strip()[0] not in "^~"]
+        if shown and shown[-1].startswith("assert "):
+            return [text, shown[-1]]
     if text.rstrip().endswith(":") or _SIGNATURE_END.search(text):
         at = next((i for i, line in enumerate(traceback) if line == text), None)
         rest = None if at is None else next((t for t in traceback[at + 1 :] if t.strip()), None)

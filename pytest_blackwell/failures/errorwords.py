@@ -83,7 +83,8 @@ ERRORISH = re.compile(
     # the last line of defence: the shapes of an error in any tool's words
     r"|(?:^|[\s;,(\[])(?:[\w\-]+ )?(?:error|Error)\s*:\s*\S|\b\d+ errors? detected\b"
     # an error code: "CUDA error = 999 at main.cu:196", "cuda error 700"
-    r"|\b(?i:cuda|hip)\w*(?: driver| runtime)? (?:error|Error)\s*=?\s*[1-9]\d*"
+    r"|\b(?i:cuda|hip|cublas|cudnn|cusparse|cufft|hipblas|rocblas)\w*(?: driver| runtime)? "
+    r"(?:error|Error)\s*=?\s*[1-9]\d*"
     r"|\b(?:error|Error) [1-9]\d*\s*:\s*\S"  # an error and its code ("runtime error 6: ...")
     r"|\b[1-9]\d* root error\(s\) found\b"  # TensorFlow's summary above its errors
     r"|\b(?i:CUDA|NCCL|cuDNN|cuBLAS) failure\b"
@@ -130,6 +131,8 @@ ERRORISH = re.compile(
     r"|^\s*(?:\w+ )?[Ee]xception caught at file:|\b(?i:cannot|can't|unable to) allocate memory\b"
     # an error report's field (ComfyUI's, its markdown bold lost): "Exception Message: ..."
     r"|^\s*Exception Message:\s*\S"
+    # a failure named by what failed ("HipVMM Failure: invalid argument")
+    r"|\b[A-Z]\w* Failure: [^\d\s]"
     # a test program's verdict (the CUDA samples' "Result = FAIL")
     r"|^Result = FAIL\b"
 )

@@ -31,6 +31,17 @@ DECISIVE: dict[str, str] = {
     "_wait_for_engine_startup": "startup",  # vLLM V1's core client, older name
     "_wait_until_server_is_live": "startup",  # DeepSpeed-MII waiting for its model server
     "popen_launch_server": "startup",  # SGLang's test launcher waiting for its server to be up
+    # llama.cpp's native set-up, in a debugger's backtrace: the model file read, its tensors
+    # loaded, the context (and its KV cache) created; its common set-up loads the model, creates
+    # the context and then runs an empty warm-up batch, so a decode under it is the warm-up
+    "llama_model_load_from_file": "loading",
+    "llama_load_model_from_file": "loading",
+    "llama_model_load": "loading",
+    "load_tensors": "loading",
+    "llama_init_from_model": "kv_alloc",
+    "llama_new_context_with_model": "kv_alloc",
+    "common_init_from_params": "warmup",
+    "llama_init_from_gpt_params": "warmup",
     # vLLM V0's API server building its client of the engine process it started
     "build_async_engine_client_from_engine_args": "startup",
     "_init_distributed_environment": "startup",
@@ -241,7 +252,6 @@ CONTEXTUAL: dict[str, str] = {
     # native engines, in a debugger's backtrace: llama.cpp's and stable-diffusion.cpp's model
     # loaders reading the tensors, llama.cpp's batch decode, whisper.cpp's transcription, a
     # program initialising CUDA (torch's extension set-up)
-    "load_tensors": "loading",
     "llama_decode": "execute",
     "whisper_full": "execute",
     "whisper_full_with_state": "execute",

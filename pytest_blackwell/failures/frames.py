@@ -168,7 +168,7 @@ def frame_segments(lines: Iterable[str]) -> list[list[Frame]]:
             native_frame(text)
             if head.startswith("at ")
             else debugger_frame(text)
-            if head.startswith(("#", "frame ", "* fra"))
+            if head.startswith(("#", "frame ", "* fra")) or "()  " in text
             else None
         )
         if managed is not None or (native and not text.strip()):

@@ -29,13 +29,22 @@ MANAGED_FRAME = re.compile(r"^\s*at (?P<path>(?:[\w$`<>]+\.)+)(?P<func>[\w$`<>]+
 #: A debugger's frame of native code, innermost first: gdb's "#12 0x00007746 in
 #: llama_context::decode(llama_batch const&) () from /x/libllama.so.0" (the address left out for
 #: the innermost one, "at file.c:30" where it has the source), lldb's "  * frame #3: 0x0000104b
-#: libwhisper.dylib`whisper_encode_internal(whisper_context&, ...) + 92". A method's class is
-#: left out of its name.
+#: libwhisper.dylib`whisper_encode_internal(whisper_context&, ...) + 92", an Android tombstone's
+#: "#07 llama_init_from_model+832". A method's class is left out of its name.
 DEBUGGER_FRAME = re.compile(
-    r"^\s*#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?:[\w~]+::)*(?P<func>[A-Za-z_]\w*) ?\("
+    r"^\s*#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?:[\w~]+::)*(?P<func>[A-Za-z_]\w*)(?: ?\(|\+(?:0x)?\d)"
     r".*?(?:\bfrom (?P<path>\S+)|\bat (?P<path__2>\S+?):\d+)?\s*$"
     r"|^\s*(?:\* )?frame #\d+: 0x[0-9a-fA-F]+ (?P<path__3>[^\s`]+)`(?:[\w~]+::)*"
     r"(?P<func__2>[A-Za-z_]\w*)"
+    # (ggml's own backtrace, a function and its library in two columns:
+    # "llama_context::decode()                   libllama.so")
+    r"|^(?:[\w~]+::)*(?P<func__3>[A-Za-z_]\w*)\(\)\s{2,}(?P<path__4>\S+\.(?:so|dylib|dll)\S*)\s*$"
+)
+#: The lines a debugger prints around a backtrace as it attaches ("[New LWP 1332389]", "[Thread
+#: debugging using libthread_db enabled]", "Using host libthread_db library ...").
+DEBUGGER_NOISE = re.compile(
+    r"^\[(?:New (?:LWP|Thread) [^\]]*|Thread debugging using libthread_db enabled"
+    r"|Inferior \d+ \(process \d+\) detached)\]\s*$|^Using host libthread_db library\b"
 )
 
 #: A lower-case letter followed by a capital: where a camelCase name joins its words.
@@ -62,5 +71,5 @@ def debugger_frame(text: str) -> tuple[str, str] | None:
     m = DEBUGGER_FRAME.match(text)
     if m is None:
         return None
-    path = m.group("path") or m.group("path__2") or m.group("path__3") or ""
-    return path, snake(m.group("func") or m.group("func__2"))
+    path = m.group("path") or m.group("path__2") or m.group("path__3") or m.group("path__4") or ""
+    return path, snake(m.group("func") or m.group("func__2") or m.group("func__3"))

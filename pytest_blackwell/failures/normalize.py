@@ -72,7 +72,10 @@ _PASTE = re.compile(
     r"^(?: ?E {2,}|>+ ?|\+> ?|[-*] (?=\[|\(|\w+ \|)|\[\d{1,4}\] (?=\d{4}-\d\d-\d\d)"
     # a markdown heading mark a paste left in front of a record ("#[rank0]:[W403 ...")
     r"|#{1,6} ?(?=\[)"
-    r"|(?:[-*] )?\*\*[\w ]{1,40}:\*\* ?)"
+    r"|(?:[-*] )?\*\*[\w ]{1,40}:\*\* ?"
+    # a record's continuation lines aligned under its message column (Android Studio's logcat
+    # indents them past its columns of time, pid, tag and level)
+    r"| {40,}(?=\S|\t))"
 )
 # Line numbers of a log viewer or an editor ("  39 [rank0]:W0103 ...", "1234  ERROR 03-10 ..."):
 # only in front of a record header, so a message that starts with a number keeps it.
@@ -87,7 +90,8 @@ _LINENO = re.compile(
 # "[Fri Aug 30 11:11:22 2024]", "[05/08/2024-20:47:56]", "2024-05-11 14:10:52.224", Go's
 # "2024/05/11 14:10:52", "12:00:01.123".
 _OTHER_STAMP = re.compile(
-    r"^\s*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]+ [\w.\-/]+(?:\[\d+\])?:"
+    # (a bracketed number the program puts after it is its own: "llama-server[133]: [56595] ")
+    r"^\s*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]+ [\w.\-/]+(?:\[\d+\])?:(?: \[\d+\](?= ))?"
     r"|\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]"
     r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]"
     # (also followed by a colon, "2026-07-29 11:18:04: ...", or with its year cut short by a

@@ -271,7 +271,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a communicator being set up: TensorRT-LLM's NCCL communicator, NVSHMEM's bootstrap and
         # initialisation (DeepEP's buffers)
         r"|\bcreateComm\b|\bnvshmem\w* initialization failed\b"
-        r"|/nvshmem/src/(?:modules/bootstrap|host/init)/"
+        r"|/nvshmem\w*/src/(?:modules/bootstrap|host/init)/"  # (its source tree, any name)
         # c10d's client socket connecting to the process group's store (TCPStore)
         r"|\bclient socket has timed out after \S+ while trying to connect to\b"
         r"|\bconnect\(\) timed out\. Original timeout was\b"  # (its older wording)

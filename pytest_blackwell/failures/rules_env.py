@@ -23,7 +23,10 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER|cudaErrorUnsupportedPtxVersion"
        # the driver's PTX JIT library missing (cudaErrorJitCompilerNotFound)
        r"|PTX JIT compiler library not found|cudaErrorJitCompilerNotFound"
-       r"|CUDA_ERROR_JIT_COMPILER_NOT_FOUND|hipErrorInsufficientDriver"),
+       r"|CUDA_ERROR_JIT_COMPILER_NOT_FOUND|hipErrorInsufficientDriver"
+       # cudaErrorInsufficientDriver as its number after the call that returned it
+       # ("cudaSetDevice err: 35", Ollama's GPU discovery)
+       r"|\bcuda[A-Z]\w* err(?:or)?:? 35\b"),
     # an NVIDIA (NGC) container's entry point checking the host's driver before the program runs
     rule("container_driver_too_old", "env_mismatch",
        r"\bThis container was built for NVIDIA Driver Release [\d.]+ or later\b",

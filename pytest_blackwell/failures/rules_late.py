@@ -77,9 +77,11 @@ LATE_RULES: tuple[Rule, ...] = (
     # "Command buffer execution failed: Impacting Interactivity")
     rule("launch_timeout", "timeout",
        r"launch timed out and was terminated|cudaErrorLaunchTimeout|CUDA_ERROR_LAUNCH_TIMEOUT"
-       r"|\bCommand buffer execution failed: Impacting Interactivity\b"
+       r"|\bCommand buffer execution failed: (?:Impacting Interactivity|Caused GPU Timeout)\b"
+       r"|\bkIOGPUCommandBufferCallbackErrorTimeout\b"
        r"|\bkIOGPUCommandBufferCallbackErrorImpactingInteractivity\b",
-       keywords=("launch timed out", "LaunchTimeout", "LAUNCH_TIMEOUT", "Interactivity")),
+       keywords=("launch timed out", "LaunchTimeout", "LAUNCH_TIMEOUT", "Interactivity",
+                 "GPU Timeout", "ErrorTimeout")),
     # --- relays: a more specific cause in the same block wins -------------------------------------
     rule("nccl", "nccl_error",
        r"NCCL [Ee]rror|\bNccl error\b"  # (PaddlePaddle's "ExternalError: Nccl error, ...")

@@ -27,6 +27,7 @@ from pytest_blackwell.failures.candidates import (
 from pytest_blackwell.failures.cues import cue_category
 from pytest_blackwell.failures.errorwords import ASIDE, BENIGN, is_quiet
 from pytest_blackwell.failures.frame_words import THREAD_DUMP
+from pytest_blackwell.failures.native_stacks import DEBUGGER_FRAME, DEBUGGER_NOISE
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 
 #: How many of the last lines a failure without any error word may be on (see
@@ -35,7 +36,7 @@ UNMARKED_LINES = 3
 #: A C or C++ program's last word naming its own source line (ggml's and glog's aborts:
 #: ``ggml/src/ggml-backend.cpp:898: pre-allocated tensor ...``), not a compiler's warning.
 _ABORT_AT = re.compile(
-    r"^\S+\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp):\d+:\s*(?!(?:warning|note|info)\b)[A-Za-z(]"
+    r"^(?:\[\d+\] )?\S+\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp):\d+:\s*(?!(?:warning|note|info)\b)[A-Za-z(]"
 )
 
 #: The start of a line cut short, which no exception line is: an indented piece or a lone
@@ -148,7 +149,11 @@ def unmarked_error(
         (lineno, raw, line)
         for lineno, raw in lines
         for line in logical_lines(raw)
-        if line.text.strip() and not is_frame(line.text)
+        if line.text.strip()
+        and not is_frame(line.text)
+        # (nor what a debugger attached on an abort prints: its backtrace is no new message)
+        and DEBUGGER_FRAME.match(line.text) is None
+        and DEBUGGER_NOISE.match(line.text) is None
     ][-UNMARKED_LINES:]
     picked = shown_exit_status(last) or _plain_words(last)
     if picked is None:

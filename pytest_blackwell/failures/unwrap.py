@@ -30,7 +30,9 @@ _BOX = re.compile(r"[│┃╭╰╮╯]|^\s*\|")
 #: How a new log record starts (a continuation piece starts anywhere else); an indented line is
 #: a frame, a source line or a table row, never the middle of a cut word.
 _RECORD = re.compile(
-    r"^(?:\[|\(|[A-Z]{3,}\b|\d{4}-\d\d-\d\d|\s{2}|Traceback |During handling|The above)"
+    r"^(?:\[|\(|[A-Z]{3,}\b|\d{4}-\d\d-\d\d|\s{2}|Traceback |During handling|The above"
+    # (a docker-compose service's gutter: "vllm-server  | ...")
+    r"|[\w.\-]{1,40}\s+\| )"
 )
 
 

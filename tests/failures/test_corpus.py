@@ -257,6 +257,14 @@ IN_TUNING = {
     "fresh239": (1.00, 0.83),
     "fresh240": (1.00, 0.83),
     "fresh241": (1.00, 0.83),
+    "fresh242": (1.00, 1.00),
+    "fresh243": (1.00, 0.71),
+    "fresh244": (0.91, 0.50),
+    "fresh245": (0.83, 0.75),
+    "fresh246": (1.00, 1.00),
+    "fresh247": (1.00, 1.00),
+    "fresh248": (1.00, 1.00),
+    "fresh249": (1.00, 0.75),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

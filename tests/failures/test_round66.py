@@ -235,6 +235,137 @@ def test_round66_mechanism(tmp_path: Path, lines: list[str], category: str, stag
     classify_as(tmp_path, lines, category, stage)
 
 
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        (  # ggml's own backtrace, two columns; the decode under llama.cpp's common set-up
+            [
+                "ggml-cuda.cu:100: Pool Failure: invalid argument",
+                "ggml_print_backtrace()                    libggml-base.so",
+                "ggml_abort()                              libggml-base.so",
+                "ggml_cuda_pool_vmm::alloc()               libggml-hip.so",
+                "llama_context::decode()                   libllama.so",
+                "llama_decode()                            libllama.so",
+                "common_init_from_params()                 libllama-common.so",
+            ],
+            "unknown",
+            "warmup",
+        ),
+        (  # an Android tombstone's frames: the context created inside the common set-up
+            [
+                "signal 6 (SIGABRT), code -1 (SI_QUEUE), fault addr --------",
+                "#00 abort",
+                "#01 ggml_abort+224",
+                "#02 llama_context::graph_reserve(unsigned int, bool)+1624",
+                "#03 llama_init_from_model+832",
+                "#04 common_init_from_params(common_params&)+76",
+            ],
+            "engine_died",
+            "kv_alloc",
+        ),
+        (  # an abort naming its source line, then what gdb prints as it attaches
+            [
+                "Jun 03 17:36:52 box llama-server[13]: [565] srv load_model: loading model "
+                "'/m/model.gguf'",
+                "Jun 03 17:36:53 box llama-server[13]: [565] /src/tools/mtmd/clip.cpp:4391: "
+                "Unknown projector type",
+                "Jun 03 17:36:53 box llama-server[13]: [565] [New LWP 1332389]",
+                "Jun 03 17:36:53 box llama-server[13]: [565] [New LWP 1332390]",
+                "Jun 03 17:36:53 box llama-server[13]: [565] [New LWP 1332391]",
+            ],
+            "unsupported_config",
+            "loading",
+        ),
+        (
+            ["ggml_init_cublas: found 1 CUDA devices:", "cuBLAS error 7 at ggml-cuda.cu:1573"],
+            "unknown",
+            "startup",
+        ),
+        (  # a bare assertion: the condition its traceback shows is its message
+            [
+                'vllm-server  |   File "/v/model_executor/layers/linear.py", line 1336, in '
+                "weight_loader",
+                "vllm-server  |     assert param_data.shape == loaded_weight.shape",
+                "vllm-server  |            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+                "vllm-server  | AssertionError",
+                "vllm-server  | Process SpawnProcess-1:",
+                "vllm-server  | Traceback (most recent call last):",
+                'vllm-server  |   File "/usr/lib/python3.12/multiprocessing/process.py", line 314, '
+                "in _bootstrap",
+            ],
+            "unsupported_config",
+            "unknown",
+        ),
+        (  # Android's report of a thread's uncaught exception, logcat's aligned lines
+            [
+                "FATAL EXCEPTION: main",
+                " " * 60 + "Process: com.example.app, PID: 8548",
+                " " * 60 + "java.lang.UnsatisfiedLinkError: dlopen failed: library "
+                '"libengine_jni.so" not found',
+                " " * 60 + "\tat java.lang.Runtime.loadLibrary0(Runtime.java:1087)",
+            ],
+            "env_mismatch",
+            "unknown",
+        ),
+        (
+            ["RuntimeError: Unsupported head size: 48"],
+            "dispatch_failure",
+            "unknown",
+        ),
+        (
+            ["RuntimeError: Device type PRIVATEUSEONE is not supported for torch.Generator() api."],
+            "dispatch_failure",
+            "unknown",
+        ),
+        (
+            ["E/GPU: <clGetPlatformIDs:12>: Fatal: Failed to open libFoo from libOpenCL"],
+            "env_mismatch",
+            "unknown",
+        ),
+        (
+            [
+                "ValueError: `org/NewModel-1B` is not supported yet in `transformers==4.57.6`.",
+            ],
+            "env_mismatch",
+            "unknown",
+        ),
+        (
+            [
+                "libc++abi: terminating due to uncaught exception of type std::runtime_error: "
+                "[METAL] Command buffer execution failed: Caused GPU Timeout Error "
+                "(00000002:kIOGPUCommandBufferCallbackErrorTimeout)",
+            ],
+            "timeout",
+            "unknown",
+        ),
+        (
+            ["cudaSetDevice err: 35"],
+            "env_mismatch",
+            "startup",
+        ),
+        (
+            [
+                "/opt/nvshmem_src/src/modules/bootstrap/uid/socket.cpp:socketProgress:59: "
+                "socketProgress: Connection closed by remote peer",
+            ],
+            "nccl_error",
+            "startup",
+        ),
+        (
+            [
+                "whisper_model_load: model size    = 3117.02 MB",
+                "whisper_init_state: kv self size  =  220.20 MB",
+                "Segmentation fault (core dumped)",
+            ],
+            "engine_died",
+            "kv_alloc",
+        ),
+    ],
+)
+def test_round66_second_part(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
 def test_pinning_host_memory_that_vulkan_refuses_is_no_failure(tmp_path: Path) -> None:
     """ggml goes on without pinned memory: Vulkan's out-of-device-memory there is no failure."""
     lines = [
