@@ -260,10 +260,17 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # clap's refusals (Rust launchers, TGI's): "invalid value 'True' for '--flag <X>'",
         # "unexpected argument '--flag' found"
         r"|\b(?:invalid value '[^']*' for|unexpected argument) '--?[a-z]"
+        # vLLM's engine arguments built from what a caller passed, refusing one this version
+        # does not take ("EngineArgs.__init__() got an unexpected keyword argument 'x'")
+        r"|\b(?:Async)?EngineArgs(?:\.__init__)?\(\) got an unexpected keyword argument\b"
         # vLLM's check of the model's dtype against the GPU, run while the engine is created
         r"|\bBfloat16 is only supported on GPUs with compute capability\b"
         # the engine's parallel-configuration check against the model's shape
         r"|\bmust be divisible by (?:the )?(?:tensor|pipeline)[ _]parallel[ _]size\b"
+        # (Megatron's check of its arguments, named as their flags: "Number of layers should be
+        # divisible by the pipeline-model-parallel size"; not the model's own check as its
+        # blocks are built, "num_layers should be divisible by pipeline_model_parallel_size")
+        r"|\b(?:must|should) be divisible by (?:the )?(?:tensor|pipeline)-model-parallel size\b"
         # torch.distributed's store waiting for every rank to join the process group
         r"|\bDistStoreError\b|\bwaiting for clients\. \d+/\d+ clients joined\b"
         # its store-based barrier ("Waiting in store based barrier to initialize process group")
@@ -298,6 +305,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a rank fetching the communicator's id from the store (torch.distributed's first call);
         # a JAX process registering with the coordination service of a multi-process run
         r"|\bis setting up NCCL communicator\b|\bCoordinationService/RegisterTask\b"
+        # NCCL's bootstrap finding no network interface to use, its socket set-up failing
+        r"|\bBootstrap ?: no socket interface found\b|\bncclSocketInit: "
         r"|\bWait_for_all_tasks_to_register\b"  # (the barrier of that registration)
         # vLLM's check of which ranks share a node, run while its distributed environment is
         # set up

@@ -285,6 +285,8 @@ CAUSES: tuple[Rule, ...] = (
        # cublasGetStatusString's text for it, as ggml prints it
        r"|\bthe (?:requested functionality|functionality requested) is not supported\b"
        r"|hipErrorNoBinaryForGpu|Unable to find code object for all current devices"
+       # (the HIP runtime's own log of it: "No compatible code objects found for: gfx942")
+       r"|\bNo compatible code objects found for\b"
        r"|\bCU[A-Z]+_STATUS_ARCH_MISMATCH\b|(?:cuda|hip)ErrorInvalidDeviceFunction\b"
        # CUDA's number for it (cudaErrorNoKernelImageForDevice), its message cut ("CUDA error
        # 209 at /go/src/...")
@@ -292,7 +294,7 @@ CAUSES: tuple[Rule, ...] = (
        # rocBLAS without the kernel library of this GPU's architecture
        r"|\bTensileLibrary\S*.{0,120}?\bfor GPU arch\b"
        # (or its kernel library that cannot be read at all: the one of this architecture)
-       r"|\brocBLAS error: (?:Cannot read|Could not load) .{0,200}?TensileLibrary"
+       r"|\b(?i:rocblas(?:lt)? error): (?:Cannot read|Could not load) .{0,200}?TensileLibrary"
        # cuBLASLt finding no algorithm for this GEMM (an FP8 layout on a GPU without one)
        r"|cublasLtMatmulAlgoGetHeuristic\b.{0,400}?\bfailed"
        r"|CUDNN_STATUS_NOT_SUPPORTED"

@@ -241,7 +241,9 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|CalledProcessError: Command '\[['\"]ninja['\"]"
        # XLA's JIT running ptxas on a kernel it generated, the tool failing without a word of
        # its own ("ptxas exited with non-zero error code 139, output: ")
-       r"|\bptxas exited with non-zero error code -?\d+",
+       r"|\bptxas exited with non-zero error code -?\d+"
+       # AITER's JIT build of one of its modules ("[aiter] failed jit build [module_x]")
+       r"|\bfailed jit build \[",
        weak=True, stage_hint="compile"),
     rule("backend_not_installed", "env_mismatch",
        r"(?i)is not available or (?:is )?outdated"
