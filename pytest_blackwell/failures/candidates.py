@@ -29,8 +29,7 @@ FOLLOW_GAP = 3
 #: A traceback with no cause of its own starting this few lines after an error is that error's
 #: caller reporting it (torch follows a CUDA error with up to four lines of advice and a blank).
 AFTER_GAP = 10
-#: (also Android's runtime announcing a thread's uncaught exception, on the lines below it)
-HEADERS = ("Traceback (most recent call last)", "Exception Group Traceback", "FATAL EXCEPTION: ")
+HEADERS = ("Traceback (most recent call last)", "Exception Group Traceback")
 #: A process death: its later reports (a faulthandler stack) may still tell its stage.
 DIED = "engine_died"
 #: Categories of memory that could not be had.
@@ -342,7 +341,9 @@ def is_header(text: str) -> bool:
     or Python's report of an exception a destructor raised (``Exception ignored in: ...``): a
     report of its own, never the rest of the error above it."""
     return (
-        text.startswith((*HEADERS, "Exception ignored in"))
+        # (and Android's runtime announcing a thread's uncaught exception: the exception follows,
+        # the header itself the error when the excerpt ends there)
+        text.startswith((*HEADERS, "Exception ignored in", "FATAL EXCEPTION: "))
         or text.endswith(HEADERS[0] + ":")
         or _IPYTHON_HEADER.match(text) is not None
         or GO_GOROUTINE.match(text) is not None  # a Go crash dump's stack (Ollama's runner)

@@ -371,7 +371,7 @@ def own_words(text: str, traceback: Sequence[str]) -> list[str]:
         end = next((i for i, line in enumerate(traceback) if line == text), len(traceback))
         shown = [t.strip() for t in traceback[:end] if t.strip() and t.strip()[0] not in "^~"]
         if shown and shown[-1].startswith("assert "):
-            return [text, shown[-1]]
+            return [text, shown[-1].split("  #", 1)[0]]  # (not a comment after it)
     if text.rstrip().endswith(":") or _SIGNATURE_END.search(text):
         at = next((i for i, line in enumerate(traceback) if line == text), None)
         rest = None if at is None else next((t for t in traceback[at + 1 :] if t.strip()), None)

@@ -83,8 +83,9 @@ ERRORISH = re.compile(
     # the last line of defence: the shapes of an error in any tool's words
     r"|(?:^|[\s;,(\[])(?:[\w\-]+ )?(?:error|Error)\s*:\s*\S|\b\d+ errors? detected\b"
     # an error code: "CUDA error = 999 at main.cu:196", "cuda error 700"
+    # (a code, not a figure: "cuBLAS error = 3.1e-06" is an accuracy check's difference)
     r"|\b(?i:cuda|hip|cublas|cudnn|cusparse|cufft|hipblas|rocblas)\w*(?: driver| runtime)? "
-    r"(?:error|Error)\s*=?\s*[1-9]\d*"
+    r"(?:error|Error)\s*=?\s*[1-9]\d*(?![\d.eE])"
     r"|\b(?:error|Error) [1-9]\d*\s*:\s*\S"  # an error and its code ("runtime error 6: ...")
     r"|\b[1-9]\d* root error\(s\) found\b"  # TensorFlow's summary above its errors
     r"|\b(?i:CUDA|NCCL|cuDNN|cuBLAS) failure\b"
@@ -132,7 +133,8 @@ ERRORISH = re.compile(
     # an error report's field (ComfyUI's, its markdown bold lost): "Exception Message: ..."
     r"|^\s*Exception Message:\s*\S"
     # a failure named by what failed ("HipVMM Failure: invalid argument")
-    r"|\b[A-Z]\w* Failure: [^\d\s]"
+    # (not a status field that says there was none: "Last Failure: none")
+    r"|\b[A-Z]\w* Failure: (?!(?i:none|no|n/a|null|false|ok)\b)[a-z]"
     # a test program's verdict (the CUDA samples' "Result = FAIL")
     r"|^Result = FAIL\b"
 )
@@ -146,6 +148,9 @@ BENIGN = re.compile(
     r"|(?<![Cc]heck )\b(?:failed|errors?)(?: [a-z]+)? ?[=:]\s*0(?![.\d])\b"
     # pinning or locking host memory is an optimisation: llama.cpp and others go on without it
     r"|\b(?:of|allocate) pinned (?:host )?memory\b|\bmlock\b"
+    # a program that says it goes on without what failed ("Unable to load libtcmalloc.so.4,
+    # continuing with default allocator"), a note about an option
+    r"|\bcontinuing\b|^(?:Note|NOTE|Hint|Tip): "
     # a scheduler taking requests back to free memory (SGLang's "Decode out of memory happened.
     # #retracted_reqs: 1"): they are run again later
     r"|\bretract(?:ed|ing)?(?:_reqs)?\b"
@@ -195,6 +200,12 @@ ASIDE = re.compile(
 #: Such a warning whose message goes on past a colon: the next line is the rest of the message
 #: ("RuntimeWarning: Failed to read commit hash:" then "No module named 'x._version'").
 _ASIDE_GOES_ON = re.compile(_HARMLESS_WARNING + r".*:\s*$")
+#: Host memory that could not be pinned, said on a line of its own ("ggml_vulkan: Failed to
+#: allocate pinned memory."), its out-of-memory detail on the next: an optimisation given up.
+_PINNED_NOTICE = re.compile(
+    r"(?i)\bfailed to allocate (?:[\d.]+ \w+ of )?pinned (?:host )?memory\.?\s*$"
+)
+_OUT_OF_MEMORY = re.compile(r"(?i)out ?of ?(?:device ?)?memory")
 
 
 def is_aside(text: str, lineno: int, recent: Reversible[tuple[int, str]]) -> bool:
@@ -207,6 +218,8 @@ def is_aside(text: str, lineno: int, recent: Reversible[tuple[int, str]]) -> boo
     before = next((raw for n, raw in reversed(recent) if n == lineno - 1), "")
     if text.startswith(" ") and _PY_WARNING_AT.search(before):
         return True  # the source line Python's warnings module shows under its warning
+    if _PINNED_NOTICE.search(before) and _OUT_OF_MEMORY.search(text):
+        return True  # the detail of host memory that could not be pinned (ggml's Vulkan backend)
     return _ASIDE_GOES_ON.match(before.strip()) is not None
 
 

@@ -177,12 +177,13 @@ def decide(
     if frames:
         # What the message says was being done is the weakest evidence: only when nothing else
         # tells ("... so CUDA graph capture cannot proceed" names a consequence, not the stage).
-        told = frame_stage(cand.traceback) or backtrace_stage(after)
+        told = frame_stage(cand.traceback)
         if told is None and moved_on(cand.activity):  # the marked stage is over (no frame says)
             options.append(cand.activity)
         if told is None and later_stage(stage for stage, _ in options) == "unknown":
             told = (
                 phrase_stage(_told_lines(cand))
+                or backtrace_stage(after)
                 or cand.after
                 or cand.activity
                 or worded_frame(cand.traceback)

@@ -32,14 +32,17 @@ DECISIVE: dict[str, str] = {
     "_wait_until_server_is_live": "startup",  # DeepSpeed-MII waiting for its model server
     "popen_launch_server": "startup",  # SGLang's test launcher waiting for its server to be up
     # llama.cpp's native set-up, in a debugger's backtrace: the model file read, its tensors
-    # loaded, the context (and its KV cache) created; its common set-up loads the model, creates
-    # the context and then runs an empty warm-up batch, so a decode under it is the warm-up
+    # loaded, the context (and its KV cache) created, adapters read; its common set-up does those
+    # and then runs an empty warm-up batch, so what none of them names under it is the warm-up
     "llama_model_load_from_file": "loading",
     "llama_load_model_from_file": "loading",
     "llama_model_load": "loading",
     "load_tensors": "loading",
     "llama_init_from_model": "kv_alloc",
     "llama_new_context_with_model": "kv_alloc",
+    "llama_adapter_lora_init": "loading",  # a LoRA adapter read (older: llama_lora_adapter_init)
+    "llama_lora_adapter_init": "loading",
+    "llama_control_vector_load": "loading",
     "common_init_from_params": "warmup",
     "llama_init_from_gpt_params": "warmup",
     # vLLM V0's API server building its client of the engine process it started

@@ -392,8 +392,25 @@ def decisive(told: tuple[str, str]) -> bool:
 
 
 def backtrace_stage(lines: Sequence[str]) -> tuple[str, str] | None:
-    """``(stage, evidence)`` from the frames of a debugger's backtrace among ``lines`` (gdb's or
-    lldb's, as native engines print on an abort), or ``None`` when there is none or it tells
-    nothing; other lines are not read."""
-    frames = [text for text in lines if DEBUGGER_FRAME.match(text)]
-    return frame_stage(frames) if frames else None
+    """``(stage, evidence)`` from the debugger's backtraces among ``lines`` (gdb's, lldb's, a
+    tombstone's or ggml's own, as native engines print on an abort), or ``None`` when there is
+    none or none tells. Only their frame lines are read; a frame numbered ``#0`` again (or lower
+    than the last) starts another backtrace (another thread's, or the full one after a
+    debugger's stop location), and the first backtrace that tells a stage wins."""
+    stacks: list[list[str]] = []
+    last = -1
+    for text in lines:
+        if DEBUGGER_FRAME.match(text) is None:
+            continue
+        number = _FRAME_NUMBER.match(text)
+        at = int(number.group(1)) if number is not None else last + 1
+        if not stacks or at <= last:
+            stacks.append([])
+        stacks[-1].append(text)
+        last = at
+    return next((told for stack in stacks if (told := frame_stage(stack)) is not None), None)
+
+
+#: The number of a debugger's frame ("#3", lldb's "frame #3"), which counts up from the
+#: innermost frame of each backtrace.
+_FRAME_NUMBER = re.compile(r"^\s*(?:\* )?(?:frame )?#(\d+)")

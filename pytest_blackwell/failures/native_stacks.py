@@ -30,16 +30,21 @@ MANAGED_FRAME = re.compile(r"^\s*at (?P<path>(?:[\w$`<>]+\.)+)(?P<func>[\w$`<>]+
 #: llama_context::decode(llama_batch const&) () from /x/libllama.so.0" (the address left out for
 #: the innermost one, "at file.c:30" where it has the source), lldb's "  * frame #3: 0x0000104b
 #: libwhisper.dylib`whisper_encode_internal(whisper_context&, ...) + 92", an Android tombstone's
-#: "#07 llama_init_from_model+832". A method's class is left out of its name.
+#: "#07 pc 00000000001c3a5c  /data/app/x/libllama.so (llama_init_from_model+832)" (also with
+#: only the name: "#07 llama_init_from_model+832"). A method's class is left out of its name.
 DEBUGGER_FRAME = re.compile(
     r"^\s*#\d+\s+(?:0x[0-9a-fA-F]+ in )?(?:[\w~]+::)*(?P<func>[A-Za-z_]\w*)(?: ?\(|\+(?:0x)?\d)"
-    r".*?(?:\bfrom (?P<path>\S+)|\bat (?P<path__2>\S+?):\d+)?\s*$"
+    r"|^\s*#\d+ pc [0-9a-fA-F]+\s+(?P<path__5>\S+) \((?:[\w~]+::)*(?P<func__4>[A-Za-z_]\w*)"
+    r"[(+]"
     r"|^\s*(?:\* )?frame #\d+: 0x[0-9a-fA-F]+ (?P<path__3>[^\s`]+)`(?:[\w~]+::)*"
     r"(?P<func__2>[A-Za-z_]\w*)"
     # (ggml's own backtrace, a function and its library in two columns:
     # "llama_context::decode()                   libllama.so")
-    r"|^(?:[\w~]+::)*(?P<func__3>[A-Za-z_]\w*)\(\)\s{2,}(?P<path__4>\S+\.(?:so|dylib|dll)\S*)\s*$"
+    r"|^(?:[\w~]+::)*(?P<func__3>[A-Za-z_]\w*)\(\) {2,}(?P<path__4>[^\s]+\.(?:so|dylib|dll)\S*)\s*$"
 )
+#: Where gdb says a frame's code is: its library ("from /x/libllama.so.0") or its source file
+#: ("at ../sysdeps/wait4.c:30").
+_GDB_WHERE = re.compile(r"\bfrom (?P<lib>\S+)$|\bat (?P<src>\S+?):\d+$")
 #: The lines a debugger prints around a backtrace as it attaches ("[New LWP 1332389]", "[Thread
 #: debugging using libthread_db enabled]", "Using host libthread_db library ...").
 DEBUGGER_NOISE = re.compile(
@@ -71,5 +76,9 @@ def debugger_frame(text: str) -> tuple[str, str] | None:
     m = DEBUGGER_FRAME.match(text)
     if m is None:
         return None
-    path = m.group("path") or m.group("path__2") or m.group("path__3") or m.group("path__4") or ""
-    return path, snake(m.group("func") or m.group("func__2") or m.group("func__3"))
+    path = m.group("path__3") or m.group("path__4") or m.group("path__5") or ""
+    if m.group("func"):
+        where = _GDB_WHERE.search(text.rstrip())
+        path = "" if where is None else where.group("lib") or where.group("src")
+    func = m.group("func") or m.group("func__2") or m.group("func__3") or m.group("func__4")
+    return path, snake(func)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from classify_helpers import classify_as
+from classify_helpers import classify_as, classify_both
 
 
 @pytest.mark.parametrize(
@@ -104,3 +104,93 @@ def test_a_model_checking_its_blocks_is_no_argument_check(tmp_path: Path) -> Non
     ]
     failure = classify_as(tmp_path, lines, "unsupported_config", "unknown")
     assert failure.evidence["stage"] == "none"
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["Checkpoint Failure: none", "step 10 done"],
+        ["Last Failure: n/a"],
+        ["gemm check: cuBLAS error = 3.1e-06 (max abs diff)", "PASSED"],
+        ["start", "Unable to load libtcmalloc.so.4, continuing with default allocator", "ready"],
+        ["start", "Note: the --legacy-cache flag is no longer supported."],
+        [
+            "ggml_vulkan: Failed to allocate pinned memory.",
+            "ggml_vulkan: Requested buffer size exceeds device memory allocation limit: "
+            "ErrorOutOfDeviceMemory",
+            "llama_kv_cache_init:        CPU KV buffer size =  3979.63 MiB",
+            "generate: n_ctx = 4096",
+        ],
+    ],
+)
+def test_status_fields_figures_and_notices_are_no_failure(tmp_path: Path, lines: list[str]) -> None:
+    """A field that says there was no failure, a difference an accuracy check prints, a program
+    that goes on without a library, a note about an option, host memory that could not be
+    pinned (its detail on the next line): none is a failure."""
+    assert classify_both(tmp_path, lines) is None
+
+
+@pytest.mark.parametrize(
+    ("lines", "stage"),
+    [
+        (  # a tombstone's frame as Android prints it: address, library, function and offset
+            [
+                "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0",
+                "#00 pc 00000000000a1b2c  /data/app/x/lib/arm64/libggml.so (ggml_abort+40)",
+                "#01 pc 00000000001c3a5c  /data/app/x/lib/arm64/libllama.so "
+                "(llama_init_from_model+832) (BuildId: 1a2b)",
+            ],
+            "kv_alloc",
+        ),
+        (  # lldb's stop location first, then the whole backtrace: a new "#0" starts it
+            [
+                "/src/ggml/ggml-backend.cpp:1552: GGML_ASSERT(!sched->is_alloc) failed",
+                "    frame #0: 0x000000018a651204 libsystem_kernel.dylib`__wait4 + 8",
+                "->  0x18a651204 <+8>:  b.lo   0x18a651224",
+                "(lldb) bt",
+                "  * frame #0: 0x000000018a651204 libsystem_kernel.dylib`__wait4 + 8",
+                "    frame #1: 0x0000000104f3546c libggml-base.dylib`ggml_abort + 156",
+                "    frame #2: 0x0000000104b3c70c libwhisper.dylib`whisper_full + 92",
+            ],
+            "execute",
+        ),
+        (  # an adapter read under llama.cpp's common set-up is no warm-up
+            [
+                "Segmentation fault (core dumped)",
+                "#0  0x00005555559a0af2 in ggml_nbytes ()",
+                "#1  0x00005555555eb689 in llama_adapter_lora_init(llama_model*, char const*) ()",
+                "#2  0x00005555556bf935 in common_init_from_params(common_params&) ()",
+            ],
+            "loading",
+        ),
+        (  # the error's own words say more than a backtrace printed after it
+            [
+                "Error: failed to load model weights from disk",
+                "#3  0x00007f00ac0b1a8f in init_cuda () from /opt/lib/libx.so",
+            ],
+            "loading",
+        ),
+    ],
+)
+def test_native_backtraces(tmp_path: Path, lines: list[str], stage: str) -> None:
+    failure = classify_both(tmp_path, lines)
+    assert failure is not None
+    assert failure.stage == stage, failure
+
+
+def test_android_header_alone_is_the_error(tmp_path: Path) -> None:
+    """An excerpt that ends at the header keeps the header as its error."""
+    failure = classify_both(tmp_path, ["I/app: started", "FATAL EXCEPTION: main"])
+    assert failure is not None
+    assert failure.first_error == "FATAL EXCEPTION: main"
+
+
+def test_a_comment_after_an_assertion_is_not_its_message(tmp_path: Path) -> None:
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "model.py", line 12, in check',
+        "    assert not out.isnan().any()  # head_dim not supported yet",
+        "AssertionError",
+    ]
+    failure = classify_as(tmp_path, lines, "unknown", "unknown")
+    assert failure.evidence["category"] == "rule exception"
