@@ -38,6 +38,9 @@ _KUBE = re.compile(
     r"(?:/[\w.\-]+)?\]\s?"
     # a container runtime's log file (CRI: "<time> stdout F <line>", the time stripped before)
     r"|^(?:stdout|stderr) [FP] "
+    # (or a platform's export naming the stream, after a tab, with its level when it is one:
+    # "<time>\tstdout   File ...", "<time>    error stdout RuntimeError: ...")
+    r"|^\s*(?:(?:error|warning|info)\s+)?std(?:out|err) (?=\S| {1,4}\S)"
     # a serverless worker's id glued to the level of the stream it captured ("<id>[info]"):
     # the platform's, not the program's (a traceback printed to stdout is tagged info)
     r"|^[a-z0-9]{8,40}\[(?:info|error|warning|debug)\] ?"

@@ -194,3 +194,45 @@ def test_a_comment_after_an_assertion_is_not_its_message(tmp_path: Path) -> None
     ]
     failure = classify_as(tmp_path, lines, "unknown", "unknown")
     assert failure.evidence["category"] == "rule exception"
+
+
+def test_a_stream_label_after_the_time_is_the_platforms(tmp_path: Path) -> None:
+    """A platform's export that names the stream (and its level) before each line: the
+    traceback under it is read as one."""
+    lines = [
+        "2025-06-11 11:01:08\tstdout Traceback (most recent call last):",
+        '2025-06-11 11:01:08\tstdout  File "/app/pipeline.py", line 58, in __call__',
+        "2025-06-11 11:01:08\tstdout    wav = self.model.generate(text=text)",
+        '2025-06-11 11:01:08\tstdout  File "/app/tts.py", line 205, in generate',
+        "2025-06-11 11:01:08\tstdout    if x != self.conds[0, 0]:",
+        "2025-06-11 11:01:08    error stdout RuntimeError: CUDA error: device-side assert "
+        "triggered",
+    ]
+    failure = classify_as(tmp_path, lines, "illegal_memory_access", "execute")
+    assert failure.evidence["stage"] == "frame generate"
+
+
+def test_a_notebook_cells_frame_is_a_frame(tmp_path: Path) -> None:
+    """IPython's frame of a cell (Databricks names it by its command) keeps the traceback open:
+    the library frame below it tells the stage."""
+    lines = [
+        "AssertionError                            Traceback (most recent call last)",
+        "File <command-2469377940857761>, line 10",
+        '      3 llm = LLM("org/model-7b", tensor_parallel_size=4)',
+        "      5 params = SamplingParams(",
+        "      6     temperature=0.1,",
+        "      7     top_p=0.95,",
+        "      8     max_tokens=400",
+        "      9 )",
+        "---> 10 output = llm.generate(prompts, sampling_params=params)",
+        "",
+        "File /local_disk0/.ephemeral_nfs/envs/pythonEnv-0123/lib/python3.10/site-packages/"
+        "vllm/entrypoints/llm.py:157, in LLM.generate(self, prompts, sampling_params, "
+        "prompt_token_ids, use_tqdm)",
+        "    155         token_ids = prompt_token_ids[i]",
+        "    156     self._add_request(prompt, sampling_params, token_ids)",
+        "--> 157 return self._run_engine(use_tqdm)",
+    ]
+    failure = classify_both(tmp_path, lines)
+    assert failure is not None
+    assert failure.stage == "execute", failure
