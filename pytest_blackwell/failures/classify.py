@@ -22,7 +22,7 @@ matched in full, because a dead process's last words (``Killed``) carry no error
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pytest_blackwell.failures import continuation as wrap
@@ -210,7 +210,7 @@ class StreamClassifier:
         stage = late or self._stage
         stage_from = "marker 'Shutting down'" if late else self._stage_sources.get(stage, "none")
         if not self._events and stage == "unknown":  # or a stack dumped after the sign tells
-            dump = [ln.text for n, raw in self._tail if n > lineno for ln in logical_lines(raw)]
+            dump = list(self._lines_after(lineno))
             before = [(n, r) for n, r in self._tail if n < lineno]  # what ran until the sign
             stage, stage_from = (
                 phrase_stage([text])
@@ -235,8 +235,13 @@ class StreamClassifier:
         return self._stage
 
     def _failure(self, cand: Candidate) -> Failure:
-        after = [ln.text for n, raw in self._tail if n > cand.line for ln in logical_lines(raw)]
+        # (read only when nothing else tells the stage: a debugger's backtrace after the error)
+        after = self._lines_after(cand.line)
         return decide(cand, self._stage_sources, frames=not self._events, after=after)
+
+    def _lines_after(self, lineno: int) -> Iterator[str]:
+        """The logical lines the tail holds after line ``lineno``, read as they are asked for."""
+        return (ln.text for n, raw in self._tail if n > lineno for ln in logical_lines(raw))
 
     def _match(self, line: LogicalLine) -> tuple[Rule, dict[str, Any]] | None:
         lowered = line.text.lower()

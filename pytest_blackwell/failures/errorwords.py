@@ -167,6 +167,9 @@ BENIGN = re.compile(
 #: Python's warnings of kinds that never stop a program (a library's UserWarning may name a real
 #: problem, such as a GPU the installed torch has no kernels for, so it is read).
 _HARMLESS_WARNING = r"^\S+:\d+: (?:Runtime|Deprecation|PendingDeprecation|Future|Resource)Warning: "
+#: Host memory that could not be pinned: an optimisation given up, ggml and others go on without
+#: it ("ggml_vulkan: Failed to allocate pinned memory (... ErrorOutOfDeviceMemory)").
+_PINNED = r"(?i:\bfailed to allocate (?:[\d.]+ \w+ of )?pinned (?:host )?memory\b)"
 #: Lines that mention an error without being one, whatever rule their words match: advice about
 #: an error that may come ("If you get `CUDA error: invalid device function` errors, ..."), a
 #: program going on with an alternative ("... not available (No module named 'x'), falling back
@@ -195,16 +198,14 @@ ASIDE = re.compile(
     # names what the section is about, its lines below say what happened (not an error message
     # a poster made a heading of: "### RuntimeError: CUDA out of memory")
     r"|^#{1,6} (?=[A-Z][a-z])[^:]*$"
-    r"|" + _HARMLESS_WARNING
+    r"|" + _PINNED + r"|" + _HARMLESS_WARNING
 )
 #: Such a warning whose message goes on past a colon: the next line is the rest of the message
 #: ("RuntimeWarning: Failed to read commit hash:" then "No module named 'x._version'").
 _ASIDE_GOES_ON = re.compile(_HARMLESS_WARNING + r".*:\s*$")
-#: Host memory that could not be pinned, said on a line of its own ("ggml_vulkan: Failed to
-#: allocate pinned memory."), its out-of-memory detail on the next: an optimisation given up.
-_PINNED_NOTICE = re.compile(
-    r"(?i)\bfailed to allocate (?:[\d.]+ \w+ of )?pinned (?:host )?memory\.?\s*$"
-)
+#: The same notice on a line of its own ("ggml_vulkan: Failed to allocate pinned memory."), its
+#: out-of-memory detail on the next.
+_PINNED_NOTICE = re.compile(_PINNED + r"\.?\s*$")
 _OUT_OF_MEMORY = re.compile(r"(?i)out ?of ?(?:device ?)?memory")
 
 

@@ -11,7 +11,7 @@ stage is ``unknown``: a stage is never reported by default.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from pytest_blackwell.failures.activity import moved_on
 from pytest_blackwell.failures.candidates import Candidate
@@ -146,7 +146,7 @@ def category_evidence(cand: Candidate) -> str:
 
 
 def decide(
-    cand: Candidate, sources: Mapping[str, str], *, frames: bool, after: Sequence[str] = ()
+    cand: Candidate, sources: Mapping[str, str], *, frames: bool, after: Iterable[str] = ()
 ) -> Failure:
     """The failure ``cand`` stands for.
 

@@ -163,14 +163,7 @@ def frame_segments(lines: Iterable[str]) -> list[list[Frame]]:
                 segments.append([])
             in_go, callee, expect_source = True, "", False
             continue
-        head = text.lstrip()[:6]
-        managed = (
-            native_frame(text)
-            if head.startswith("at ")
-            else debugger_frame(text)
-            if head.startswith(("#", "frame ", "* fra")) or "()  " in text
-            else None
-        )
+        managed = native_frame(text) if text.lstrip().startswith("at ") else debugger_frame(text)
         if managed is not None or (native and not text.strip()):
             if managed is not None and not native and segments[-1]:
                 segments.append([])  # (pastes double a stack's line breaks: blanks go on)
@@ -391,7 +384,7 @@ def decisive(told: tuple[str, str]) -> bool:
     return _lookup(DECISIVE, why.removeprefix("frame ")) == stage
 
 
-def backtrace_stage(lines: Sequence[str]) -> tuple[str, str] | None:
+def backtrace_stage(lines: Iterable[str]) -> tuple[str, str] | None:
     """``(stage, evidence)`` from the debugger's backtraces among ``lines`` (gdb's, lldb's, a
     tombstone's or ggml's own, as native engines print on an abort), or ``None`` when there is
     none or none tells. Only their frame lines are read; a frame numbered ``#0`` again (or lower

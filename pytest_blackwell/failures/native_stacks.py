@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from pytest_blackwell.failures.detail import convert_groups
+
 # Go's crash dump (Ollama's runner), innermost first under "goroutine 10 [syscall]:": a call
 # "github.com/ollama/ollama/llama.(*Context).Decode(0xc0, ...)" above its "\tfile.go:133 +0xf6"
 # (a closure's ".func1" after the name, cgo's "_Cfunc_" before a C function's).
@@ -76,9 +78,8 @@ def debugger_frame(text: str) -> tuple[str, str] | None:
     m = DEBUGGER_FRAME.match(text)
     if m is None:
         return None
-    path = m.group("path__3") or m.group("path__4") or m.group("path__5") or ""
-    if m.group("func"):
+    found = convert_groups(m.groupdict())  # (a group's alternatives, "func__2", are one)
+    if m.group("func"):  # gdb names the library or the source file at the line's end
         where = _GDB_WHERE.search(text.rstrip())
-        path = "" if where is None else where.group("lib") or where.group("src")
-    func = m.group("func") or m.group("func__2") or m.group("func__3") or m.group("func__4")
-    return path, snake(func)
+        found["path"] = "" if where is None else where.group("lib") or where.group("src")
+    return found.get("path", ""), snake(found["func"])

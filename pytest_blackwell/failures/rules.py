@@ -208,9 +208,7 @@ CAUSES: tuple[Rule, ...] = (
        r"|: bad allocation$|\bStatus Message: std::bad_alloc\s*$"
        r"|^(?:[\w.]+\.)?ResourceExhaustedError\b"
        # Vulkan's and Metal's words for it (llama.cpp's and others' GPU backends)
-       # (not pinned host memory that could not be had: an optimisation ggml gives up)
-       r"|^(?!.*\bpinned memory\b).*\bErrorOutOfDeviceMemory\b"
-       r"|\bOutOfDeviceMemoryError\b|\bVK_ERROR_OUT_OF_DEVICE_MEMORY\b"
+       r"|\bErrorOutOfDeviceMemory\b|\bOutOfDeviceMemoryError\b|\bVK_ERROR_OUT_OF_DEVICE_MEMORY\b"
        # (a Vulkan call's result as its number: -1 and -2 are VK_ERROR_OUT_OF_HOST_MEMORY and
        # VK_ERROR_OUT_OF_DEVICE_MEMORY, as ncnn prints them: "vkAllocateMemory failed -2")
        r"|\bvk[A-Z]\w+ failed -[12]\b"
