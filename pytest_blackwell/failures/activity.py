@@ -51,6 +51,11 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # an input done, counted ("Processed image 122.jpg (4 / 1000)")
         r"|(?i:\bprocessed (?:image|audio|video|frame|file|sample)\b.{0,80}?\(\d+ ?/ ?\d+\))"
         r"|\bProcessing (?:GPU |CPU )?batch \d+"  # a batch of inputs run ("... 1 of expected 1")
+        # a count of an input's pieces being worked on ("processing 113 slice(s)")
+        r"|(?i:\bprocessing \d+ (?:slice|chunk|segment|window|frame|image|sample)s?\b)"
+        # a chat program running its first prompts through the model (MLC's "Running system
+        # prompts...")
+        r"|(?i:\brunning (?:the )?(?:system |initial )?prompts?\b)"
         r"|^batch_decode: n_tokens = \d+"  # llama.cpp's embedding example decoding a batch
         r"|\bPrefilling (?:[Uu]ser|request|batch|prompt)\b"  # a runner prefilling a request
         # TurboMind stepping a batch of requests ("[Forward] [0, 1), dc=0, pf=1, sum_q=3917")

@@ -161,6 +161,8 @@ def replaces_in_block(cand: Candidate, best: Candidate | None) -> bool:
         return True  # (the exception a wrapper named, in the wrapper's own block)
     if cand.rank <= best.rank or holds_as_shortage(best, cand):
         return False
+    if best.rank == UNKNOWN and cand.rank == WEAK and cand.hint and cand.hint == best.hint:
+        return False  # a relay of the same step (ninja stopping after nvcc's own errors)
     return best.rank != UNKNOWN or cand.category != DIED
 
 

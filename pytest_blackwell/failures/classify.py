@@ -392,7 +392,9 @@ class StreamClassifier:
         heads = block.wrapped or [best.text]
         block.wrapped = [text for head in heads for text in wrap.joins(head, line.text)][:8]
         strong = best.rank == STRONG
-        adjacent = block.last_seen == best.line + 1  # (a type alone: its message may follow)
+        # (a type alone: its message may follow; not Python's exception line that ends a
+        # traceback, which prints a message on the same line or has none)
+        adjacent = block.last_seen == best.line + 1 and not any(map(is_frame, best.traceback))
         found = wrap.rejoin(heads, line.text, self._matcher(line.tag), strong, adjacent)
         if found is None and not strong:
             return False  # an unrecognised exception: the line is read as usual

@@ -269,8 +269,12 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"\b(?:not|isn't|is not|are not) (?:yet )?(?:supported|implemented)\b"
             r"|\bunsupported\b(?! operand type)|\bdoes(?: not|n't) (?:yet )?support\b"
             r"|\bno longer (?:supported|allowed|accepted)\b"
+            # settings that cannot go together ("... This is not compatible with offloading")
+            r"|\b(?:is|are) not compatible with\b"
             r"|\bonly (?:supported|available|allowed|works?) (?:for|with|when)\b(?! contiguous)"
             r"|\bmissing (?:required )?(?:field|key|argument|tensor|weight|parameter|config\w*)s?\b"
+            # a tensor the loader needs, by its name ("missing tok_embeddings.weight")
+            r"|\bmissing (?:tensor )?'?[\w.]+\.(?:weight|bias)\b"
             r"|\bno file named\b|\b(?:input|model|config) file (?:was )?not found\b"
             # a model's configuration file that cannot be read ("Can't load .../config.ini")
             r"|\b(?:can't|cannot|could not|couldn't|unable to|failed to) (?:load|open|read) "
@@ -280,7 +284,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bassert\w*\b[^<>]{0,40}?\b\w+ ?<=? ?(?:m_?)?max_?[A-Za-z]\w*"
             r"|\bunknown (?:\w+ )?model[ _]type\b"
             r"|\bunknown (?:model )?(?:architecture|model type|field|option|argument|parameter"
-            r"|quantization|dtype|backend|projector)\b|\bno (?:module or )?parameter named\b"
+            r"|quantization|dtype|backend|projector|provider)\b"
+            r"|\bno (?:module or )?parameter named\b"
             r"|\binvalid (?:value|config\w*|option|choice|model|format|dtype|quantization|tag"
             r"|(?:tensor |input |output |model |layer )?name|key)\b"
             r"|\bnot a valid\b|\b(?:must|should) be (?:[<>]|one of|a |an |greater|less|between"

@@ -137,6 +137,10 @@ ERRORISH = re.compile(
     r"|\b[A-Z]\w* Failure: (?!(?i:none|no|n/a|null|false|ok)\b)[a-z]"
     # a test program's verdict (the CUDA samples' "Result = FAIL")
     r"|^Result = FAIL\b"
+    # glog's (and absl's) report of a failed CHECK, its message line not in the paste
+    r"|^\*\*\* Check failure stack trace: \*\*\*"
+    # ComfyUI's report of a node that raised, the exception's message after it
+    r"|^!!! Exception during processing !!!"
 )
 #: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count
 #: (``0 failed``, but not ``replica 0 failed``: a number after a noun names a thing).

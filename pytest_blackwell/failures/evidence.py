@@ -47,6 +47,8 @@ _STARTUP_SHAPE = re.compile(
     r"|A dynamic link library \(DLL\) initiali[sz]ation routine failed|Failed to load dynlib/dll\b"
     r"|\bwas(?:n'?t| not) able to be loaded\b"  # ONNX Runtime's CUDA provider library
     r"|dyld\S*: Library not loaded"
+    # ctypes on Windows: "Could not find module '...\\x.dll' (or one of its dependencies)"
+    r"|\bCould not find module '[^']*\.dll'"
     # bitsandbytes, which loads its native library as it is imported; sgl_kernel, which tries
     # each build of its own ("Could not load any common_ops library!")
     r"|\bConfigured CUDA binary not found\b|\bCould not load any \w+ library\b"
@@ -78,13 +80,14 @@ _NEVER_STARTED = re.compile(
 )
 
 
+#: A frame of a module being imported (``..., in <module>``; IPython's ``x.py in <module>()``).
+_MODULE_FRAME = re.compile(r"\bin <module>(?:\(\))?\s*$")
+
+
 def first_use(lines: Sequence[str]) -> bool:
     """Whether ``lines`` show a library loaded on first use (:data:`_FIRST_USE`); a layer's
     module being imported (its frame ``in <module>``) is an import like any other."""
-    return any(
-        _FIRST_USE.search(text.strip()) and not text.rstrip().endswith("in <module>")
-        for text in lines
-    )
+    return any(_FIRST_USE.search(text.strip()) and not _MODULE_FRAME.search(text) for text in lines)
 
 
 #: Rules that match only the shapes above (also when the message they matched is on a line of

@@ -123,6 +123,8 @@ DECISIVE: dict[str, str] = {
     "parallel_build": "compile",  # trtllm-build building the engines of a checkpoint
     "build_and_save": "compile",
     "get_nvcc_flags_list": "compile",
+    # Triton's backends building (and loading) their C helper module from source
+    "compile_module_from_src": "compile",
     # memory profiling
     "profile_run": "profile",
     "determine_available_memory": "profile",
@@ -206,6 +208,8 @@ CONTEXTUAL: dict[str, str] = {
     "forward_batch_generation": "execute",
     "event_loop_normal": "execute",
     "event_loop_overlap": "execute",
+    "run_event_loop": "execute",  # (SGLang's scheduler entering the one of the two it runs)
+    "add_one_req": "execute",  # SGLang's scheduler admitting a request into a prefill batch
     "_executor_loop": "execute",
     "_forward_step": "execute",
     "generate": "execute",
@@ -283,6 +287,8 @@ PATHS: tuple[tuple[str, str], ...] = (
     ("torch/serialization.py", "loading"),  # torch.load reading a checkpoint
     # JAX connecting its processes to the coordination service (jax.distributed.initialize)
     ("jax/_src/distributed.py", "startup"),
+    # torchelastic's rendezvous of the nodes before it starts its workers
+    ("torch/distributed/elastic/rendezvous/", "startup"),
     # vLLM reading the model's configuration while it builds the engine's config
     ("vllm/transformers_utils/config.py", "startup"),
     ("torch/_dynamo/", "compile"),

@@ -237,6 +237,7 @@ MODEL_PATHS = (
     # faster-whisper's WhisperModel, defined in its transcribe module, reads the CTranslate2 model
     # as it is built (frozen apps print its frames without the source line that names it)
     "faster_whisper/transcribe.py",
+    "llama_cpp/llama.py",  # llama-cpp-python's Llama, which loads the GGUF file as it is built
 )
 
 
@@ -252,6 +253,10 @@ _WEIGHTS_FUNC = re.compile(
     # "from_single_file", "from_checkpoint"; not "from_pretrained", which reads configurations
     # and tokenizers too: see frame_names.CONTEXTUAL)
     r"|^from_(?:hugging_?face|single_file|\w*checkpoint|\w*ckpt)$"
+    # a model's weights moved onto the GPU by a model cache (InvokeAI's "_move_model_to_vram",
+    # "full_load_to_vram", "partial_load_to_vram")
+    r"|^_?(?:move|load|copy)_(?:\w+_)?models?_to_(?:vram|gpu|device|cuda)$"
+    r"|^_?(?:\w+_)?load_to_(?:vram|gpu|device|cuda)$"
 )
 
 
@@ -333,7 +338,15 @@ def _named(frame: Frame) -> str | None:
     return stage
 
 
+#: Dynamo's wrapper around every call it guards or leaves out (``torch.manual_seed`` under
+#: ``torch._disable_dynamo``; a compiled module called again): a call passing through, not a
+#: compile (which shows dynamo's own frames, ``convert_frame``, ``compile_fx``, ...).
+_PASS_THROUGH = re.compile(r"torch/_dynamo/eval_frame\.py$")
+
+
 def _by_path(frame: Frame) -> str | None:
+    if frame.func == "_fn" and _PASS_THROUGH.search(frame.path):
+        return None
     for fragment, path_stage in PATHS:
         if fragment in frame.path:
             return path_stage

@@ -202,7 +202,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     # "ICudaEngine::createExecutionContextWithoutDeviceMemory: Error Code 1: ...")
     (
         r"(?i)deserializ\w* (?:the )?(?:cuda )?engine|engine deserialization"
-        r"|(?-i:\bcreateExecutionContext\w*)|(?-i:\bexecutionContext\.cpp::)",
+        # (its constructor; not a shape set on it before a run: "executionContext.cpp::
+        # setInputShape")
+        r"|(?-i:\bcreateExecutionContext\w*)"
+        r"|(?-i:\bexecutionContext\.cpp::(?:[\w:]+::)?ExecutionContext::ExecutionContext\b)",
         "loading",
     ),
     (r"(?i)\b(?:error|failed|failure) (?:in|during|of) (?:the )?memory profil", "profile"),

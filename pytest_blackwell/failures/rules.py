@@ -166,10 +166,12 @@ CAUSES: tuple[Rule, ...] = (
        r"|(?i:(?:paged )?kv ?cache\b.{0,60}?must be (?:large|big) enough)", stage_hint="kv_alloc"),
     rule("kv_cache_insufficient", "kv_cache_oom",
        r"(?i)(?:\bno|insufficient|not enough)(?: available| free| GPU| device)* (?:memory|blocks?"
-       r"|space) (?:left )?for (?:the )?"
+       r"|space) (?:left )?for (?:the )?(?:kv|mamba|state) ?cache"
+       # SGLang's decode scheduler with no KV-cache room left even for a single request
+       r"|\bNo space left for only one request\b"
+       r"|Not enough memory\. Please try to increase --mem-fraction-static"
        # a token budget profiled below zero: the weights leave nothing for the cache
        r"|profiled (?:value|max\w*|tokens?)\W{1,3}-\d+|(?:max_total_num_tokens|kv_tokens?)=-\d+"
-       r"(?:kv|mamba|state) cache|Not enough memory\. Please try to increase --mem-fraction-static"
        # MLC's budget of the weights against the memory, no room left for a KV cache ("Cannot
        # estimate KV cache capacity. The model weight size ... may be larger than GPU memory")
        r"|\bCannot estimate KV cache capacity\b",
@@ -234,6 +236,11 @@ CAUSES: tuple[Rule, ...] = (
     rule("memory_insufficient", "device_oom",
        r"(?i:\b(?:insufficient|not enough) (?:free |available )?(?:gpu|device|cuda|vram)"
        r"(?: video)? memory)", weak=True),  # (DirectML: "not enough GPU video memory available")
+    # Mesa's Vulkan driver for AMD (RADV) when the kernel cannot give it the memory a queue
+    # submission needs: the application's next call then sees the device lost
+    rule("radv_submit_oom", "device_oom",
+         r"\bradv/amdgpu: Not enough memory for command submission\b",
+         keywords=("Not enough memory for command",)),
     rule("kv_component_failed", "kv_cache_oom",
        r"component could not be created: (?:the )?KV cache", stage_hint="kv_alloc",
        keywords=("component could not be created",)),

@@ -195,7 +195,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|^Error: No such (?:command|option)\b"
        # a C/C++ program's own parser refusing a flag it does not know ("Unknown argument:
        # --origin-rpc-server-main-gpu", llama.cpp's tools)
-       r"|^(?:error: )?[Uu]nknown (?:argument|option)s?:? -{1,2}[A-Za-z]"
+       # (or calling it invalid: llama.cpp's "error: invalid argument: -rpc")
+       r"|^(?:error: )?(?:[Uu]nknown|[Ii]nvalid) (?:argument|option)s?:? -{1,2}[A-Za-z]"
        r"|\bNotEnoughCUDADevices\b"
        r"|\bArgumentValidation\(\""  # TGI's launcher refusing its arguments
        # (not Python's own TypeError of a call, "f() got an unexpected keyword argument 'x'":
@@ -206,6 +207,7 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|Invalid (?:attention backend|kv_cache_dtype)|max_model_len \("
        r"(?P<max_model_len>\d+)\) is greater than the derived max_model_len|does not match the "
        r"quantization method specified in the `quantization` argument",
-       stage_hint="startup", keywords=("nknown argument", "nknown option")),
+       stage_hint="startup",
+       keywords=("nknown argument", "nknown option", "nvalid argument", "nvalid option")),
 )
 # fmt: on

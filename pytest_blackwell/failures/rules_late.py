@@ -43,6 +43,8 @@ _DEATH_WORDS = (
 #: ``Process finished with exit code``, ``exit status``; a Chinese IDE's ``退出代码为``).
 _EXIT = (
     r"(?:[Ee]xit(?:ed|s)?(?: with)? (?:status |return )?(?:code|status)(?: =)?[: ]+"
+    # (a test harness comparing it: torch's "Expected zero exit code but got -11")
+    r"|\bexit code,? but got "
     r"|退出代码为?\s*|退出码\s*[:\uff1a]?\s*)"
 )
 
@@ -142,7 +144,8 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("invalid_launch_configuration", "unknown", r"\binvalid configuration argument\b",
          keywords=("invalid configuration argument",)),
     rule("timed_out", "timeout",
-       r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::|$)"
+       # (also in a traceback printed indented, under vLLM's "Stack trace:")
+       r"^\s*(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::|\s*$)"
        # a wrapper naming the timeout it carries (Ray's "RayTaskError(TimeoutError): ...")
        r"|^(?:[\w.]+\.)?\w+\((?:\w+\.)*\w*Timeout(?:Error|Exception)\):"
        r"|[Tt]imed out waiting (?:\d+ ?m?s )?for"
@@ -202,6 +205,10 @@ LATE_RULES: tuple[Rule, ...] = (
     # c0000005", its text view's "Exception code: 0xc0000005"): an access violation, a fast fail
     rule("windows_crash_event", "engine_died",
        r"\bException ?[Cc]ode:? (?:0x)?[cC]0000(?:005|409|374|0[fF][dD])\b"),
+    # Windows Error Reporting's own record of it (a ".wer" report): "EventType=APPCRASH" (or a
+    # buffer overrun's fast fail, BEX64), whatever language its field names are in
+    rule("windows_error_report", "engine_died", r"^EventType=(?:APPCRASH|BEX(?:64)?)\s*$",
+         keywords=("EventType=",)),
     # a SYCL runtime without the kernel for this device ("No kernel named _ZTSZN14bin_bcast...
     # was found"): the build did not target it
     rule("sycl_no_kernel", "dispatch_failure", r"\bNo kernel named \S+ was found"),

@@ -62,6 +62,8 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Warming up model for the compilation", "compile"),
     ("Model loading took", "profile"),
     ("Starting profile run", "profile"),  # vLLM V0's multi-modal runner starting it
+    # vLLM's profiling run measuring what its CUDA graphs will take, before the KV cache is sized
+    ("Profiling CUDA graph memory", "profile"),
     # vLLM's multi-modal profiler sizing the dummy inputs of the profiling run
     ("The sequence length used for profiling", "profile"),
     ("Loading weights took", "loading"),

@@ -269,6 +269,14 @@ IN_TUNING = {
     "fresh252": (0.92, 0.92),
     "fresh254": (0.91, 0.83),
     "fresh256": (0.91, 0.91),
+    "fresh251": (1.00, 1.00),
+    "fresh253": (0.91, 0.75),
+    "fresh255": (1.00, 0.75),
+    "fresh257": (1.00, 0.91),
+    "fresh258": (1.00, 1.00),
+    "fresh260": (1.00, 0.91),
+    "fresh262": (0.75, 0.75),
+    "fresh264": (0.91, 0.83),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
