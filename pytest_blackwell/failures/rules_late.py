@@ -144,8 +144,10 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("invalid_launch_configuration", "unknown", r"\binvalid configuration argument\b",
          keywords=("invalid configuration argument",)),
     rule("timed_out", "timeout",
-       # (also in a traceback printed indented, under vLLM's "Stack trace:")
-       r"^\s*(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::|\s*$)"
+       # (not a setting and its value: "Timeout: 1800")
+       r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::(?!\s*\d+\s*$)|$)"
+       # (also an exception's type in a traceback printed indented, under vLLM's "Stack trace:")
+       r"|^\s+(?:[\w.]+\.)?\w*Timeout(?:Error|Exception)\b(?::|\s*$)"
        # a wrapper naming the timeout it carries (Ray's "RayTaskError(TimeoutError): ...")
        r"|^(?:[\w.]+\.)?\w+\((?:\w+\.)*\w*Timeout(?:Error|Exception)\):"
        r"|[Tt]imed out waiting (?:\d+ ?m?s )?for"

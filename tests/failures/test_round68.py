@@ -291,3 +291,17 @@ def test_a_run_of_tensorrt_is_not_loading_unless_the_context_is_created(tmp_path
     ]
     failure = classify_as(tmp_path, lines, "device_oom", "loading")
     assert "ExecutionContext" in failure.evidence["stage"]
+
+
+def test_a_timeout_setting_is_no_timeout(tmp_path: Path) -> None:
+    """A configuration printed before a run names its timeouts: a setting, not an error (an
+    indented one too, now that an indented ``TimeoutError`` is read)."""
+    for indent in ("", "    "):
+        lines = [
+            "config:",
+            f"{indent}Timeout: 1800",
+            f"{indent}Retries: 3",
+            "INFO starting server",
+            "INFO ready",
+        ]
+        assert classify_both(tmp_path, lines) is None
