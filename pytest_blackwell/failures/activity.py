@@ -255,7 +255,12 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         "warmup",
     ),
     # the distributed teardown (torch.distributed's process group destroyed)
-    (r"(?i)\bprocess group (?:has been )?destroyed\b", "shutdown"),
+    # (or torch's warning printed as the process exits without destroying it)
+    (
+        r"(?i)\bprocess group (?:has been )?destroyed\b"
+        r"|\bdestroy_process_group\(\) was not called before program exit\b",
+        "shutdown",
+    ),
     # start-up: the parsed command line, a library's set-up report printed at import
     (
         r"\bargs: Namespace\(|\bCUDA SETUP: |\bCoordinationService/RegisterTask\b"

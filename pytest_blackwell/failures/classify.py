@@ -322,8 +322,14 @@ class StreamClassifier:
         if frames:
             cand.start = min(n for n, _ in frames)
         cand.traceback = [t for _, t in frames] + [text]
-        if cand.rank in (WRAPPER, UNKNOWN, WEAK) or cand.rule in GENERIC_RULES:
-            # Not a known cause yet: the next lines of this process may name it.
+        if (
+            cand.rank in (WRAPPER, UNKNOWN, WEAK)
+            or cand.rule in GENERIC_RULES
+            or (cand.rank == LEVEL_ONLY and not line.level and text.rstrip().endswith(":"))
+        ):
+            # Not a known cause yet: the next lines of this process may name it (a printed error
+            # line that ends in a colon says so: its message follows; a logger's record at an
+            # error level stands alone, what follows it are records of their own).
             block = Block(line.tag, cand.start, cand.stage, False, cand.traceback, cand)
             block.activity = cand.activity
             block.deadline = lineno + FOLLOW_LINES

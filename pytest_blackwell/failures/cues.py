@@ -119,7 +119,11 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bdied\b|\bcrashed\b|"
             + SIGNAL_DEATH
             + r"|\bsegmentation fault\b|\b(?:exited|terminated) (?:unexpectedly|by signal)\b"
-            r"|\bprocess (?:has )?(?:terminated|exited)\b"
+            # (not when it names the error that ended it: "process has terminated:
+            # GGML_ASSERT(...) failed" is that error's)
+            r"|\bprocess (?:has )?(?:terminated|exited)\b(?!: (?!exit status|signal)\w+\()"
+            # (a worker of a pool: "A process in the process pool was terminated abruptly")
+            r"|\bterminated abruptly\b"
             # a server or backend process gone: the connection to it ends (Go's "EOF")
             r"|\b(?:rpc error|server|backend|Post|Get)\b.{0,100}?(?::|\bfrom server) EOF\b"
             r"|\bconnection (?:reset|refused|closed) by (?:the )?(?:remote |peer|server)"
@@ -134,6 +138,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "illegal_memory_access",
         (
             r"\billegal (?:memory )?(?:access|address)\b|\bpage fault\b|\bMMU fault\b"
+            # a device core faulting on an address it may not use so ("misaligned address",
+            # Ascend's "caused by unaligned UUB addresses")
+            r"|\b(?:misaligned|unaligned) (?:\w+ )?address(?:es)?\b"
             r"|\bout[- ]of[- ]bounds (?:memory )?(?:access|read|write)\b",
         ),
     ),
@@ -257,6 +264,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # enabled")
             r"|\b(?:compiled|built) without (?:\w+ )?(?:GPU|CUDA|ROCm|HIP) support\b"
             r"|\bnot compiled with (?:CUDA|GPU|ROCm|HIP)(?: support)? enabled\b"
+            # (an extension's own check of its build: mmcv's and detectron2's ops raise "Not
+            # compiled with GPU support" when called on a CUDA tensor)
+            r"|^(?:\w+: )?Not compiled with (?:CUDA|GPU|ROCm|HIP) support\b"
             # (or without the collectives library: "NCCL support is not compiled")
             r"|\b(?:NCCL|CUDA|GPU) support is not compiled\b",
         ),
@@ -291,8 +301,13 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bnot a valid\b|\b(?:must|should) be (?:[<>]|one of|a |an |greater|less|between"
             r"|divisible|positive|at least|at most)|\b(?:size|shape) mismatch\b"
             r"|\bmust divisible by\b"  # (as a kernel's check words it: "size_k must divisible by")
+            # an argument the program requires, not given ("assert args.seq_length is not None")
+            r"|\bassert (?:self\.)?args\.\w+ is not None\b"
             # an assertion that two shapes are the same ("assert param.shape == loaded.shape")
             r"|\bassert\b[^=]{0,80}\.shape\s*==\s*[\w.\[\]]+\.shape\b"
+            # (or a loaded tensor's size against the model's: "assert loaded_weight.shape[
+            # output_dim] == self.org_vocab_size")
+            r"|\bassert \w*loaded\w*\.shape\[[^\]]*\]\s*==\s*[\w.]+"
             r"|\b(?:must|should) be equal to the (?:world|group|tp|tensor parallel) size\b"
             # an engine built for another world size ("Engine world size (2 * 1) != Runtime
             # world size (1)")

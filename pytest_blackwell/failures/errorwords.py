@@ -102,7 +102,8 @@ ERRORISH = re.compile(
     r"|\b(?:[Ff]ailed|FAILED|[Aa]bort(?:ed|ing)?|ABORT(?:ED)?|[Pp]anic(?:ked)?)\b"
     # a server's access log answering a request with a server error (Gin's "| 500 |")
     r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"
-    r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurred\b|\bencountered an? (?:unexpected |fatal )?error\b"
+    # (also as often misspelt: "An error occured while ...")
+    r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurr?ed\b|\bencountered an? (?:unexpected |fatal )?error\b"
     # an error code in capitals ("LLAMA_CPP_PROCESS_ERROR"), not a code for no error; a
     # library's fatal check ("TT_FATAL: Out of Memory: ...", Tenstorrent's)
     r"|\b(?!NO_)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:ERROR|FATAL)\b"

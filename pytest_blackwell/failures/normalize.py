@@ -88,6 +88,9 @@ _LINENO = re.compile(
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d |\([A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+\))"
     # and in front of a traceback's lines, an editor's numbered paste of one
     r"|^\s*\d{1,6}\s+(?=File \"[^\"]+\", line \d|Traceback \(most recent call)"
+    # (Slurm's task label in front of a traceback's source lines and its exception line too:
+    # "0:     optimizer.step()", "0: torch.cuda.OutOfMemoryError: ...")
+    r"|^\d{1,4}: (?=\s|(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\b)"
 )
 # Other timestamp styles: syslog "Feb 15 17:37:45 host kernel:", dmesg "[ 1843.308145]",
 # "[Fri Aug 30 11:11:22 2024]", "[05/08/2024-20:47:56]", "2024-05-11 14:10:52.224", Go's

@@ -77,7 +77,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?-i:\b(?:[Ee]ndpoint=|[Mm]ethod )[Ll]oad(?:[A-Z]\w*)?\b)"
         # or a request to a runner's load route (Ollama's "do load request: Post
         # \"http://127.0.0.1:43111/load\": EOF")
-        r"|\bdo load request\b|\bPOST \S*/load\b|(?-i:\bPost \"?https?://\S+/load\"?:)",
+        r"|\bdo load request\b|\bPOST \S*/load\b|(?-i:\bPost \"?https?://\S+/load\"?:)"
+        # the model's files being fetched before they are read ("An error occured while
+        # synchronizing the model X from the Hugging Face Hub")
+        r"|(?i:\bwhile (?:synchroniz|download)ing (?:the )?model\b)",
         "loading",
     ),
     (
@@ -101,6 +104,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a compiler's own error line (nvcc, ptxas, nvlink, cicc), TensorRT's builder namespace
         # (the device linker in its lower case: "NVLink error" is the interconnect's fault)
         r"|\b(?:nvcc|ptxas|(?-i:nvlink)|cicc)(?:\.exe)?\s*(?:fatal|error)\b|::builder::"
+        # TensorRT's builder timing tactics and calibrating INT8 ("GPU memory allocation error
+        # during getBestTactic", "[calibrator.cpp::add::779]"); LLVM giving up on a kernel it
+        # was compiling ("LLVM ERROR: Broken function found, compilation aborted!")
+        r"|(?-i:\bgetBestTactic\b|\bcalibrator\.cpp::)|\bcompilation aborted\b"
         # a host compiler driver's own error ("clang++: error: no such file or directory: ...")
         r"|(?:^|\] )(?:clang(?:\+\+)?|g\+\+|gcc|c\+\+|cc1(?:plus)?|hipcc)(?:\.exe)?: "
         r"(?:fatal )?error:"

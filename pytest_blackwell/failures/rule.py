@@ -1,8 +1,9 @@
 """One rule of the classifier: :class:`Rule`, a signature of a failure category.
 
-The built-in tables live in :mod:`pytest_blackwell.failures.rules` (the causes) and
-:mod:`pytest_blackwell.failures.rules_late` (kernel driver lines, relays, wrappers and generic
-exception lines, which come after every cause).
+The built-in tables live in :mod:`pytest_blackwell.failures.rules` (the causes),
+:mod:`pytest_blackwell.failures.rules_driver` (kernel driver lines) and
+:mod:`pytest_blackwell.failures.rules_late` (relays, wrappers and generic exception lines); the
+last two come after every cause.
 """
 
 from __future__ import annotations

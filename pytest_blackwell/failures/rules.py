@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pytest_blackwell.failures.rule import QUIET, Rule, rule
 from pytest_blackwell.failures.rules_config import CONFIG_RULES
+from pytest_blackwell.failures.rules_driver import DRIVER_RULES
 from pytest_blackwell.failures.rules_env import ENV_RULES
 from pytest_blackwell.failures.rules_late import LATE_RULES
 from pytest_blackwell.failures.rules_smem import SMEM_RULES
@@ -215,13 +216,17 @@ CAUSES: tuple[Rule, ...] = (
        # VK_ERROR_OUT_OF_DEVICE_MEMORY, as ncnn prints them: "vkAllocateMemory failed -2")
        r"|\bvk[A-Z]\w+ failed -[12]\b"
        r"|\bkIOGPUCommandBufferCallbackErrorOutOfMemory\b"
+       r"|\bInsufficient Memory \(0+8:"  # (its status code, the name cut by a paste)
        # MLX's Metal allocator, asked for more than one buffer may hold
        r"|\bAttempting to allocate \d+ bytes which is greater than the maximum allowed buffer\b"
        r"|Cuda failure (?:\d+ )?'out of memory'"
        # legacy torch's THC check: "THCudaCheck FAIL file=... line=66 error=2 : out of memory"
        r"|\bTHCudaCheck FAIL\b.{0,400}?\berror=2 :"
        r"|\[Errno 12\] Cannot allocate"
-       r"|(?i:\bcuda\w*(?: runtime)? (?:error|failure|failed)\b.{0,240}?\bout of memory)"
+       # ENOMEM by its number, as a runtime reports it ("Unable to map file ..., errno=12")
+       r"|\berrno ?[=:]? ?12\b"
+       r"|(?i:\b(?:cuda|hip|rocm)\w*(?: runtime)? (?:error|failure|failed)\b"
+       r".{0,240}?\bout of memory)"
        r"|Cuda Runtime \(out of memory\)|cudaMalloc\w* failed: out of memory"
        r"|Error Code \d+: OutOfMemory|would exceed allowed memory|\(out of memory\)"
        # torch's "Allocation on device 0 would exceed allowed memory", cut by ComfyUI
@@ -292,6 +297,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|hipErrorNoBinaryForGpu|Unable to find code object for all current devices"
        # (the HIP runtime's own log of it: "No compatible code objects found for: gfx942")
        r"|\bNo compatible code objects found for\b"
+       # a module's code object the runtime cannot load on this GPU (hipModuleLoadData's
+       # hipErrorSharedObjectInitFailed: "shared object initialization failed")
+       r"|\b(?:cu|hip)ModuleLoad\w*\(.{0,200}?shared object initiali[sz]ation failed\b"
        r"|\bCU[A-Z]+_STATUS_ARCH_MISMATCH\b|(?:cuda|hip)ErrorInvalidDeviceFunction\b"
        # CUDA's number for it (cudaErrorNoKernelImageForDevice), its message cut ("CUDA error
        # 209 at /go/src/...")
@@ -361,9 +369,12 @@ CAUSES: tuple[Rule, ...] = (
     rule("trt_no_implementation", "dispatch_failure",
        r"Could not find any implementation for node\b"
        # a plugin offering no kernel for the tensors' data types and layouts
-       r"|could not find any supported formats consistent with input/output data types",
+       r"|could not find any supported formats consistent with input/output data types"
+       # (or its optimizer's assertion that a node has one: "... no supported formats")
+       r"|\bcandidateRequirements\.empty\(\) failed\. no supported formats\b",
        stage_hint="compile",
-       keywords=("Could not find any implementation", "could not find any supported formats")),
+       keywords=("Could not find any implementation", "could not find any supported formats",
+                 "no supported formats")),
     # a TensorRT plan built for another GPU: its kernels are another architecture's
     rule("trt_plan_device", "dispatch_failure",
        r"plan file is generated on an incompatible device", stage_hint="loading",
@@ -485,4 +496,4 @@ CAUSES: tuple[Rule, ...] = (
 
 #: The built-in rules: the causes, the configurations and model files rejected, then kernel driver
 #: lines, relays, wrappers and generic lines.
-DEFAULT_RULES: tuple[Rule, ...] = (*CAUSES, *ENV_RULES, *CONFIG_RULES, *LATE_RULES)
+DEFAULT_RULES: tuple[Rule, ...] = (*CAUSES, *ENV_RULES, *CONFIG_RULES, *DRIVER_RULES, *LATE_RULES)

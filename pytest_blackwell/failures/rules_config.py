@@ -120,6 +120,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"unknown \(magic, version\) combination|is this really a GG(?:ML|UF) file"
        r"|\bcreate_tensor: tensor '[^']+' (?:not found|has wrong shape)"
        r"|\bwrong number of tensors(?:; expected \d+, got \d+)?"
+       # (whisper.cpp's loader: "not all tensors loaded from model file - expected 479, got 165")
+       r"|\bnot all tensors loaded from model file\b"
        r"|invalid (?:GGUF|GGML) (?:magic|file)"
        # a file whose first bytes are not the format's (an old GGJT file, not a TensorRT plan)
        r"|\binvalid magic (?:characters|number|bytes)\b|[Mm]agic (?:tag|number) does not match"

@@ -282,8 +282,15 @@ ENV_RULES: tuple[Rule, ...] = (
     # torch counting the devices and the runtime failing (its UserWarning "CUDA initialization:
     # Unexpected error from cudaGetDeviceCount() ... Error 101: hipErrorInvalidDevice"): the
     # runtime cannot use the GPUs it sees; a known cause in the same line is read first
+    # ggml's Metal backend failing to set itself up (its shader library cannot be found, loaded
+    # or compiled: "ggml_metal_init: error: Error Domain=MTLLibraryErrorDomain Code=3 ..."): the
+    # installed build cannot run here; the Metal counterpart of CUDA failing to start
+    rule("metal_init_failed", "env_mismatch", r"\bggml_metal_init: error: ", stage_hint="startup"),
     rule("device_count_failed", "env_mismatch",
-       r"\bUnexpected error from (?:cuda|hip)GetDeviceCount\(\)", stage_hint="startup",
+       r"\bUnexpected error from (?:cuda|hip)GetDeviceCount\(\)"
+       # (its other warning: "cudaGetDeviceCount() returned cudaErrorNotSupported, likely using
+       # older driver or on CPU machine")
+       r"|\b(?:cuda|hip)GetDeviceCount\(\) returned (?:cuda|hip)Error\w+", stage_hint="startup",
        keywords=("GetDeviceCount",)),
     # Numba's NVVM (the toolkit's compiler library) missing or knowing no target of this GPU:
     # the installed toolkit does not fit the driver or the device

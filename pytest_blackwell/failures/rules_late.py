@@ -1,9 +1,10 @@
-"""The late part of the rule table: kernel driver lines, relays, wrappers, generic exceptions.
+"""The late part of the rule table: relays, wrappers, generic exceptions.
 
-These rules come after every known cause in :data:`pytest_blackwell.failures.rules.DEFAULT_RULES`:
-kernel driver (NVRM) lines, relays (``weak`` rules: NCCL errors, timeouts that a cause explains,
-dead processes), the generic configuration rejection (``ValueError``), wrappers that only point
-at an earlier cause, and the catch-all exception line.
+These rules come after every known cause in :data:`pytest_blackwell.failures.rules.DEFAULT_RULES`
+and the kernel driver lines (:mod:`pytest_blackwell.failures.rules_driver`): relays (``weak``
+rules: NCCL errors, timeouts that a cause explains, dead processes), the generic configuration
+rejection (``ValueError``), wrappers that only point at an earlier cause, and the catch-all
+exception line.
 """
 
 from __future__ import annotations
@@ -48,48 +49,17 @@ _EXIT = (
     r"|退出代码为?\s*|退出码\s*[:\uff1a]?\s*)"
 )
 
+#: Not when the store's own wait timed out while the id was fetched: a timeout (``timed_out``).
+_STORE_TIMEOUT = r"(?!.{0,300}?\b(?:Socket Timeout\b|wait timeout after \d))"
+
 # fmt: off
 #: Rules tried after every cause (see the module docstring).
 LATE_RULES: tuple[Rule, ...] = (
-    # --- kernel driver lines ---------------------------------------------------------------------
-    rule("xid_fault", "illegal_memory_access",
-       r"NVRM: Xid \([^)]*\): (?P<xid>13|31|32|43|69)\b", keywords=("Xid",)),
-    rule("xid_timeout", "timeout",
-       r"NVRM: Xid \([^)]*\): (?P<xid>8|109)\b|NVRM: Xid \([^)]*\): (?P<xid__2>\d+)\b.{0,200}?"
-       r"(?i:timeout)\b", keywords=("Xid",)),
-    rule("gpu_lost", "unknown",
-       r"NVRM: Xid \([^)]*\): (?P<xid>\d+)|fallen off the bus|NVRM: .{0,80}?(?:failed|error)"
-       # Vulkan's lost device (vk::DeviceLostError, VK_ERROR_DEVICE_LOST, its result -4)
-       r"|\bDeviceLostError\b|\bErrorDeviceLost\b|\bVK_ERROR_DEVICE_LOST\b"
-       r"|\bvk[A-Z]\w+ failed -4\b",
-       keywords=("Xid", "off the bus", "NVRM", "DeviceLost", "DEVICE_LOST", "failed -4")),
-    # the host kernel's own oops (in a driver's code, as "RIP: ... [nvidia]" then says): a driver
-    # event that fits no category
-    rule("kernel_oops", "unknown",
-       r"\bBUG: kernel NULL pointer dereference\b|\bBUG: unable to handle (?:kernel )?page fault\b"
-       r"|\bkernel BUG at \S+:\d+", keywords=("BUG: ", "kernel BUG")),
-    # the kernel's OOM killer ending a process (host memory): a death, not a device allocation
-    rule("oom_killer", "engine_died",
-       r"\boom-kill:constraint=|\bOut of memory: Killed process \d+|\binvoked oom-killer\b"
-       r"|\bFailed with result 'oom-kill'",  # systemd's unit, its process killed by the OOM killer
-       keywords=("oom-kill", "Killed process")),
-    # a kernel stopped by the driver's watchdog for running too long (cudaErrorLaunchTimeout,
-    # 702): no progress, even when an NCCL watchdog is the one that reports it
-    # (Metal's: a command buffer macOS stopped for holding the GPU from the display too long,
-    # "Command buffer execution failed: Impacting Interactivity")
-    rule("launch_timeout", "timeout",
-       r"launch timed out and was terminated|cudaErrorLaunchTimeout|CUDA_ERROR_LAUNCH_TIMEOUT"
-       r"|\bCommand buffer execution failed: (?:Impacting Interactivity|Caused GPU Timeout)\b"
-       r"|\bkIOGPUCommandBufferCallbackErrorTimeout\b"
-       r"|\bkIOGPUCommandBufferCallbackErrorImpactingInteractivity\b",
-       keywords=("launch timed out", "LaunchTimeout", "LAUNCH_TIMEOUT", "Interactivity",
-                 "GPU Timeout", "ErrorTimeout")),
     # --- relays: a more specific cause in the same block wins -------------------------------------
     rule("nccl", "nccl_error",
        r"NCCL [Ee]rror|\bNccl error\b"  # (PaddlePaddle's "ExternalError: Nccl error, ...")
        r"|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote|InvalidArgument)Error"
-       # (the store's own socket timing out while the id is fetched is a timeout, below)
-       r"|NCCL communicator was aborted|retrieving ncclUniqueId(?!.{0,300}?\bSocket Timeout\b)"
+       r"|NCCL communicator was aborted|retrieving ncclUniqueId" + _STORE_TIMEOUT +
        r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
        r"|Watchdog caught collective operation timeout|\bncclCommWatchdog\b"
        # (and its notice before it takes the process down, its file prefix taken off)
@@ -106,7 +76,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|\bNcclError\b|\bNCCL_ERROR_[A-Z_]+|\bMPI error\b|\bMPI_ERR_[A-Z_]+"
        # c10d's error of a collective backend, also named only by a wrapper ("RayTaskError(
        # DistBackendError): ...")
-       r"|\bDistBackendError\b"
+       r"|\bDistBackendError\b" + _STORE_TIMEOUT +
        # NVSHMEM (DeepEP's transport): its source naming a failed status, its own init failure
        r"|/nvshmem/src/\S+:\d+: (?:non-zero status|NULL value)|nvshmem\w* initialization failed"
        r"|(?:^|: )(?:Test )?NCCL failure \S+:\d+"
@@ -146,6 +116,9 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("timed_out", "timeout",
        # (not a setting and its value: "Timeout: 1800")
        r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::(?!\s*\d+\s*$)|$)"
+       # faulthandler's dump of a process still running after its deadline (pytest's
+       # faulthandler_timeout, dump_traceback_later): "Timeout (0:02:00)!"
+       r"|^Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!$"
        # (also an exception's type in a traceback printed indented, under vLLM's "Stack trace:")
        r"|^\s+(?:[\w.]+\.)?\w*Timeout(?:Error|Exception)\b(?::|\s*$)"
        # a wrapper naming the timeout it carries (Ray's "RayTaskError(TimeoutError): ...")
@@ -153,7 +126,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|[Tt]imed out waiting (?:\d+ ?m?s )?for"
        r"|RPC call to \w+ timed out|(?i:\b(?:operation|request|rpc|call|collective|handshake"
        r"|connection|iteration|step|heartbeat|barrier|wait\w*) (?:has )?timed out\b)"
-       r"|(?i:\btimed out after \d+)|\bgot error: Socket Timeout\b"
+       r"|(?i:\btimed out after \d+)|\bgot error: (?:Socket Timeout|wait timeout after \d)"
        r"|(?i:\b(?:did not|failed to) become (?:ready|available|healthy)\b)"
        # (not a wait that goes on: "not ready after 1181.1s, waiting 10.0s before polling")
        r"|(?i:\bnot (?:ready|healthy|up) after \d+(?:\.\d+)? ?(?:s|seconds?|m|min|minutes?)\b"
@@ -198,7 +171,8 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("buffer_no_space", "device_oom",
        r"\bNot enough space to allocate \d+ B (?:DRAM|L1) buffer\b"
        # OpenCL's allocation statuses (MLC-LLM building its kernels on a phone)
-       r"|\bCL_(?:OUT_OF_HOST_MEMORY|MEM_OBJECT_ALLOCATION_FAILURE)\b"),
+       # (and a buffer larger than the device allows: CL_INVALID_BUFFER_SIZE)
+       r"|\bCL_(?:OUT_OF_HOST_MEMORY|MEM_OBJECT_ALLOCATION_FAILURE|INVALID_BUFFER_SIZE)\b"),
     # the amdgpu kernel driver's report of a GPU page fault (a VM protection fault): a GPU
     # kernel touched memory it may not (in dmesg, as NVIDIA's Xid 31 says it)
     rule("amdgpu_page_fault", "illegal_memory_access",
@@ -239,8 +213,9 @@ LATE_RULES: tuple[Rule, ...] = (
     # same line: the program ended mid-work without a word ("Loading checkpoint shards:   0%|
     # | 0/3 [00:00<?, ?it/s]Press any key to continue . . .")
     rule("exited_mid_progress", "engine_died",
-       r"(?<!\d)\d{1,2}%\|[^|]*\|\s*\d+/\d+ \[[^\]]*\]\s*Press any key to continue\b",
-       weak=True, keywords=("Press any key to continue",)),
+       r"(?<!\d)\d{1,2}%\|[^|]*\|\s*\d+/\d+ \[[^\]]*\]\s*"
+       r"(?:Press any key to continue\b|请按任意键)",
+       weak=True, keywords=("Press any key to continue", "请按任意键")),
     rule("fatal_signal", "engine_died",
        r"Fatal Python error: (?P<signal>" + _DEATH_WORDS + r")|^(?:.*: )?(?P<signal__2>"
        + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"

@@ -277,6 +277,14 @@ IN_TUNING = {
     "fresh260": (1.00, 0.91),
     "fresh262": (0.75, 0.75),
     "fresh264": (0.91, 0.83),
+    "fresh259": (1.00, 0.72),
+    "fresh261": (0.83, 0.75),
+    "fresh263": (1.00, 1.00),
+    "fresh265": (1.00, 1.00),
+    "fresh266": (0.83, 1.00),
+    "fresh268": (0.83, 1.00),
+    "fresh270": (0.83, 1.00),
+    "fresh272": (0.91, 0.75),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
