@@ -62,6 +62,9 @@ class Candidate:
     #: the activity shown before such a report, the work the error broke reported as over
     #: (:func:`~pytest_blackwell.failures.tail.work_ended`). Weaker than the error's own words.
     after: tuple[str, str] | None = None
+    #: a printed error line that ends in a colon: its message is the next line
+    #: (:func:`~pytest_blackwell.failures.continuation.wrapped_cause` reads it with it)
+    message_below: bool = False
 
 
 @dataclass

@@ -265,8 +265,19 @@ class StreamClassifier:
         if found is None:
             if says_error(line.text, line.level):
                 detail = {"process": process_name(line.tag)} if line.tag else {}
+                # (a printed line that ends in a colon: its message is on the next line; a
+                # logger's record at an error level stands alone, records of their own follow)
+                below = not line.level and line.text.rstrip().endswith(":")
                 return Candidate(
-                    LEVEL_ONLY, "unknown", line.text, lineno, start, stage, detail, None
+                    LEVEL_ONLY,
+                    "unknown",
+                    line.text,
+                    lineno,
+                    start,
+                    stage,
+                    detail,
+                    None,
+                    message_below=below,
                 )
             return None
         rule, detail = found
@@ -322,14 +333,8 @@ class StreamClassifier:
         if frames:
             cand.start = min(n for n, _ in frames)
         cand.traceback = [t for _, t in frames] + [text]
-        if (
-            cand.rank in (WRAPPER, UNKNOWN, WEAK)
-            or cand.rule in GENERIC_RULES
-            or (cand.rank == LEVEL_ONLY and not line.level and text.rstrip().endswith(":"))
-        ):
-            # Not a known cause yet: the next lines of this process may name it (a printed error
-            # line that ends in a colon says so: its message follows; a logger's record at an
-            # error level stands alone, what follows it are records of their own).
+        if cand.rank in (WRAPPER, UNKNOWN, WEAK) or cand.rule in GENERIC_RULES:
+            # Not a known cause yet: the next lines of this process may name it.
             block = Block(line.tag, cand.start, cand.stage, False, cand.traceback, cand)
             block.activity = cand.activity
             block.deadline = lineno + FOLLOW_LINES

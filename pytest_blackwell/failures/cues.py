@@ -120,8 +120,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             + SIGNAL_DEATH
             + r"|\bsegmentation fault\b|\b(?:exited|terminated) (?:unexpectedly|by signal)\b"
             # (not when it names the error that ended it: "process has terminated:
-            # GGML_ASSERT(...) failed" is that error's)
-            r"|\bprocess (?:has )?(?:terminated|exited)\b(?!: (?!exit status|signal)\w+\()"
+            # GGML_ASSERT(...) failed" is that error's; only an exit status or a signal)
+            r"|\bprocess (?:has )?(?:terminated|exited)\b(?!: (?!exit status|signal)\S)"
             # (a worker of a pool: "A process in the process pool was terminated abruptly")
             r"|\bterminated abruptly\b"
             # a server or backend process gone: the connection to it ends (Go's "EOF")
@@ -147,7 +147,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "timeout",
         (
-            r"\btimed?[ -]?out\b|\bTimeout(?:Error|Exception)?:|\bdeadline exceeded\b"
+            # (not a setting and its value: "Timeout: 30s")
+            r"\btimed?[ -]?out\b(?!:\s*[\w.:]+\s*$)|\bTimeout(?:Error|Exception):"
+            r"|\bdeadline exceeded\b"
             r"|\btimeout (?:after|of \d|waiting|while|expired|reached|exceeded)\b"
             r"|\btimeout (?:check )?failed\b"
             r"|\b(?:did not|didn't|never) (?:become (?:ready|healthy)|respond\w*|finish\w*"
@@ -266,7 +268,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bnot compiled with (?:CUDA|GPU|ROCm|HIP)(?: support)? enabled\b"
             # (an extension's own check of its build: mmcv's and detectron2's ops raise "Not
             # compiled with GPU support" when called on a CUDA tensor)
-            r"|^(?:\w+: )?Not compiled with (?:CUDA|GPU|ROCm|HIP) support\b"
+            r"|\bNot compiled with (?:CUDA|GPU|ROCm|HIP) support\b"
             # (or without the collectives library: "NCCL support is not compiled")
             r"|\b(?:NCCL|CUDA|GPU) support is not compiled\b",
         ),
@@ -279,8 +281,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"\b(?:not|isn't|is not|are not) (?:yet )?(?:supported|implemented)\b"
             r"|\bunsupported\b(?! operand type)|\bdoes(?: not|n't) (?:yet )?support\b"
             r"|\bno longer (?:supported|allowed|accepted)\b"
-            # settings that cannot go together ("... This is not compatible with offloading")
-            r"|\b(?:is|are) not compatible with\b"
+            # settings that cannot go together ("... This is not compatible with offloading"; not
+            # a driver, a build, a version or a GPU that does not fit: the environment's)
+            r"|\b(?:is|are) not compatible with\b(?!.{0,80}?\b(?:driver|CUDA|ROCm|cuDNN|build"
+            r"|wheel|version|GPU|sm_\d+|torch|PyTorch|installation)\b)"
             r"|\bonly (?:supported|available|allowed|works?) (?:for|with|when)\b(?! contiguous)"
             r"|\bmissing (?:required )?(?:field|key|argument|tensor|weight|parameter|config\w*)s?\b"
             # a tensor the loader needs, by its name ("missing tok_embeddings.weight")

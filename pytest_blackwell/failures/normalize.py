@@ -114,7 +114,7 @@ _OTHER_STAMP = re.compile(
 # [████] 596 B/596 B 3.50 KiB/s (0s)Error: invalid type: ...".
 _PROGRESS = re.compile(
     r"^[^|]{0,80}\d+%\|[^|]{0,400}\|[^\]]{0,80}\](?:\s+(?=\S)|(?=[A-Z][a-z]|[a-z]+\W|[A-Z]:\\))"
-    r"(?!Press any key)"
+    r"(?!Press any key|请按任意键)"
     r"|^[^\[]{0,80}\[\d\d:\d\d:\d\d\] \[[^\]]{0,400}\] [^()]{0,80}\(\d+s\)\s*(?=\S)"
 )
 _HTML = re.compile(r"</?(?:details|summary|br|pre|code|p|div|span)\b[^>]*>|^```\w*")

@@ -209,10 +209,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     # "ICudaEngine::createExecutionContextWithoutDeviceMemory: Error Code 1: ...")
     (
         r"(?i)deserializ\w* (?:the )?(?:cuda )?engine|engine deserialization"
-        # (its constructor; not a shape set on it before a run: "executionContext.cpp::
-        # setInputShape")
+        # (its constructor or initialisation, "executionContext.cpp::initializeExecutionContext::
+        # 625"; not a shape set on it before a run: "executionContext.cpp::setInputShape")
         r"|(?-i:\bcreateExecutionContext\w*)"
-        r"|(?-i:\bexecutionContext\.cpp::(?:[\w:]+::)?ExecutionContext::ExecutionContext\b)",
+        r"|(?-i:\bexecutionContext\.cpp::(?:\w+::)*?(?:initialize)?ExecutionContext::\d)",
         "loading",
     ),
     (r"(?i)\b(?:error|failed|failure) (?:in|during|of) (?:the )?memory profil", "profile"),

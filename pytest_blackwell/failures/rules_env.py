@@ -279,13 +279,13 @@ ENV_RULES: tuple[Rule, ...] = (
        # "Failed to import python 'vllm' module")
        r"|\bFailed to import (?:[\w.]+ because of the following error\b"
        r"|(?:python )?'?(?P<module>[\w.]+)'? module\b)", ignore_at=QUIET),
-    # torch counting the devices and the runtime failing (its UserWarning "CUDA initialization:
-    # Unexpected error from cudaGetDeviceCount() ... Error 101: hipErrorInvalidDevice"): the
-    # runtime cannot use the GPUs it sees; a known cause in the same line is read first
     # ggml's Metal backend failing to set itself up (its shader library cannot be found, loaded
     # or compiled: "ggml_metal_init: error: Error Domain=MTLLibraryErrorDomain Code=3 ..."): the
     # installed build cannot run here; the Metal counterpart of CUDA failing to start
     rule("metal_init_failed", "env_mismatch", r"\bggml_metal_init: error: ", stage_hint="startup"),
+    # torch counting the devices and the runtime failing (its UserWarning "CUDA initialization:
+    # Unexpected error from cudaGetDeviceCount() ... Error 101: hipErrorInvalidDevice"): the
+    # runtime cannot use the GPUs it sees; a known cause in the same line is read first
     rule("device_count_failed", "env_mismatch",
        r"\bUnexpected error from (?:cuda|hip)GetDeviceCount\(\)"
        # (its other warning: "cudaGetDeviceCount() returned cudaErrorNotSupported, likely using

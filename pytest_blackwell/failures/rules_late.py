@@ -114,8 +114,9 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("invalid_launch_configuration", "unknown", r"\binvalid configuration argument\b",
          keywords=("invalid configuration argument",)),
     rule("timed_out", "timeout",
-       # (not a setting and its value: "Timeout: 1800")
-       r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)?\b(?::(?!\s*\d+\s*$)|$)"
+       # (not a setting and its value: "Timeout: 1800", "requestTimeout: 30s", "Timeout: 0:30:00")
+       r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)\b(?::|$)"
+       r"|^(?:[\w.]+\.)?\w*Timeout\b(?::(?!\s*[\w.:]+\s*$)|$)"
        # faulthandler's dump of a process still running after its deadline (pytest's
        # faulthandler_timeout, dump_traceback_later): "Timeout (0:02:00)!"
        r"|^Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!$"

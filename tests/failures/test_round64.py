@@ -58,7 +58,7 @@ from classify_helpers import classify_as, classify_both
                 "ggml_metal_init: loading '(null)'",
                 'ggml_metal_init: error: Error Domain=NSCocoaErrorDomain Code=260 "missing"',
             ],
-            "unknown",
+            "env_mismatch",  # (round 69: the Metal backend failing to set up, as labels read it)
             "startup",
         ),
         (

@@ -256,3 +256,88 @@ def test_a_runner_that_ended_with_its_exit_status_is_a_death(tmp_path: Path) -> 
     failure = classify_both(tmp_path, lines)
     assert failure is not None
     assert failure.category == "engine_died"
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["config:", "Timeout: 30s", "Retries: 3", "INFO starting server", "INFO ready"],
+        ["Settings:", "  model: llama", "Timeout: 1800", "Starting server", "Server ready"],
+        ["config:", "requestTimeout: 0:30:00", "INFO ready", "INFO serving"],
+    ],
+)
+def test_timeout_settings_are_no_timeout(tmp_path: Path, lines: list[str]) -> None:
+    """A setting and its value, whatever its unit, near the end of a log or not."""
+    assert classify_both(tmp_path, lines) is None
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # (the review of rounds 68 and 69: each case was read wrongly before its fix)
+        (
+            [
+                "[E] [executionContext.cpp::initializeExecutionContext::625] Error Code 2: "
+                "OutOfMemory (Requested size was 20132809216 bytes.)",
+            ],
+            "device_oom",
+            "loading",
+        ),
+        (
+            [
+                "Loading checkpoint shards:  25%|##5  | 1/4 [00:01<00:03,  1.20s/it] "
+                "请按任意键继续. . ."
+            ],
+            "engine_died",
+            "unknown",
+        ),
+        (
+            ["Error: llama runner process has terminated: error loading model: missing tensor"],
+            "unsupported_config",
+            "loading",
+        ),
+        (["Error in roi_align_forward: Not compiled with GPU support"], "env_mismatch", "unknown"),
+        (
+            [
+                "Error: could not read optional config file:",
+                "  using defaults",
+                "Loading model",
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+            ],
+            "device_oom",
+            "loading",
+        ),
+        (
+            [
+                "Error occurred when executing SpeechNode:",
+                "",
+                "cudaMallocAsync does not yet support checkPoolLiveAllocations.",
+            ],
+            "unsupported_config",
+            "execute",
+        ),
+        (
+            [
+                "thread 'main' panicked at src/main.rs:12:5:",
+                "index out of bounds: the len is 3 but the index is 7",
+            ],
+            "unknown",
+            "unknown",
+        ),
+    ],
+)
+def test_review_of_rounds_68_and_69(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+def test_an_environment_that_does_not_fit_is_no_settings_refusal(tmp_path: Path) -> None:
+    """``not compatible with`` a driver, a build or a GPU is no configuration's refusal."""
+    for text in (
+        "RuntimeError: The installed NVIDIA driver is not compatible with CUDA 12.4",
+        "RuntimeError: this wheel is not compatible with this GPU (sm_120)",
+    ):
+        failure = classify_both(tmp_path, [text])
+        assert failure is not None
+        assert failure.category != "unsupported_config", failure
