@@ -298,6 +298,7 @@ class StreamClassifier:
         )
 
     def _process(self, lineno: int, line: LogicalLine) -> None:
+        self._best = wrap.message_below(self._best, lineno, line) or self._best
         rejoined = wrap.wrapped_cause(self._best, lineno, line, self._matcher(line.tag))
         if rejoined is not None:
             self._best = rejoined

@@ -122,31 +122,33 @@ def wrapped_cause(
     wrapped onto the next line, when together they name a known cause; else ``None``.
 
     A Rust panic's header names only where it panicked: the next line is its message, whatever
-    it looks like, and is read with it even when no rule knows it (its words may still tell). A
-    printed error line that ends in a colon (``message_below``) keeps the next line as its
-    message too, for its words; its text stays its own."""
-    if said is None or said.rank != LEVEL_ONLY:
-        return None
-    # (a message below its line may come after a blank line: "Error occurred when executing
-    # X:", "", "<message>"; any other line in between has been read as the message already)
-    gap = lineno - said.line
-    below = said.message_below and bool(line.text.strip()) and gap in (1, 2)
-    if gap != 1 and not below:
+    it looks like, and is read with it even when no rule knows it (its words may still tell)."""
+    if said is None or said.rank != LEVEL_ONLY or said.line != lineno - 1:
         return None
     panic = _PANIC_AT.search(said.text) is not None and bool(line.text.strip())
-    if not panic and not below and not is_wrapped(line):
+    if not panic and not is_wrapped(line):
         return None
     found = rejoin([said.text], line.text, match, alone=False)
     if found is None:
+        if not panic:
+            return None
         rest = line.text.strip()
-        if panic:
-            return replace(said, text=f"{said.text} {rest}", traceback=[*said.traceback, rest])
-        if below:
-            return replace(said, traceback=[*said.traceback, rest], message_below=False)
-        return None
+        return replace(said, text=f"{said.text} {rest}", traceback=[*said.traceback, rest])
     text, rule, detail = found
     return replace(reread(said, text, rule, {**said.detail, **detail}),
                    rank=WEAK if rule.weak else STRONG)  # fmt: skip
+
+
+def message_below(said: Candidate | None, lineno: int, line: LogicalLine) -> Candidate | None:
+    """``said`` (a printed error line that ends in a colon, ``message_below``) with ``line``, the
+    next line (after one blank line at most), kept as its message for its words; else ``None``.
+    The line is still read for itself: it may be an error of its own."""
+    if said is None or not said.message_below or not line.text.strip():
+        return None
+    # (any other line in between has been read as the message already)
+    if lineno - said.line not in (1, 2):
+        return None
+    return replace(said, traceback=[*said.traceback, line.text.strip()], message_below=False)
 
 
 def reread(cand: Candidate, text: str, rule: Rule, detail: dict[str, Any]) -> Candidate:

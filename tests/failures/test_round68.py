@@ -55,8 +55,8 @@ _TORCH = "/usr/lib/python3.12/site-packages/torch"
         (
             [
                 "Loading pipeline components...: 100%|####| 7/7 [00:03<00:00,  2.01it/s]",
-                "!!! Exception during processing !!! Offloading the text encoder is not "
-                "compatible with moving the pipeline to GPU.",
+                "!!! Exception during processing !!! You are moving the pipeline to the GPU "
+                "while the text encoder is offloaded. This is not compatible with offloading.",
             ],
             "unsupported_config",
             "loading",
