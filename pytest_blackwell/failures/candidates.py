@@ -63,7 +63,7 @@ class Candidate:
     #: (:func:`~pytest_blackwell.failures.tail.work_ended`). Weaker than the error's own words.
     after: tuple[str, str] | None = None
     #: a printed error line that ends in a colon: its message is the next line
-    #: (:func:`~pytest_blackwell.failures.continuation.wrapped_cause` reads it with it)
+    #: (:func:`~pytest_blackwell.failures.continuation.message_below` keeps it for its words)
     message_below: bool = False
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from pytest_blackwell.failures.errorwords import SIGNAL_DEATH
+from pytest_blackwell.failures.errorwords import SETTING_VALUE, SIGNAL_DEATH
 
 #: Memory that could not be had, in the words of allocators, runtimes and frameworks.
 _SHORTAGE = (
@@ -148,7 +148,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "timeout",
         (
             # (not a setting and its value: "Timeout: 30s")
-            r"\btimed?[ -]?out\b(?!:\s*[\w.:]+\s*$)|\bTimeout(?:Error|Exception):"
+            r"\btimed?[ -]?out\b(?!" + SETTING_VALUE + r")|\bTimeout(?:Error|Exception):"
             r"|\bdeadline exceeded\b"
             r"|\btimeout (?:after|of \d|waiting|while|expired|reached|exceeded)\b"
             r"|\btimeout (?:check )?failed\b"

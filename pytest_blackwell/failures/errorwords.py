@@ -15,6 +15,12 @@ SIGNAL_DEATH = r"\bfloating point exception\b|\billegal hardware instruction\b|\
 #: Literal strings found in (nearly) every error line; lines without any of them (and without a
 #: rule keyword or live stage marker) are skipped unless an error block is open.
 TRIGGERS: tuple[str, ...] = ("rror", "ERROR")
+#: A Windows console's pause after a program ended (a launcher's ``pause``), in English and as a
+#: Chinese system words it ("请按任意键继续"): the launcher waiting, not the program's output.
+PAUSE_PROMPTS = ("Press any key to continue", "请按任意键")
+#: A setting's value alone after the colon of its name ("Timeout: 30s", "Timeout: 0:30:00"):
+#: a configuration printed, not an error, whatever the name says.
+SETTING_VALUE = r":\s*[\w.:]+\s*$"
 #: How a line starting with a bare glog record at an error level begins (month 01 to 12).
 GLOG_HEADS = ("E0", "E1", "F0", "F1")
 #: Further words of error lines that carry neither (``FATAL``, TensorRT's ``[E]``, ``NCCL WARN``,

@@ -341,11 +341,11 @@ def _named(frame: Frame) -> str | None:
 #: Dynamo's wrapper around every call it guards or leaves out (``torch.manual_seed`` under
 #: ``torch._disable_dynamo``; a compiled module called again): a call passing through, not a
 #: compile (which shows dynamo's own frames, ``convert_frame``, ``compile_fx``, ...).
-_PASS_THROUGH = re.compile(r"torch/_dynamo/eval_frame\.py$")
+_PASS_THROUGH = ("torch/_dynamo/eval_frame.py", "_fn")
 
 
 def _by_path(frame: Frame) -> str | None:
-    if frame.func == "_fn" and _PASS_THROUGH.search(frame.path):
+    if frame.path.endswith(_PASS_THROUGH[0]) and frame.func == _PASS_THROUGH[1]:
         return None
     for fragment, path_stage in PATHS:
         if fragment in frame.path:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from pytest_blackwell.failures.errorwords import PAUSE_PROMPTS
+
 #: Physical lines longer than this are checked for flattened content.
 FLATTENED_MIN_CHARS = 320
 #: Longest message kept per logical line (an error message is far shorter; binary-ish noise is not).
@@ -114,7 +116,7 @@ _OTHER_STAMP = re.compile(
 # [████] 596 B/596 B 3.50 KiB/s (0s)Error: invalid type: ...".
 _PROGRESS = re.compile(
     r"^[^|]{0,80}\d+%\|[^|]{0,400}\|[^\]]{0,80}\](?:\s+(?=\S)|(?=[A-Z][a-z]|[a-z]+\W|[A-Z]:\\))"
-    r"(?!Press any key|请按任意键)"
+    r"(?!" + "|".join(PAUSE_PROMPTS) + ")"
     r"|^[^\[]{0,80}\[\d\d:\d\d:\d\d\] \[[^\]]{0,400}\] [^()]{0,80}\(\d+s\)\s*(?=\S)"
 )
 _HTML = re.compile(r"</?(?:details|summary|br|pre|code|p|div|span)\b[^>]*>|^```\w*")

@@ -9,6 +9,7 @@ exception line.
 
 from __future__ import annotations
 
+from pytest_blackwell.failures.errorwords import PAUSE_PROMPTS, SETTING_VALUE
 from pytest_blackwell.failures.rule import COMPILER_LAUNCH, QUIET, Rule, rule
 
 #: Messages of ValueErrors that Python and numpy raise themselves (see ``value_error``).
@@ -116,7 +117,7 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("timed_out", "timeout",
        # (not a setting and its value: "Timeout: 1800", "requestTimeout: 30s", "Timeout: 0:30:00")
        r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)\b(?::|$)"
-       r"|^(?:[\w.]+\.)?\w*Timeout\b(?::(?!\s*[\w.:]+\s*$)|$)"
+       r"|^(?:[\w.]+\.)?\w*Timeout\b(?:(?!" + SETTING_VALUE + r"):|$)"
        # faulthandler's dump of a process still running after its deadline (pytest's
        # faulthandler_timeout, dump_traceback_later): "Timeout (0:02:00)!"
        r"|^Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!$"
@@ -214,9 +215,8 @@ LATE_RULES: tuple[Rule, ...] = (
     # same line: the program ended mid-work without a word ("Loading checkpoint shards:   0%|
     # | 0/3 [00:00<?, ?it/s]Press any key to continue . . .")
     rule("exited_mid_progress", "engine_died",
-       r"(?<!\d)\d{1,2}%\|[^|]*\|\s*\d+/\d+ \[[^\]]*\]\s*"
-       r"(?:Press any key to continue\b|请按任意键)",
-       weak=True, keywords=("Press any key to continue", "请按任意键")),
+       r"(?<!\d)\d{1,2}%\|[^|]*\|\s*\d+/\d+ \[[^\]]*\]\s*(?:" + "|".join(PAUSE_PROMPTS) + ")",
+       weak=True, keywords=PAUSE_PROMPTS),
     rule("fatal_signal", "engine_died",
        r"Fatal Python error: (?P<signal>" + _DEATH_WORDS + r")|^(?:.*: )?(?P<signal__2>"
        + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"
