@@ -101,8 +101,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bbefore the start of training step\]|<epoch:\s*\d+, iter:\s*[\d,]+"
         # a program announcing the start of its work ("Start simulation", "Starting training")
         # (or of the work on an input: "Starting transcription on: talk.mp3")
-        r"|(?i:^\W*start(?:ing)? (?:the )?(?:simulation|training|inference|generation|sampling"
-        r"|transcription)\b(?:\W*$| on\b|\W+(?:iters?|steps?|epochs?)\b))"  # ("..., iters: 600")
+        # (or "Starting sequential inference to transcribe: talk.wav")
+        r"|(?i:^\W*start(?:ing)? (?:the )?(?:\w+ )?(?:simulation|training|inference|generation"
+        r"|sampling|transcription)\b(?:\W*$| on\b| to \w+\b|\W+(?:iters?|steps?|epochs?)\b))"
         # (or with "to": "Start to forward", as a server's backend says it of a request)
         r"|(?i:\bstart(?:ing)? to (?:forward|infer|inference|generate|decode|sample)\b)"
         # (or said the other way round: "Training starts at step 1")

@@ -49,6 +49,7 @@ from pytest_blackwell.failures.candidates import (
     process_name,
     replaces_in_block,
 )
+from pytest_blackwell.failures.cues import LEVEL_ALONE
 from pytest_blackwell.failures.errorwords import is_aside, looked_at, says_error, triggers
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage
@@ -267,7 +268,10 @@ class StreamClassifier:
                 detail = {"process": process_name(line.tag)} if line.tag else {}
                 # (a printed line that ends in a colon: its message is on the next line; a
                 # logger's record at an error level stands alone, records of their own follow)
-                below = not line.level and line.text.rstrip().endswith(":")
+                # (or a level word alone, a console's heading of the message below it)
+                below = not line.level and (
+                    line.text.rstrip().endswith(":") or LEVEL_ALONE.match(line.text) is not None
+                )
                 return Candidate(
                     LEVEL_ONLY,
                     "unknown",

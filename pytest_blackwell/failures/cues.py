@@ -48,7 +48,8 @@ _ARCH = (
 #: A kernel-level thing that can be missing for a dtype, a shape or an architecture.
 _KERNEL = (
     r"(?:\bkernels?\b|\bbackend\b|\battention\b|\battn\b|\bgemm\b|\bmatmul\b|\bwgmma\b|\bmma\b"
-    r"|\bflash\w*|\bcutlass\b|\bcublas\w*|\bcudnn\b|\bMLA\b|\bfmha\b|\bop(?:erator)?s?\b)"
+    r"|\bflash\w*|\bcutlass\b|\bcublas\w*|\bcudnn\b|\bMLA\b|\bfmha\b|\bop(?:erator)?s?\b"
+    r"|\bmetal\b|\bvulkan\b|\bconv\d?d\b)"  # (a GPU backend, a convolution)
 )
 #: A refusal: not supported, not implemented, only available for, requires.
 _REFUSAL = (
@@ -60,7 +61,9 @@ _REFUSAL = (
 #: The operand a kernel exists for or not: a dtype, a head size, a shape.
 _OPERAND = (
     r"(?:\bfp8\b|\bfloat8\w*|\b(?:f8)?e[45]m[23]\w*|\b(?:nv|mx)?fp4\b|\bint[48]\b|\bbf16\b|\bbfloat16\b"
-    r"|\bfp16\b|\bfloat16\b|\bdtypes?\b|\bdata[ _]?types?\b|\bhead[ _]?(?:dim|size)s?\b|\bshapes?\b"
+    # (ggml's and candle's names of the float types: "Metal conv2d F16 not implemented")
+    r"|\bfp16\b|\bfloat16\b|\bb?f(?:16|32)\b|\bdtypes?\b|\bdata[ _]?types?\b"
+    r"|\bhead[ _]?(?:dim|size)s?\b|\bshapes?\b"
     r"|\b(?:block|page|tile) sizes?\b)"
 )
 
@@ -160,7 +163,12 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     # (c10d itself, not an op of its namespace a tensor subclass dispatches: "found no DeviceMesh
     # from dtensor args for c10d.broadcast_.default")
-    ("nccl_error", (r"(?-i:\b[NR]CCL\b|\bProcessGroupNCCL\b|\bnccl[A-Z]\w+)|\bc10d\b(?!\.\w)",)),
+    # (or one of NCCL's settings named in the message: "Failed to retrieve NCCL_DESYNC_DEBUG
+    # report")
+    (
+        "nccl_error",
+        (r"(?-i:\b[NR]CCL(?:_[A-Z_]+)?\b|\bProcessGroupNCCL\b|\bnccl[A-Z]\w+)|\bc10d\b(?!\.\w)",),
+    ),
     # a device the program cannot use says so before any refusal it words ("Your device does
     # not support the current version of Torch"): read before the missing kernels
     ("env_mismatch", (DEVICE_NOT_SET_UP,)),
@@ -302,6 +310,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bno (?:module or )?parameter named\b"
             r"|\binvalid (?:value|config\w*|option|choice|model|format|dtype|quantization|tag"
             r"|(?:tensor |input |output |model |layer )?name|key)\b"
+            # (a setting that needs another: "When KV cache block reuse is set, model has to
+            # be built with paged context FMHA support")
+            r"|\b(?:has|have) to be (?:built|set|enabled|configured|specified)\b"
             r"|\bnot a valid\b|\b(?:must|should) be (?:[<>]|one of|a |an |greater|less|between"
             r"|divisible|positive|at least|at most)|\b(?:size|shape) mismatch\b"
             r"|\bmust divisible by\b"  # (as a kernel's check words it: "size_k must divisible by")
@@ -332,7 +343,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\b(?:load|launch)\w* (?:the )?model\b.{0,120}?\bNo such file or directory\b"
             # a value over the limit a setting allows ("The sum of prompt length (9351.0),
             # query length (0) should not exceed max_num_tokens (8192)")
-            r"|\b(?:should|must|cannot|can't|can not) (?:not )?exceed (?:the )?(?:max\w*|limit)",
+            r"|\b(?:should|must|cannot|can't|can not) (?:not )?exceed (?:the )?(?:max\w*|limit)"
+            # (a request longer than the context: "The input is too long for the available
+            # context length")
+            r"|\btoo long for the (?:[\w']+ )?context\b",
         ),
     ),
 )
@@ -379,12 +393,17 @@ _SIGNATURE_END = re.compile(r"\w::~?\w+\([^()]*\)(?: const)?\s*$")
 _BARE_ASSERT = re.compile(r"^\s*(?:\w+\.)*AssertionError\s*$")
 
 
+#: A level word alone on its line ("  ERROR", "FATAL:"), as a console prints a heading over the
+#: message: the message is the next line.
+LEVEL_ALONE = re.compile(r"^\W*(?:ERROR|FATAL|CRITICAL|Error|Fatal)\W*$")
+
+
 def own_words(text: str, traceback: Sequence[str]) -> list[str]:
     """The texts that are an error's own message: its line, the message line of an
     exception-details dump, the condition a bare ``AssertionError`` shows, and the line after
-    one that ends in a colon (a C++ exception's ``what():  file.hpp(42):`` whose message,
-    ``error: out of memory``, is on the next line) or in the signature of the C++ function that
-    threw."""
+    one that ends in a colon or is a level word alone (a C++ exception's ``what():
+    file.hpp(42):`` whose message, ``error: out of memory``, is on the next line) or in the
+    signature of the C++ function that threw."""
     if _DETAILS_HEAD.search(text):
         for line in traceback:
             found = _DETAILS_MESSAGE.match(line)
@@ -396,7 +415,7 @@ def own_words(text: str, traceback: Sequence[str]) -> list[str]:
         shown = [t.strip() for t in traceback[:end] if t.strip() and t.strip()[0] not in "^~"]
         if shown and shown[-1].startswith("assert "):
             return [text, shown[-1].split("  #", 1)[0]]  # (not a comment after it)
-    if text.rstrip().endswith(":") or _SIGNATURE_END.search(text):
+    if text.rstrip().endswith(":") or _SIGNATURE_END.search(text) or LEVEL_ALONE.match(text):
         at = next((i for i, line in enumerate(traceback) if line == text), None)
         rest = None if at is None else next((t for t in traceback[at + 1 :] if t.strip()), None)
         if rest is not None:

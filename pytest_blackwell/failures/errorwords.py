@@ -54,6 +54,13 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "UNAVAILABLE: ",  # a model status table's cell for a model that could not be loaded
     "\tat ",  # a JVM stack's frame, below the exception it belongs to
     "Non-OK-status",  # XLA's status check, a fatal glog record behind a TensorFlow-style prefix
+    # TensorFlow's C++ records at an error level ("2024-09-02 12:48:12.7: E tensorflow/x.cc:9]")
+    ": E ",
+    ": F ",
+    # a server's access log answering with a server error (:data:`LOUD`)
+    'HTTP/1.1" 5',
+    'HTTP/1.0" 5',
+    "http_status:5",
     # a glog or c10 record at an error level without brackets at the start of a line
     # ("E0305 20:23:38.866000 747 f.py:533] ..."), whatever its message says: found by the
     # stream scan with the line break before it, by :func:`looked_at` with its first letters
@@ -80,7 +87,13 @@ ERROR_LEVELS = ("ERROR", "CRITICAL")
 #: oneDNN linear, fallback to torch linear. Exception: ..." is a warning); only a rule, or an
 #: explicit error word, makes it one.
 QUIET_LEVELS = ("WARNING", "INFO", "DEBUG")
-LOUD = re.compile(r"\b(?:FATAL|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]")
+LOUD = re.compile(
+    r"\b(?:FATAL|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]"
+    # a server's access log, at INFO, answering a request with a server error (uvicorn's
+    # '"POST /v1/completions HTTP/1.1" 500', KServe's timing record "'http_status:500'"): like
+    # Gin's, never silent
+    r"|\"[A-Z]+ \S+ HTTP/[\d.]+\" 5\d\d\b|\bhttp_status:5\d\d\b"
+)
 #: A line that says it is an error although no rule knows it: never "no failure".
 ERRORISH = re.compile(
     r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]|\bCRITICAL:"
@@ -205,6 +218,14 @@ ASIDE = re.compile(
     # a warning whose message says it is one ("UserWarning: WARNING: failed to get cudart_version
     # from onnxruntime build info")
     r"|\bUserWarning: WARN(?:ING)?\b"
+    # TensorFlow's XLA registering its CUDA plugins again when a second copy is imported, at
+    # error level on every import ("Unable to register cuDNN factory: Attempting to register
+    # factory for plugin cuDNN when one has already been registered"): the first one is used
+    r"|\bAttempting to register factory for plugin \w+ when one has already been registered\b"
+    # a program that caught an extension's failed import and warns that it goes on without it
+    # ("x.py:786: UserWarning: .../_C.so: undefined symbol: ...", torchvision's "Failed to load
+    # image Python extension: ... undefined symbol"): the error that stops it, if any, follows
+    r"|^\S+:\d+: UserWarning: .{0,300}?\bundefined symbol\b"
     # a section title of a report in markdown ("## Recent failed boot attempts"): a heading
     # names what the section is about, its lines below say what happened (not an error message
     # a poster made a heading of: "### RuntimeError: CUDA out of memory")

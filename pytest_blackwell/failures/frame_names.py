@@ -193,6 +193,8 @@ CONTEXTUAL: dict[str, str] = {
     "init_tokenizer_from_configs": "loading",
     "_dummy_sampler_run": "warmup",
     "execute_model": "execute",
+    "execute_prompt": "execute",  # (a command-line chat running the prompt it was given)
+    "compute_logits": "execute",  # (onnxruntime-genai's generator step, vLLM's model runner)
     # vLLM V1 preparing a scheduled batch's inputs (its dummy runs build their own)
     "_prepare_inputs": "execute",
     "synchronize_input_prep": "execute",
@@ -276,6 +278,7 @@ DISPATCHERS: dict[str, str] = {
     "get_output_data": "execute",
     "map_node_over_list": "execute",
     "_async_map_node_over_list": "execute",
+    "invoke_internal": "execute",  # InvokeAI's invocation of a node of a queued session
 }
 #: The same, by the file of the frame where the function's name says nothing: the
 #: stable-diffusion-webui family's queue of UI jobs (``modules/call_queue.py``'s ``f``, which runs

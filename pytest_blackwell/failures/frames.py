@@ -60,7 +60,8 @@ _PYSPY_THREAD = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:active|idle)[^)
 # asyncio's "Task exception was never retrieved" names the coroutine that raised:
 # "future: <Task finished name='Task-5' coro=<RouterManager.loop_for_fwd() done, ...>".
 _METHOD = re.compile(
-    r"(?:processing|executing|calling|call to) (?:method )?'?(?P<func>[A-Za-z_]\w+)'? ?"
+    # (not prose: "an invalid command passed by the calling application")
+    r"(?<!the )(?:processing|executing|calling|call to) (?:method )?'?(?P<func>[A-Za-z_]\w+)'? ?"
     r"|\bMethod (?P<rpc>[A-Z]\w+) encountered an error"
     r"|\bcoro=<(?:\w+\.)*(?P<coro>\w+)\(\)"
     r"|\b(?:collective_rpc|_run_workers)\(\s*[\"'](?P<remote>\w+)[\"']"
@@ -264,7 +265,9 @@ _WEIGHTS_FUNC = re.compile(
 #: ``LivePortraitPipeline``, ``QwenImageTransformer2DModel``, ``LlamaForCausalLM``); not an
 #: engine or ``LLM``, whose constructor runs every stage of the start.
 _MODEL_CLASS = re.compile(
-    r"^[A-Z]\w*(?:Model|Pipeline|Transformer|ForCausalLM|ForConditionalGeneration)$"
+    # (not a trainer named for the model it trains: "TrainTransformer")
+    r"^(?!Train(?:er|ing)?[A-Z])[A-Z]\w*(?:Model|Pipeline|Transformer|ForCausalLM"
+    r"|ForConditionalGeneration)$"
 )
 
 
@@ -318,6 +321,8 @@ def _lookup(table: dict[str, str], func: str) -> str | None:
 
 def _named(frame: Frame) -> str | None:
     """The stage an engine function tells by its name (a model constructor: loading)."""
+    if frame.path.endswith(_REQUEST_MODULES):
+        return "execute"  # (its ``_verify_args`` is a request's, not the engine's arguments)
     stage = _lookup(DECISIVE, frame.func)
     if stage is None and _WEIGHTS_FUNC.search(frame.func):
         stage = "loading"
@@ -337,6 +342,10 @@ def _named(frame: Frame) -> str | None:
         stage = "startup"  # a communicator or process group being set up
     return stage
 
+
+#: Modules whose every function handles a request: the sampling parameters a request gives are
+#: built and checked there (vLLM's and SGLang's ``sampling_params.py``).
+_REQUEST_MODULES = ("/sampling_params.py",)
 
 #: Dynamo's wrapper around every call it guards or leaves out (``torch.manual_seed`` under
 #: ``torch._disable_dynamo``; a compiled module called again): a call passing through, not a

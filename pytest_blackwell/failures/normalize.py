@@ -157,7 +157,9 @@ _GLOG_LEVEL = re.compile(
     r"^\[(?P<level>[EWIF])(?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?(?: \d+)?)? [\w./\-]+:\d+\]\s?"
     # glog/absl without brackets: "W0429 13:55:49.384 12345 file.cc:12] ", and TensorFlow's
     # "2021-02-27 01:33:51.779607: W file.cc:235] " (its date stripped before, the colon left)
-    r"|^(?::\s)?(?P<bare>[EWIF])(?:\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+)? [\w./\-]+\.\w+:\d+\]\s"
+    # (absl before its logging is set up counts seconds from the epoch: "E0000 00:00:1730948968.00
+    # 14809 cuda_dnn.cc:8310] ")
+    r"|^(?::\s)?(?P<bare>[EWIF])(?:\d{4} \d\d:\d\d:\d+\.\d+\s+\d+)? [\w./\-]+\.\w+:\d+\]\s"
     # PyTorch's logging with a full date: "E2025-08-13T11:34:14+08:00.677000 8929 f.py:2100] "
     r"|^(?P<iso>[EWIF])\d{4}-\d\d-\d\dT[\d:.+\-]+ \d+ [\w./\-]+\.\w+:\d+\]\s?"
 )

@@ -23,6 +23,8 @@ _ANSWERED = (
     r"|\b500 Internal Server Error\b"
     r"|\bstatus code:? 5\d\d\b"  # a client's words ("... call failed with status code 500")
     r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"  # Gin's access log: a request answered 5xx
+    # (uvicorn's access log: '"POST /v1/completions HTTP/1.1" 503'; KServe's 'http_status:500')
+    r"|\"[A-Z]+ \S+ HTTP/[\d.]+\" 5\d\d\b|\bhttp_status:5\d\d\b"
     # a key=value access record (zerolog, logfmt) of a request answered 5xx
     r"|\bmethod=(?:POST|GET|PUT)\b.{0,200}?\bstatus=5\d\d\b"
     r"|\bstatus=5\d\d\b.{0,200}?\bmethod=(?:POST|GET|PUT)\b"
@@ -294,6 +296,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bconnect\(\) timed out\. Original timeout was\b"  # (its older wording)
         # and its server socket (the store itself, on the master port) that cannot be opened
         r"|\bserver socket has failed to (?:bind|listen)\b"
+        # (or a server's own listener: "could not bind to address: 0.0.0.0:8000", "failed to
+        # bind to 0.0.0.0:8000"; a server binds its port once, as it starts)
+        r"|\b(?:could not|couldn't|cannot|failed to|unable to) bind (?:to )?(?:address:? )?"
+        r"[\w.\-\[\]:]+:\d+\b"
         # torch_xla's first rendezvous of the spawned processes ("Failed to meet rendezvous
         # 'init'")
         r"|\bFailed to meet rendezvous 'init'"

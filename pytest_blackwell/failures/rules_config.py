@@ -58,11 +58,19 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # Caffe's weights (a .caffemodel protobuf) that cannot be parsed
        r"|Failed to parse NetParameter file"
        r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict"
+       # (torch's heading of those, all an excerpt may keep: "Error(s) in loading state_dict
+       # for SAM2Base:")
+       r"|\bError\(s\) in loading state_dict for \w+"
        r"|config file at .{0,300}? is not a valid JSON file"
        r"|no file named [\w.\-]+(?:,? (?:or )?[\w.\-]+)* found in directory"  # (one of a list)
        # candle's loader missing a tensor of the checkpoint; Triton's repository without a
        # loadable version of the model
        r"|\bcannot find tensor [\w.]+|\bno version is available\b"
+       # (TGI's weight loader: "weight model.layers.0.self_attn.q_proj.weight does not exist")
+       r"|\bweight [\w.]+\.(?:weight|bias|scales?|qweight) does not exist\b"
+       # a model's config.json without the key that names its kind (transformers' and MLX's
+       # loaders: "KeyError: 'model_type'")
+       r"|^\s*(?:[\w.]+\.)?KeyError: '(?:model_type|architectures)'\s*$"
        # a loader that does not find a named weight in the model file ("can't find
        # token_embd.weight in GGUF file")
        r"|\b(?:can't|cannot|could not|couldn't|unable to) find (?:tensor )?'?[\w.]+\."

@@ -41,8 +41,12 @@ DRIVER_RULES: tuple[Rule, ...] = (
        r"launch timed out and was terminated|cudaErrorLaunchTimeout|CUDA_ERROR_LAUNCH_TIMEOUT"
        r"|\bCommand buffer execution failed: (?:Impacting Interactivity|Caused GPU Timeout)\b"
        r"|\bkIOGPUCommandBufferCallbackErrorTimeout\b"
-       r"|\bkIOGPUCommandBufferCallbackErrorImpactingInteractivity\b",
+       r"|\bkIOGPUCommandBufferCallbackErrorImpactingInteractivity\b"
+       # DirectX's device hung (DXGI_ERROR_DEVICE_HUNG, HRESULT 887A0006, as DirectML reports
+       # it): the GPU stopped answering a command list and Windows reset it
+       r"|\bDXGI_ERROR_DEVICE_HUNG\b|\b(?:0x)?887[Aa]0006\b",
        keywords=("launch timed out", "LaunchTimeout", "LAUNCH_TIMEOUT", "Interactivity",
-                 "GPU Timeout", "ErrorTimeout")),
+                 "GPU Timeout", "ErrorTimeout", "DEVICE_HUNG", "887A0006",
+                 "887a0006")),
 )
 # fmt: on

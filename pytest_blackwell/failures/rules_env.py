@@ -109,6 +109,12 @@ ENV_RULES: tuple[Rule, ...] = (
        r'could not select device driver "\w*" with capabilities'
        r"|\bunknown or invalid runtime name: nvidia\b",  # (its runtime not registered at all)
        stage_hint="startup"),
+    # a Vulkan driver without an extension, a layer or the API version the program asks for
+    # ("vk::PhysicalDevice::createDevice: ErrorExtensionNotPresent")
+    rule("vulkan_driver_lacks", "env_mismatch",
+       r"\bError(?:ExtensionNotPresent|LayerNotPresent|IncompatibleDriver)\b"
+       r"|\bVK_ERROR_(?:EXTENSION_NOT_PRESENT|LAYER_NOT_PRESENT|INCOMPATIBLE_DRIVER)\b",
+       keywords=("NotPresent", "NOT_PRESENT", "IncompatibleDriver", "INCOMPATIBLE_DRIVER")),
     rule("dnn_init_failed", "env_mismatch",
        r"\bDNN library initialization failed\b|\bCUDNN_STATUS_NOT_INITIALIZED\b"
        r"|(?i:\bCould not create cudnn handle\b)"  # XLA's and TensorFlow's wording of it
@@ -135,6 +141,10 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bDistributed package doesn't have (?:NCCL|MPI|Gloo|UCC) built in\b"
        r"|\[Errno 28\] No space left on device"
        r"|\bNo supported gpu backend found\b"  # (Lightning's Trainer, given no GPU it can use)
+       # a program's own check for a GPU raising ("NotImplementedError: Unsloth: No NVIDIA GPU
+       # found?"), not its notice of running on the CPU (warnings are not read)
+       r"|^(?:[\w.]+\.)?\w+(?:Error|Exception): .{0,40}?\bNo (?:NVIDIA |AMD |CUDA )?GPUs? "
+       r"(?:was |were )?(?:found|detected)\b"
        # a torch built without a feature asked for ("use_libuv was requested but PyTorch was
        # build without libuv support", TCPStore on Windows)
        r"|\bwas requested but \w+ was buil[dt] without \w+ support\b"

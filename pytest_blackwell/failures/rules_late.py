@@ -220,7 +220,9 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("fatal_signal", "engine_died",
        r"Fatal Python error: (?P<signal>" + _DEATH_WORDS + r")|^(?:.*: )?(?P<signal__2>"
        + _DEATH_WORDS + r")(?: \(core dumped\))?\s*$|\*\*\* (?P<signal__3>SIG[A-Z]+) received"
-       r"|Signal (?P<signal__4>\d+) \(SIG[A-Z]+\) received|(?:killed|terminated|died) (?:by|with) "
+       r"|Signal (?P<signal__4>\d+) \(SIG[A-Z]+\) received"
+       # (Triton Inference Server's handler, its number in brackets: "Signal (11) received.")
+       r"|^Signal \((?P<signal__26>\d+)\) received\.?\s*$|(?:killed|terminated|died) (?:by|with) "
        r"(?:signal (?P<signal__5>SIG[A-Z]+|\d+)"
        r"|(?P<signal__16>SIG(?:SEGV|ABRT|BUS|ILL|FPE|KILL))\b)"  # (abrt: "x killed by SIGSEGV")
        # a signal's exit code, or Windows' for a crash: a status of 0xC0000000 and above
@@ -284,7 +286,7 @@ LATE_RULES: tuple[Rule, ...] = (
        weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??",
                             "fatal exception", "exited on signal", "xit code", "退出代码",
                             "segfault at", "traps: ", "exception: ", "Fatal signal", "F DEBUG",
-                            "SignalException", "fault addr", "(SIG")),
+                            "SignalException", "fault addr", "(SIG", "Signal (")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     # (not Python's or numpy's own messages, which a program's bug raises, not a check of its
     # configuration: "substring not found", "too many values to unpack", "x not in list"; nor a

@@ -72,6 +72,10 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Loading drafter model", "loading"),  # vLLM loading a speculative decoding drafter
     # Triton server creating an instance of a model (its backend loads the model into it)
     ("TRITONBACKEND_ModelInstanceInitialize", "loading"),
+    # (or the backend library and the model before it: "TRITONBACKEND_Initialize: pytorch",
+    # "TRITONBACKEND_ModelInitialize: cifar10 (version 1)")
+    ("TRITONBACKEND_ModelInitialize", "loading"),
+    ("TRITONBACKEND_Initialize", "loading"),
     ("Load weight end", "profile"),
     ("Load weight begin", "loading"),
     ("_context_with_model:", "kv_alloc"),

@@ -285,6 +285,17 @@ IN_TUNING = {
     "fresh268": (0.83, 1.00),
     "fresh270": (0.83, 1.00),
     "fresh272": (0.91, 0.75),
+    "fresh267": (0.69, 0.69),
+    "fresh269": (0.83, 1.00),
+    "fresh271": (0.91, 0.91),
+    "fresh273": (1.00, 0.91),
+    "fresh274": (1.00, 1.00),
+    "fresh275": (1.00, 0.61),
+    "fresh276": (1.00, 0.83),
+    "fresh278": (1.00, 1.00),
+    "fresh280": (0.91, 0.50),
+    "fresh282": (0.87, 0.75),
+    "fresh284": (0.91, 0.66),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
