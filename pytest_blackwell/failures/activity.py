@@ -108,6 +108,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\bstart(?:ing)? to (?:forward|infer|inference|generate|decode|sample)\b)"
         # (or said the other way round: "Training starts at step 1")
         r"|(?i:\b(?:training|inference|generation) (?:starts|started|begins) at step \d)"
+        # a training loop reporting where it is ("Training: step 198", T5X's trainer), or the
+        # program announcing it with an ellipsis ("Training ...", Megatron's pretrain)
+        r"|(?i:\btraining:? (?:step|iter(?:ation)?|epoch) \d+\b)|^\W*Training \.\.\.\s*$"
         # the time an inference took, reported once it ran ("Time taken for inference is 6 ms")
         r"|(?i:\b(?:time (?:taken )?for|took) (?:the )?inference\b"
         r"|\binference (?:time|took|latency)\b\W{0,3}\d)"
@@ -401,8 +404,23 @@ def _line_activity(
 def activity_stage(
     before: Iterable[str], patterns: tuple[tuple[re.Pattern[str], str], ...] = ACTIVITY
 ) -> tuple[str, str] | None:
-    """``(stage, evidence)`` from the nearest activity line among ``before`` (oldest first)."""
-    for text in reversed(list(before)):
+    """``(stage, evidence)`` from the nearest activity line among ``before`` (oldest first).
+
+    A progress bar wrapped after its bar's edge (``Loading pipeline components...: 100%|`` then
+    ``| 7/7 [00:00<00:00, 9.03it/s]``) is read as one line: its words are on the first part.
+    """
+    lines: list[str] = []
+    glued = ""
+    for text in before:
+        if lines and text.lstrip().startswith("|") and lines[-1].rstrip().endswith("|"):
+            glued = lines[-1].rstrip() + text.lstrip()
+            text = glued
+        elif glued and text in glued:
+            text = glued  # (what the same line shows without its edge)
+        else:
+            glued = ""
+        lines.append(text)
+    for text in reversed(lines):
         found = _line_activity(text, patterns)
         if found is not None:
             return found

@@ -193,7 +193,13 @@ BENIGN = re.compile(
 _HARMLESS_WARNING = r"^\S+:\d+: (?:Runtime|Deprecation|PendingDeprecation|Future|Resource)Warning: "
 #: Host memory that could not be pinned: an optimisation given up, ggml and others go on without
 #: it ("ggml_vulkan: Failed to allocate pinned memory (... ErrorOutOfDeviceMemory)").
-_PINNED = r"(?i:\bfailed to allocate (?:[\d.]+ \w+ of )?pinned (?:host )?memory\b)"
+#: (Triton server's "Unable to allocate pinned system memory, pinned memory pool will not be
+#: available: ..." too, unless the reason names a driver or a device that is missing: then the
+#: line is a precursor, ``pinned_pool_no_gpu``)
+_PINNED = (
+    r"(?i:\b(?:failed to|unable to|cannot|could not) allocate (?:[\d.]+ \w+ of )?pinned "
+    r"(?:host |system )?memory\b(?!.{0,200}?\b(?:driver|CUDA-capable)\b))"
+)
 #: Lines that mention an error without being one, whatever rule their words match: advice about
 #: an error that may come ("If you get `CUDA error: invalid device function` errors, ..."), a
 #: program going on with an alternative ("... not available (No module named 'x'), falling back

@@ -187,6 +187,11 @@ CONTEXTUAL: dict[str, str] = {
     "get_tensor": "loading",  # safetensors' safe_open(...).get_tensor: a checkpoint tensor read
     "safe_open": "loading",  # safetensors opening a checkpoint file
     "from_pretrained": "loading",  # Hugging Face: a model, tokenizer or config read from files
+    # a serving platform waiting for a worker to load its model (Xinference's wait_for_load;
+    # not its launch_model, which also places the model and starts its worker process)
+    "wait_for_load": "loading",
+    # an RL trainer's rollout engine receiving new weights (OpenRLHF's update_weight method)
+    "update_weight": "loading",
     # an engine reading the model's tokenizer files (vLLM's get_tokenizer and the functions
     # that wrap it for the engine's configuration)
     "get_tokenizer": "loading",

@@ -49,8 +49,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?-i:(?:^|\|\s*)UNAVAILABLE: )"
         r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
         r"|\bfailed to load all models\b"  # Triton server's model repository
-        r"|(?i:\b(?:could not|couldn't|unable to|cannot|can't) (?:load|init(?:iali[sz]e)?) "
-        r"(?:the )?model\b)"
+        r"|(?i:\b(?:could not|couldn't|unable to|cannot|can't|failed to) "
+        r"(?:load|init(?:iali[sz]e)?) (?:the )?(?:[\w-]+ )?model\b)"
         r"|\bError occurred when executing [^:]{0,60}?Load[^:]{0,60}?:"  # a ComfyUI loader node
         r"|(?i:\bload(?:ing)? model error\b)"
         r"|\bweights were not initialized from checkpoint\b"  # vLLM's check after loading
@@ -247,6 +247,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # the CUDA runtime that cannot initialise itself (cudaErrorInitializationError, 3)
         r"|\bCUDA error\(3\)|\bcudaErrorInitializationError\b|\bCUDA_ERROR_NOT_INITIALIZED\b"
         r"|\bCUDA error: initialization error\b"
+        # a server setting its memory pools up as it starts (Triton's pinned memory pool)
+        r"|\bpinned memory pool will not be available\b"
         # a ggml backend setting its device up (CUDA's, Metal's, Vulkan's, SYCL's, OpenCL's)
         r"|\bggml_(?:cuda|metal|vulkan|vk|sycl|opencl)_init\b"
         # ONNX Runtime's CUDA provider being added to a session's options

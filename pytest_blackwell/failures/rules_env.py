@@ -13,6 +13,13 @@ from pytest_blackwell.failures.rule import COMPILER_LAUNCH, QUIET, Rule, rule
 # fmt: off
 #: The environment cannot run it, tried after the other causes of :mod:`.rules`.
 ENV_RULES: tuple[Rule, ...] = (
+    # Triton server going on without its pinned memory pool because CUDA cannot run (a driver
+    # too old, no device): a precursor, which the error it leads to replaces (the pools are set
+    # up as the server starts: :mod:`.phrases`)
+    rule("pinned_pool_no_gpu", "env_mismatch",
+       r"\bUnable to allocate pinned system memory, pinned memory pool will not be available: "
+       r"(?:CUDA driver version is insufficient|no CUDA-capable device is detected)",
+       keywords=("pinned memory pool",), wrapper=True),
     rule("driver_too_old", "env_mismatch",
        r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|NVIDIA driver on your "
        r"system is too old|Found no NVIDIA driver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
@@ -68,8 +75,11 @@ ENV_RULES: tuple[Rule, ...] = (
        keywords=("driver", "HW", ".version", "SETUP", "you have", "source was compiled with",
                  "version of", "API version")),
     # cudaErrorSystemNotReady: the node's GPU services (NVSwitch fabric manager) are not running
+    # (not as NCCL relays a CUDA call's failure in its own chain, "Cuda failure 802 'system not
+    # yet initialized'": that is the collective's failure, as NCCL's "Cuda failure 217" is)
     rule("system_not_ready", "env_mismatch",
-       r"system not yet initialized|cudaErrorSystemNotReady|CUDA_ERROR_SYSTEM_NOT_READY",
+       r"(?<!Cuda failure 802 ')system not yet initialized|cudaErrorSystemNotReady"
+       r"|CUDA_ERROR_SYSTEM_NOT_READY",
        stage_hint="startup"),
     rule("ipc_path_too_long", "env_mismatch",
        r"ipc path .{0,300}? is longer than (?P<limit>\d+) characters"),
@@ -167,6 +177,9 @@ ENV_RULES: tuple[Rule, ...] = (
     # falls back to the CPU, logging this at WARNING level)
     rule("cuda_init_failed", "env_mismatch",
        r"(?i:cuda|gpu) backend failed to initiali[sz]e|failed call to cuInit"
+       # ggml's CUDA backend that cannot set CUDA up, whatever the runtime answered
+       # ("ggml_cuda_init: failed to initialize CUDA: operation not supported"): it runs on the CPU
+       r"|\bggml_cuda_init: failed to initiali[sz]e (?:CUDA|HIP|ROCm|MUSA)\b"
        # JAX: "Backend 'cuda' failed to initialize: ..." (its CUDA libraries or plugin)
        r"|\b[Bb]ackend '(?:cuda|gpu|rocm)' failed to initiali[sz]e"
        r"|CUDA error\(3\), initialization error|cudaErrorInitializationError"

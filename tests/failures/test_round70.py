@@ -263,7 +263,8 @@ def test_notices_a_program_goes_on_after_are_no_failure(tmp_path: Path, lines: l
             "execute",
         ),
         (
-            "2023-07-20 17:06:22.164 12 root INFO [timing():49] predict 0.0017, ['http_status:500']",
+            "2023-07-20 17:06:22.164 12 root INFO [timing():49] predict 0.0017, "
+            "['http_status:500']",
             "execute",
         ),
     ],
@@ -288,3 +289,121 @@ def test_an_extensions_warning_does_not_hide_the_error_after_it(tmp_path: Path) 
     ]
     failure = classify_as(tmp_path, lines, "device_oom", "unknown")
     assert failure.line == 5
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        (
+            [
+                "Traceback (most recent call last):",
+                f'  File "{_SITE}/xinference/core/worker.py", line 1156, in wait_for_load',
+                "    await model_ref.wait_for_load()",
+                "RuntimeError: NCCL error: unhandled system error",
+            ],
+            "nccl_error",
+            "loading",
+        ),
+        (
+            [
+                "ERROR 06-13 13:24:49 worker_base.py:148] Error executing method update_weight. "
+                "This might cause deadlock in distributed execution.",
+                "host:1:2 [0] proxy.cc:1336 NCCL WARN Cuda failure 1 'invalid argument'",
+            ],
+            "nccl_error",
+            "loading",
+        ),
+        (
+            [
+                "Failed to initialize MediaPipe model.",
+                "java.lang.IllegalStateException: Failed to initialize engine: UNKNOWN: Unable to "
+                "open zip archive.",
+            ],
+            "unknown",
+            "loading",
+        ),
+        (
+            [
+                "Loading pipeline components...: 100%|",
+                "| 7/7 [00:00<00:00,  9.03it/s]",
+                "Segmentation fault (core dumped)",
+            ],
+            "engine_died",
+            "loading",
+        ),
+        (
+            [
+                "W0101 10:00:00.000001 1 pinned_memory_manager.cc:271] Unable to allocate pinned "
+                "system memory, pinned memory pool will not be available: CUDA driver version is "
+                "insufficient for CUDA runtime version",
+                "I0101 10:00:00.000002 1 cuda_memory_manager.cc:117] CUDA memory pool disabled",
+            ],
+            "env_mismatch",
+            "startup",
+        ),
+        (
+            [
+                "W0101 10:00:00.000001 1 pinned_memory_manager.cc:271] Unable to allocate pinned "
+                "system memory, pinned memory pool will not be available: no CUDA-capable device "
+                "is detected",
+                "E0101 10:00:00.000009 1 model_repository_manager.cc:1186] failed to load 'm' "
+                "version 1: Internal: CUDA out of memory. Tried to allocate 2.00 GiB",
+            ],
+            "device_oom",
+            "loading",
+        ),
+        (
+            [
+                "ggml_cuda_init: failed to initialize CUDA: unknown error",
+                "llm_load_tensors: offloading 0 repeating layers to GPU",
+            ],
+            "env_mismatch",
+            "startup",
+        ),
+        (
+            [
+                '{"error":{"message":"timed out waiting for llama runner to start: CUDA error: '
+                'uncorrectable ECC error encountered"}}'
+            ],
+            "unknown",
+            "loading",
+        ),
+        (
+            [
+                "I1115 16:00:39.451253 1404 trainer.py:501] Training: step 198",
+                "E1115 16:03:15.140058 1404 coordination_service.cc:954] Heartbeat timed out",
+            ],
+            "timeout",
+            "execute",
+        ),
+        (
+            [
+                "[rank0]: torch.distributed.DistBackendError: NCCL error in: NCCLUtils.cpp:77, "
+                "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.25.1",
+                "[rank0]: ncclUnhandledCudaError: Call to CUDA function failed.",
+                "[rank0]: Last error:",
+                "[rank0]: Cuda failure 802 'system not yet initialized'",
+            ],
+            "nccl_error",
+            "unknown",
+        ),
+    ],
+)
+def test_round70_second_part(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+def test_the_pinned_pool_notice_alone_is_no_failure(tmp_path: Path) -> None:
+    """Without a driver or a device named, the server going on without pinned memory is a
+    notice (its pool is an optimisation)."""
+    lines = [
+        "W0101 10:00:00.000001 1 pinned_memory_manager.cc:271] Unable to allocate pinned system "
+        "memory, pinned memory pool will not be available: operation not supported",
+        "I0101 10:00:00.000002 1 server.cc:592] Started GRPCInferenceService at 0.0.0.0:8001",
+    ]
+    assert classify_both(tmp_path, lines) is None
+
+
+def test_a_timeout_that_names_no_error_stays_a_timeout(tmp_path: Path) -> None:
+    lines = ['{"error":"timed out waiting for llama runner to start: context canceled"}']
+    classify_as(tmp_path, lines, "timeout", "loading")
