@@ -110,6 +110,11 @@ def checked_rules(rules: Iterable[object]) -> tuple[Rule, ...]:
 #: "Error launching CUDA compiler: 256"); read by the missing-compiler rule and its wrapper.
 COMPILER_LAUNCH = r"\bError launching (?:the )?(?:CUDA |HIP )?compiler\b"
 
+#: Triton server giving its pinned memory pool up, the reason after it ("... will not be
+#: available: CUDA driver version is insufficient ..."): read by its precursor rule, and left to
+#: it by the causes the reason names (fixed width, for their look-behind).
+PINNED_POOL = "pinned memory pool will not be available: "
+
 
 def rule(name: str, category: str, pattern: str, **kw: Any) -> Rule:
     return Rule(name, category, pattern, **kw)

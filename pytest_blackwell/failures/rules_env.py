@@ -8,20 +8,15 @@ kernels, whose causes say more) and come before the configurations rejected.
 
 from __future__ import annotations
 
-from pytest_blackwell.failures.rule import COMPILER_LAUNCH, QUIET, Rule, rule
+from pytest_blackwell.failures.rule import COMPILER_LAUNCH, PINNED_POOL, QUIET, Rule, rule
 
 # fmt: off
 #: The environment cannot run it, tried after the other causes of :mod:`.rules`.
 ENV_RULES: tuple[Rule, ...] = (
-    # Triton server going on without its pinned memory pool because CUDA cannot run (a driver
-    # too old, no device): a precursor, which the error it leads to replaces (the pools are set
-    # up as the server starts: :mod:`.phrases`)
-    rule("pinned_pool_no_gpu", "env_mismatch",
-       r"\bUnable to allocate pinned system memory, pinned memory pool will not be available: "
-       r"(?:CUDA driver version is insufficient|no CUDA-capable device is detected)",
-       keywords=("pinned memory pool",), wrapper=True),
     rule("driver_too_old", "env_mismatch",
-       r"CUDA driver version is insufficient|cudaErrorInsufficientDriver|NVIDIA driver on your "
+       # (not as Triton gives its pinned memory pool up for it: ``pinned_pool_no_gpu``)
+       r"(?<!" + PINNED_POOL + r")CUDA driver version is insufficient|cudaErrorInsufficientDriver"
+       r"|NVIDIA driver on your "
        r"system is too old|Found no NVIDIA driver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
        r"|PTX was compiled with an unsupported toolchain|unsupported display driver"
        r"|cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
@@ -131,7 +126,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bbecause cuDNN failed to initialize\b"  # (TensorFlow's convolution, which needs it)
        r"|\bDNN library is not found\b"),  # (TensorFlow: no cuDNN it can load)
     rule("no_device", "env_mismatch",
-       r"Torch not compiled with CUDA enabled|no CUDA-capable device is detected|CUDA-capable "
+       r"Torch not compiled with CUDA enabled|(?<!" + PINNED_POOL + r")no CUDA-capable device is "
+       r"detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"
        r"|No (?:CUDA|HIP|XPU) GPUs are available|all CUDA-capable devices are busy or unavailable"
        # the kernel driver not loaded or not answering (nvidia-smi, the container runtime)

@@ -10,7 +10,7 @@ exception line.
 from __future__ import annotations
 
 from pytest_blackwell.failures.errorwords import PAUSE_PROMPTS, SETTING_VALUE
-from pytest_blackwell.failures.rule import COMPILER_LAUNCH, QUIET, Rule, rule
+from pytest_blackwell.failures.rule import COMPILER_LAUNCH, PINNED_POOL, QUIET, Rule, rule
 
 #: Messages of ValueErrors that Python and numpy raise themselves (see ``value_error``).
 _PYTHON_VALUE_ERRORS = (
@@ -354,6 +354,11 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|\bMinimum and Maximum cuda capability supported by this version of PyTorch\b"
        r"|\bPyTorch no longer supports this GPU because it is too old\b",
        keywords=TORCH_CAPABILITY_WARNINGS, wrapper=True),
+    # Triton server going on without its pinned memory pool because CUDA cannot run (a driver
+    # too old, no device); the pools are set up as the server starts (:mod:`.phrases`)
+    rule("pinned_pool_no_gpu", "env_mismatch",
+       PINNED_POOL + r"(?:CUDA driver version is insufficient|no CUDA-capable device is detected)",
+       keywords=("pinned memory pool",), wrapper=True),
     # PaddlePaddle's check of the card against the architectures its wheel was built for
     rule("paddle_arch_missing", "env_mismatch",
        r"The GPU architecture in your current machine is \w+, which is not compatible with "
