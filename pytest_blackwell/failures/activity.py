@@ -200,6 +200,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # files of a model repository being fetched (Hugging Face's download bars, and its
         # file URLs in an HTTP client's debug log: "GET /org/m/resolve/main/m.bin HTTP/1.1")
         r"|\bFetching \d+ files\b|^\s*Downloading\b|\"GET /\S*/resolve/\S* HTTP/\d"
+        # Triton server's model lifecycle loading a version of a model ("loading: resnet:1")
+        r"|\bmodel_lifecycle\.cc:\d+\] \"?loading: [\w\-.]+:\d+"
         # TensorRT-LLM reading a serialized engine back ("[TensorRT-LLM][INFO] Loaded engine
         # size: 68370 MiB")
         r"|\bLoaded engine size: \d"

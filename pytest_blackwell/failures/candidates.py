@@ -86,8 +86,9 @@ class Block:
     activity: tuple[str, str] | None = None  # see Candidate.activity
 
 
-#: A failed CHECK: glog's ``Check failed``, and XLA's check of a status (``Non-OK-status:``).
-_CHECKED = re.compile(r"\bCheck failed\b|\bNon-OK-status: ")
+#: A failed CHECK: glog's ``Check failed``, and XLA's check of a status (``Non-OK-status:``);
+#: a Rust panic, which aborts the process as a failed check does (``panic = "abort"``).
+_CHECKED = re.compile(r"\bCheck failed\b|\bNon-OK-status: |\bthread '[^']*' panicked at ")
 
 
 def wins(new: Candidate, cur: Candidate | None) -> bool:
@@ -112,8 +113,8 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
     if cur.rank == LEVEL_ONLY and new.rank == UNKNOWN and in_destructor(new.traceback):
         return False  # an unrecognised exception a destructor raised, which Python ignored
     if cur.rank == LEVEL_ONLY and new.category == DIED and _CHECKED.search(cur.text):
-        # a failed CHECK (glog's, TVM's, XLA's) aborts the process itself: the death right
-        # after it is its doing and does not replace it
+        # a failed CHECK (glog's, TVM's, XLA's) or a Rust panic aborts the process itself: the
+        # death right after it is its doing and does not replace it
         return new.start - cur.line > SOFT_WINDOW
     if holds_as_shortage(cur, new):
         return False

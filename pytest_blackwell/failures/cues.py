@@ -56,7 +56,10 @@ _REFUSAL = (
     r"(?:\bnot (?:yet )?(?:supported|implemented|available|compiled|enabled)\b|\bunsupported\b"
     r"|\bno (?:kernel|implementation|support)\b|\bonly (?:supported|available|works?|implemented)\b"
     r"|\bonly supports\b|\btoo old to be supported\b"
-    r"|\bdo(?:es)?(?: not|n't) support\b|\bcannot run\b|\bincompatible\b|\brequires?\b)"
+    r"|\bdo(?:es)?(?: not|n't) support\b|\bcannot run\b|\bincompatible\b|\brequires?\b"
+    # (a build for the architecture looked for and not there: "Could not find compatible
+    # tinycudann extension for compute capability 75")
+    r"|\b(?:could not|couldn't|cannot|unable to) find (?:a |any )?compatible\b)"
 )
 #: The operand a kernel exists for or not: a dtype, a head size, a shape.
 _OPERAND = (
@@ -298,6 +301,13 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # a tensor the loader needs, by its name ("missing tok_embeddings.weight")
             r"|\bmissing (?:tensor )?'?[\w.]+\.(?:weight|bias)\b"
             r"|\bno file named\b|\b(?:input|model|config) file (?:was )?not found\b"
+            # (a model file named by its path: "unable to find '/models/m/1/model.pt' for model
+            # instance 'm'", Triton's)
+            r"|\b(?:unable to|could not|couldn't|cannot|can't|failed to) (?:find|locate) ['\"]?\S*"
+            r"\.(?:pt|pth|onnx|plan|engine|bin|safetensors|gguf|ckpt)['\"]?(?:\s|$)"
+            # (or the file of a model named first: 'File "config.json" not found at model id')
+            r"|\bfile ['\"]?[\w.\-]+\.(?:json|safetensors|gguf|bin|model|pt)['\"]? "
+            r"(?:was )?not found\b"
             # a model's configuration file that cannot be read ("Can't load .../config.ini")
             r"|\b(?:can't|cannot|could not|couldn't|unable to|failed to) (?:load|open|read) "
             r"\S*\bconfig\w*\.(?:ini|json|ya?ml|pbtxt)\b"

@@ -123,6 +123,8 @@ ERRORISH = re.compile(
     r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"
     # (also as often misspelt: "An error occured while ...")
     r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurr?ed\b|\bencountered an? (?:unexpected |fatal )?error\b"
+    # (or an exception: "An exception has occurred: No closing quotation", InvokeAI's)
+    r"|\b[Aa]n (?:unexpected |unhandled )?exception (?:has )?occurr?ed\b"
     # an error code in capitals ("LLAMA_CPP_PROCESS_ERROR"), not a code for no error; a
     # library's fatal check ("TT_FATAL: Out of Memory: ...", Tenstorrent's)
     r"|\b(?!NO_)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:ERROR|FATAL)\b"

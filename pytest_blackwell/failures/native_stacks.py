@@ -52,6 +52,13 @@ _GDB_WHERE = re.compile(r"\bfrom (?P<lib>\S+)$|\bat (?P<src>\S+?):\d+$")
 DEBUGGER_NOISE = re.compile(
     r"^\[(?:New (?:LWP|Thread) [^\]]*|Thread debugging using libthread_db enabled"
     r"|Inferior \d+ \(process \d+\) detached)\]\s*$|^Using host libthread_db library\b"
+    # gdb's debuginfod prompt and its settings as it attaches (Fedora's, after ggml's abort:
+    # "This GDB supports auto-downloading debuginfo from the following URLs:", the URLs, "Enable
+    # debuginfod for this session? ...", "Function(s) ^std::... will be skipped when stepping.")
+    r"|^This GDB supports auto-downloading debuginfo\b|^\s+<[^>\s]+>\s*$"
+    r"|^Enable debuginfod for this session\?|^Debuginfod has been disabled\."
+    r"|^To make this setting permanent, add 'set debuginfod enabled off'"
+    r"|^Function\(s\) \S+ will be skipped when stepping\.$"
 )
 
 #: A lower-case letter followed by a capital: where a camelCase name joins its words.

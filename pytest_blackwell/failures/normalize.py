@@ -285,6 +285,13 @@ def strip_ansi(text: str) -> str:
     return text
 
 
+#: A message field of a JSON object pretty-printed over several lines (torchelastic's error
+#: file: '    "message": "RendezvousTimeoutError: ",'): its value is the message.
+_JSON_MESSAGE = re.compile(
+    r'^\s*"(?:message|msg|error|detail)":\s*"(?P<value>(?:[^"\\]|\\.)+)",?\s*$'
+)
+
+
 def _strip_prefixes(text: str, tag: str) -> LogicalLine:
     own = ""  # the outermost tag of this piece wins: "(Worker pid=3) [rank1]:" is Worker
     for _ in range(6):  # a handful of stacked prefixes at most
@@ -313,6 +320,8 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
             break
     if text[:1] in ("│", "╭", "╰"):
         text = _from_rich(text)
+    elif text.lstrip().startswith('"') and (field := _JSON_MESSAGE.match(text)) is not None:
+        text = field.group("value")
     level = ""
     for rx in (_VLLM_LEVEL, _PID_LEVEL, _PLAIN_LEVEL, _GLOG_LEVEL, _TRT_LEVEL, _NAME_LEVEL,
                _BRACKET_LEVEL, _DASH_LEVEL, _CHROMIUM_LEVEL, _ZEROLOG_LEVEL,

@@ -49,6 +49,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?-i:(?:^|\|\s*)UNAVAILABLE: )"
         r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
         r"|\bfailed to load all models\b"  # Triton server's model repository
+        r"|\bload failed for model\b"  # (and its client's report: "load failed for model 'm'")
         r"|(?i:\b(?:could not|couldn't|unable to|cannot|can't|failed to) "
         r"(?:load|init(?:iali[sz]e)?) (?:the )?(?:[\w-]+ )?model\b)"
         r"|\bError occurred when executing [^:]{0,60}?Load[^:]{0,60}?:"  # a ComfyUI loader node
@@ -126,7 +127,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bError launching (?:the )?(?:CUDA |HIP |OpenCL )?compiler\b"
         r"|\bError compiling program\b"
         # Dynamo's advice, printed only under an error raised while it compiles a frame
-        r"|\btorch\._dynamo\.config\.suppress_errors\b",
+        r"|\btorch\._dynamo\.config\.suppress_errors\b"
+        # an exception of Dynamo's own, raised only while it traces or compiles a frame
+        # ("torch._dynamo.exc.TorchRuntimeError: Failed running call_function ...")
+        r"|\btorch\._dynamo\.exc\.[A-Z]\w+",
         "compile",
     ),
     (
@@ -247,8 +251,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # the CUDA runtime that cannot initialise itself (cudaErrorInitializationError, 3)
         r"|\bCUDA error\(3\)|\bcudaErrorInitializationError\b|\bCUDA_ERROR_NOT_INITIALIZED\b"
         r"|\bCUDA error: initialization error\b"
+        # torch's lazy CUDA set-up failing ("CUDA call failed lazily at initialization with error")
+        r"|\bfailed lazily at initiali[sz]ation\b"
         # a server setting its memory pools up as it starts (Triton's pinned memory pool)
-        r"|\bpinned memory pool will not be available\b"
+        r"|\bpinned memory pool will not be available\b|\bfailed to allocate pinned system memory\b"
         # a ggml backend setting its device up (CUDA's, Metal's, Vulkan's, SYCL's, OpenCL's)
         r"|\bggml_(?:cuda|metal|vulkan|vk|sycl|opencl)_init\b"
         # ONNX Runtime's CUDA provider being added to a session's options
@@ -305,6 +311,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # torch_xla's first rendezvous of the spawned processes ("Failed to meet rendezvous
         # 'init'")
         r"|\bFailed to meet rendezvous 'init'"
+        # torchelastic's rendezvous of the nodes, which it runs before it starts its workers
+        # ("RendezvousTimeoutError", "RendezvousConnectionError", "RendezvousClosedError")
+        r"|\bRendezvous\w*Error\b"
         # Lightning checking the Trainer's settings as it is built (its accelerator, its devices)
         r"|\bMisconfigurationException\b"
         # a distributed runtime reaching the services it coordinates through as it starts

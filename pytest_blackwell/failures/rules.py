@@ -341,7 +341,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|(?i:nvcc|nvrtc)\b.{0,20}?(?:fatal|error)\s*:\s*(?:Value '(?:sm|compute)_"
        r"(?P<compute_capability>\d+)a?' is not defined"
        r"|Unsupported gpu architecture '(?:sm|compute)_(?P<compute_capability__2>\d+)a?'"
-       r"|invalid value for --gpu-architecture)",
+       r"|invalid value for --gpu-architecture"  # (and an nvcc older than its "native" target)
+       r"|Value '(?:native|all|all-major)' is not defined for option 'gpu-architecture')",
        stage_hint="compile", keywords=("is not defined for option",)),
     # ggml's CUDA backend aborts with a bare "fatal error" where a switch over types, head sizes
     # or kernel variants has no case for this input: no kernel for it

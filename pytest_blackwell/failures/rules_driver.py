@@ -42,11 +42,14 @@ DRIVER_RULES: tuple[Rule, ...] = (
        r"|\bCommand buffer execution failed: (?:Impacting Interactivity|Caused GPU Timeout)\b"
        r"|\bkIOGPUCommandBufferCallbackErrorTimeout\b"
        r"|\bkIOGPUCommandBufferCallbackErrorImpactingInteractivity\b"
+       # (or a hang the GPU's own watchdog saw: "Caused GPU Hang Error (00000003:kIOGPUCommand
+       # BufferCallbackErrorHang)")
+       r"|\bkIOGPUCommandBufferCallbackErrorHang\b|\bCaused GPU Hang Error\b"
        # DirectX's device hung (DXGI_ERROR_DEVICE_HUNG, HRESULT 887A0006, as DirectML reports
        # it): the GPU stopped answering a command list and Windows reset it
        r"|\bDXGI_ERROR_DEVICE_HUNG\b|\b(?:0x)?887[Aa]0006\b",
        keywords=("launch timed out", "LaunchTimeout", "LAUNCH_TIMEOUT", "Interactivity",
-                 "GPU Timeout", "ErrorTimeout", "DEVICE_HUNG", "887A0006",
+                 "GPU Timeout", "ErrorTimeout", "DEVICE_HUNG", "887A0006", "GPU Hang", "ErrorHang",
                  "887a0006")),
 )
 # fmt: on

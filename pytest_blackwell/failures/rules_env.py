@@ -179,6 +179,9 @@ ENV_RULES: tuple[Rule, ...] = (
        # JAX: "Backend 'cuda' failed to initialize: ..." (its CUDA libraries or plugin)
        r"|\b[Bb]ackend '(?:cuda|gpu|rocm)' failed to initiali[sz]e"
        r"|CUDA error\(3\), initialization error|cudaErrorInitializationError"
+       # (Triton server's: "Failed to initialize CUDA memory manager: unable to get number of
+       # CUDA devices: initialization error", the runtime's string for error 3)
+       r"|\bCUDA devices: initialization error\b"
        # a CUDA sample's device count failing with error 3, its string on the next line
        # ("cudaGetDeviceCount returned 3" / "-> initialization error")
        r"|\b(?:cuda|hip)GetDeviceCount(?:\(\))? returned 3\b|^-> initialization error\s*$"
@@ -261,8 +264,9 @@ ENV_RULES: tuple[Rule, ...] = (
        # XLA's JIT running ptxas on a kernel it generated, the tool failing without a word of
        # its own ("ptxas exited with non-zero error code 139, output: ")
        r"|\bptxas exited with non-zero error code -?\d+"
-       # AITER's JIT build of one of its modules ("[aiter] failed jit build [module_x]")
-       r"|\bfailed jit build \[",
+       # AITER's JIT build of one of its modules ("[aiter] failed jit build [module_x]", and in
+       # other releases "failed build jit [module_x]")
+       r"|\bfailed (?:jit build|build jit) \[",
        weak=True, stage_hint="compile"),
     rule("backend_not_installed", "env_mismatch",
        r"(?i)is not available or (?:is )?outdated"

@@ -116,7 +116,8 @@ LATE_RULES: tuple[Rule, ...] = (
          keywords=("invalid configuration argument",)),
     rule("timed_out", "timeout",
        # (not a setting and its value: "Timeout: 1800", "requestTimeout: 30s", "Timeout: 0:30:00")
-       r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)\b(?::|$)"
+       # (or its repr, as a logger prints it: "TimeoutError('No heartbeat received from X')")
+       r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)\b(?::|$|\(['\"])"
        r"|^(?:[\w.]+\.)?\w*Timeout\b(?:(?!" + SETTING_VALUE + r"):|$)"
        # faulthandler's dump of a process still running after its deadline (pytest's
        # faulthandler_timeout, dump_traceback_later): "Timeout (0:02:00)!"
@@ -280,6 +281,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|\bbyte\(s\), (?P<signal__23>abort)\(\) \+ 0x[0-9A-Fa-f]+ byte\(s\)"
        # Open MPI's launcher: "mpirun noticed that process rank 6 ... exited on signal 9 (Killed)"
        r"|\bexited on signal (?P<signal__12>\d+)\b"
+       # Go's exec package reporting a child that died ("cmd.Wait() returned error: signal:
+       # aborted (core dumped)", a supervisor of llama-server)
+       r"|\bWait\(\) returned error: signal: (?P<signal__27>aborted|killed|segmentation fault"
+       r"|bus error|illegal instruction|floating point exception)\b"
        # the kernel's log of a process it killed: "app[123]: segfault at 0 ip ... error 4 in
        # libcuda.so", "traps: app[123] general protection fault ip:...", "... trap invalid opcode"
        r"|\[\d+\]:? (?P<signal__13>segfault) at [0-9a-f]+ ip [0-9a-f]+ sp [0-9a-f]+ error \d+"
@@ -288,7 +293,8 @@ LATE_RULES: tuple[Rule, ...] = (
        weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??",
                             "fatal exception", "exited on signal", "xit code", "退出代码",
                             "segfault at", "traps: ", "exception: ", "Fatal signal", "F DEBUG",
-                            "SignalException", "fault addr", "(SIG", "Signal (")),
+                            "SignalException", "fault addr", "(SIG", "Signal (",
+                            "returned error: signal")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     # (not Python's or numpy's own messages, which a program's bug raises, not a check of its
     # configuration: "substring not found", "too many values to unpack", "x not in list"; nor a
@@ -402,6 +408,10 @@ LATE_RULES: tuple[Rule, ...] = (
        wrapper=True),
     # a compiler that a program started at run time failed (OpenMM's "Error launching CUDA
     # compiler: 256"): its own error comes next
+    # Dynamo's report of the compiler backend that raised, the error on the next line
+    # ("backend='inductor' raised:" then "OutOfMemoryError: ..."): a compile
+    rule("backend_raised", "unknown", r"\bbackend='\w+' raised:", wrapper=True,
+       stage_hint="compile", keywords=("' raised:",)),
     rule("compiler_failed", "unknown",
        COMPILER_LAUNCH + r": \d+", wrapper=True,
        stage_hint="compile"),

@@ -72,10 +72,9 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Loading drafter model", "loading"),  # vLLM loading a speculative decoding drafter
     # Triton server creating an instance of a model (its backend loads the model into it)
     ("TRITONBACKEND_ModelInstanceInitialize", "loading"),
-    # (or the backend library and the model before it: "TRITONBACKEND_Initialize: pytorch",
-    # "TRITONBACKEND_ModelInitialize: cifar10 (version 1)")
+    # (or the model before it: "TRITONBACKEND_ModelInitialize: cifar10 (version 1)"; not the
+    # backend library's TRITONBACKEND_Initialize, which older servers run as they start)
     ("TRITONBACKEND_ModelInitialize", "loading"),
-    ("TRITONBACKEND_Initialize", "loading"),
     ("Load weight end", "profile"),
     ("Load weight begin", "loading"),
     ("_context_with_model:", "kv_alloc"),

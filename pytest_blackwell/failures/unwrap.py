@@ -31,6 +31,8 @@ _BOX = re.compile(r"[│┃╭╰╮╯]|^\s*\|")
 #: a frame, a source line or a table row, never the middle of a cut word.
 _RECORD = re.compile(
     r"^(?:\[|\(|[A-Z]{3,}\b|\d{4}-\d\d-\d\d|\s{2}|Traceback |During handling|The above"
+    # (a glog or absl record: "I0414 11:11:52.502198 4757 f.cc:473] ...")
+    r"|[IWEF]\d{4} \d\d:\d\d:\d\d"
     # (a docker-compose service's gutter: "vllm-server  | ...")
     r"|[\w.\-]{1,40}\s+\| )"
 )

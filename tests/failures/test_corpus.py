@@ -296,6 +296,14 @@ IN_TUNING = {
     "fresh280": (0.91, 0.50),
     "fresh282": (0.87, 0.75),
     "fresh284": (0.91, 0.66),
+    "fresh277": (1.00, 1.00),
+    "fresh279": (0.91, 0.75),
+    "fresh281": (1.00, 0.91),
+    "fresh283": (0.91, 0.91),
+    "fresh286": (1.00, 0.90),
+    "fresh288": (0.91, 0.91),
+    "fresh290": (1.00, 0.91),
+    "fresh292": (0.91, 0.83),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -388,6 +396,10 @@ KNOWN_UNREACHABLE = {
     "fresh101/healthy-xformers-comfyui-colab-extension-warning-futurewarnings-6.log": (
         "xFormers' WARNING that it cannot load its C++/CUDA extensions, on which five other "
         "excerpts end as their failure; here the program goes on, told only by later warnings"
+    ),
+    "fresh292/healthy-comfyui-colab-xformers-warning-startup-926.log": (
+        "the same xFormers WARNING as fresh101/'s, after which ComfyUI goes on starting (its "
+        "attention falls back to PyTorch's); six other excerpts end on it as their failure"
     ),
 }
 
