@@ -408,9 +408,10 @@ LATE_RULES: tuple[Rule, ...] = (
        wrapper=True),
     # a compiler that a program started at run time failed (OpenMM's "Error launching CUDA
     # compiler: 256"): its own error comes next
-    # Dynamo's report of the compiler backend that raised, the error on the next line
-    # ("backend='inductor' raised:" then "OutOfMemoryError: ..."): a compile
-    rule("backend_raised", "unknown", r"\bbackend='\w+' raised:", wrapper=True,
+    # Dynamo's report of the compiler backend that raised, alone on its line (its exception's
+    # type shown elsewhere), the error on the next ("backend='inductor' raised:" then
+    # "OutOfMemoryError: ..."): a compile
+    rule("backend_raised", "unknown", r"^\s*backend='\w+' raised:\s*$", wrapper=True,
        stage_hint="compile", keywords=("' raised:",)),
     rule("compiler_failed", "unknown",
        COMPILER_LAUNCH + r": \d+", wrapper=True,

@@ -57,7 +57,7 @@ from classify_helpers import classify_as
                 "RuntimeError: use_libuv was requested but PyTorch was build without libuv support",
             ],
             "env_mismatch",
-            "unknown",
+            "startup",  # (round 71: torchelastic's rendezvous errors are its start-up)
         ),
         (
             [
