@@ -70,6 +70,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # a server that has come up: the work after it is the requests it serves
         r"|\bServing on https?://|\bUvicorn running on\b|\bApplication startup complete\b"
         r"|\bRunning on (?:local|public) URL:"  # a Gradio app serving its interface
+        r"|\bTo create a public link, set `share=True`"  # (its advice printed right after)
         r"|\bllama runner started\b"
         # a progress bar or announcement of the work itself ("Generating: 0/1", "Sampling
         # with k_euler", "Denoising 40%|####", a spinner's "Transcribing... 0:00:03")

@@ -248,6 +248,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # a package older than the caller needs ("sageattention is not new enough version"),
             # or newer than it supports ("FlashAttention maximum version 2.5.8 is supported")
             r"|\bnot new enough\b|\b(?:version|package|library) (?:is )?too old\b"
+            # a program asking for a dependency it did not find ("Please ensure that exllama
+            # (https://...) is cloned inside repositories/")
+            r"|\b(?:make sure|ensure) (?:that )?[\w.\-]+ (?:\([^)]{0,120}\) )?(?:is|are) "
+            r"(?:installed|cloned|built)\b"
             r"|\b(?:maximum|minimum) version [\d.]+\w* (?:is )?(?:supported|required)\b"
             # an installed version without a feature ("CUDA device, driver and/or toolkit
             # version does not support comm+GEMM overlap with CUDA Multicast")

@@ -22,7 +22,8 @@ PAUSE_PROMPTS = ("Press any key to continue", "请按任意键")
 #: a configuration printed, not an error, whatever the name says.
 SETTING_VALUE = r":\s*[\w.:]+\s*$"
 #: How a line starting with a bare glog record at an error level begins (month 01 to 12).
-GLOG_HEADS = ("E0", "E1", "F0", "F1")
+#: (ExecuTorch's ET_LOG puts a space before its time: "E 00:01:34.607969 executorch:f.cpp:252]")
+GLOG_HEADS = ("E0", "E1", "F0", "F1", "E 0", "F 0")
 #: Further words of error lines that carry neither (``FATAL``, TensorRT's ``[E]``, ``NCCL WARN``,
 #: ``NVRM: Xid``, a Rust panic, a bare ``Exception``). A ``quick`` classifier leaves them and the
 #: rules' own keywords out; :func:`classify_stream` then reads the log again in full when the
@@ -78,7 +79,7 @@ def looked_at(line: str, keywords: tuple[str, ...]) -> bool:
     """Whether the scan reads ``line`` closely: it holds one of ``keywords`` (those that start
     with a line break: ``line`` starts with the rest)."""
     return any(k in line for k in keywords) or (
-        line.startswith(GLOG_HEADS) and f"\n{line[:2]}" in keywords
+        line.startswith(GLOG_HEADS) and f"\n{line[: 2 + (line[1] == ' ')]}" in keywords
     )
 
 

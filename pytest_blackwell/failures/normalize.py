@@ -160,6 +160,9 @@ _GLOG_LEVEL = re.compile(
     # (absl before its logging is set up counts seconds from the epoch: "E0000 00:00:1730948968.00
     # 14809 cuda_dnn.cc:8310] ")
     r"|^(?::\s)?(?P<bare>[EWIF])(?:\d{4} \d\d:\d\d:\d+\.\d+\s+\d+)? [\w./\-]+\.\w+:\d+\]\s"
+    # ExecuTorch's ET_LOG, the time since start and the component before the file: "E
+    # 00:01:34.607969 executorch:operator_registry.cpp:252] "
+    r"|^(?P<et>[EWIF]) \d\d:\d\d:\d\d\.\d+ [\w\-]+:[\w./\-]+\.\w+:\d+\]\s"
     # PyTorch's logging with a full date: "E2025-08-13T11:34:14+08:00.677000 8929 f.py:2100] "
     r"|^(?P<iso>[EWIF])\d{4}-\d\d-\d\dT[\d:.+\-]+ \d+ [\w./\-]+\.\w+:\d+\]\s?"
 )

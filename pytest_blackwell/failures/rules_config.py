@@ -207,6 +207,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # --origin-rpc-server-main-gpu", llama.cpp's tools)
        # (or calling it invalid: llama.cpp's "error: invalid argument: -rpc")
        r"|^(?:error: )?(?:[Uu]nknown|[Ii]nvalid) (?:argument|option)s?:? -{1,2}[A-Za-z]"
+       # getopt's own words, as any GNU tool prints them ("basename: unrecognized option
+       # '--name'", "x: invalid option -- 'q'")
+       r"|^[\w.\-]+: (?:unrecognized option '-|invalid option -- ')"
        r"|\bNotEnoughCUDADevices\b"
        r"|\bArgumentValidation\(\""  # TGI's launcher refusing its arguments
        # (not Python's own TypeError of a call, "f() got an unexpected keyword argument 'x'":
@@ -218,6 +221,7 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"(?P<max_model_len>\d+)\) is greater than the derived max_model_len|does not match the "
        r"quantization method specified in the `quantization` argument",
        stage_hint="startup",
-       keywords=("nknown argument", "nknown option", "nvalid argument", "nvalid option")),
+       keywords=("nknown argument", "nknown option", "nvalid argument", "nvalid option",
+                 "nrecognized option")),
 )
 # fmt: on

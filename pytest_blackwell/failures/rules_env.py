@@ -114,6 +114,11 @@ ENV_RULES: tuple[Rule, ...] = (
        r'could not select device driver "\w*" with capabilities'
        r"|\bunknown or invalid runtime name: nvidia\b",  # (its runtime not registered at all)
        stage_hint="startup"),
+    # a file an installed package needs, missing from its own directory (a broken or partial
+    # installation: "FileNotFoundError: [WinError 3] ...: '...\\site-packages\\ctranslate2/..'")
+    rule("package_file_missing", "env_mismatch",
+       r"^(?:[\w.]+\.)?FileNotFoundError: .{0,120}?[\\/](?:site|dist)-packages[\\/]+\w",
+       keywords=("FileNotFoundError",)),
     # a Vulkan driver without an extension, a layer or the API version the program asks for
     # ("vk::PhysicalDevice::createDevice: ErrorExtensionNotPresent")
     rule("vulkan_driver_lacks", "env_mismatch",

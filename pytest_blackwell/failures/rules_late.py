@@ -118,6 +118,8 @@ LATE_RULES: tuple[Rule, ...] = (
        # (not a setting and its value: "Timeout: 1800", "requestTimeout: 30s", "Timeout: 0:30:00")
        # (or its repr, as a logger prints it: "TimeoutError('No heartbeat received from X')")
        r"^(?:[\w.]+\.)?\w*Timeout(?:Error|Exception|Expired)\b(?::|$|\(['\"])"
+       # (requests' and httpx' timeouts in a message: "Got: ConnectTimeout: [WinError 10060]")
+       r"|\b(?:Connect|Read|Write|Pool)Timeout(?:Error)?: "
        r"|^(?:[\w.]+\.)?\w*Timeout\b(?:(?!" + SETTING_VALUE + r"):|$)"
        # faulthandler's dump of a process still running after its deadline (pytest's
        # faulthandler_timeout, dump_traceback_later): "Timeout (0:02:00)!"

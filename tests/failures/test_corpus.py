@@ -304,6 +304,8 @@ IN_TUNING = {
     "fresh288": (0.91, 0.91),
     "fresh290": (1.00, 0.91),
     "fresh292": (0.91, 0.83),
+    "fresh294": (0.83, 0.91),
+    "fresh295": (0.87, 0.87),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -396,6 +398,10 @@ KNOWN_UNREACHABLE = {
     "fresh101/healthy-xformers-comfyui-colab-extension-warning-futurewarnings-6.log": (
         "xFormers' WARNING that it cannot load its C++/CUDA extensions, on which five other "
         "excerpts end as their failure; here the program goes on, told only by later warnings"
+    ),
+    "fresh294/faster-whisper-jupyter-kernel-restart-while-transcribing-602.log": (
+        "the only sign of a failure is the notebook's 'Restarting kernel...' after the audio was "
+        "being processed; a kernel restarted by hand prints the same line"
     ),
     "fresh292/healthy-comfyui-colab-xformers-warning-startup-926.log": (
         "the same xFormers WARNING as fresh101/'s, after which ComfyUI goes on starting (its "
