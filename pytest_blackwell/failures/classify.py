@@ -49,7 +49,7 @@ from pytest_blackwell.failures.candidates import (
     process_name,
     replaces_in_block,
 )
-from pytest_blackwell.failures.cues import LEVEL_ALONE
+from pytest_blackwell.failures.cues import heads_its_message
 from pytest_blackwell.failures.errorwords import is_aside, looked_at, says_error, triggers
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage
@@ -266,12 +266,9 @@ class StreamClassifier:
         if found is None:
             if says_error(line.text, line.level):
                 detail = {"process": process_name(line.tag)} if line.tag else {}
-                # (a printed line that ends in a colon: its message is on the next line; a
-                # logger's record at an error level stands alone, records of their own follow)
-                # (or a level word alone, a console's heading of the message below it)
-                below = not line.level and (
-                    line.text.rstrip().endswith(":") or LEVEL_ALONE.match(line.text) is not None
-                )
+                # (a printed line whose message is below it; a logger's record at an error level
+                # stands alone, records of their own follow)
+                below = not line.level and heads_its_message(line.text)
                 return Candidate(
                     LEVEL_ONLY,
                     "unknown",

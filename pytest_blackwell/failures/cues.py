@@ -409,7 +409,13 @@ _BARE_ASSERT = re.compile(r"^\s*(?:\w+\.)*AssertionError\s*$")
 
 #: A level word alone on its line ("  ERROR", "FATAL:"), as a console prints a heading over the
 #: message: the message is the next line.
-LEVEL_ALONE = re.compile(r"^\W*(?:ERROR|FATAL|CRITICAL|Error|Fatal)\W*$")
+_LEVEL_ALONE = re.compile(r"^\W*(?:ERROR|FATAL|CRITICAL|Error|Fatal)\W*$")
+
+
+def heads_its_message(text: str) -> bool:
+    """Whether a printed error line's message is on the line below it: the line ends in a colon,
+    or is a level word alone."""
+    return text.rstrip().endswith(":") or _LEVEL_ALONE.match(text) is not None
 
 
 def own_words(text: str, traceback: Sequence[str]) -> list[str]:
@@ -429,7 +435,7 @@ def own_words(text: str, traceback: Sequence[str]) -> list[str]:
         shown = [t.strip() for t in traceback[:end] if t.strip() and t.strip()[0] not in "^~"]
         if shown and shown[-1].startswith("assert "):
             return [text, shown[-1].split("  #", 1)[0]]  # (not a comment after it)
-    if text.rstrip().endswith(":") or _SIGNATURE_END.search(text) or LEVEL_ALONE.match(text):
+    if heads_its_message(text) or _SIGNATURE_END.search(text):
         at = next((i for i, line in enumerate(traceback) if line == text), None)
         rest = None if at is None else next((t for t in traceback[at + 1 :] if t.strip()), None)
         if rest is not None:

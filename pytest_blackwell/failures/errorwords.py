@@ -78,9 +78,11 @@ def triggers(quick: bool) -> tuple[str, ...]:
 def looked_at(line: str, keywords: tuple[str, ...]) -> bool:
     """Whether the scan reads ``line`` closely: it holds one of ``keywords`` (those that start
     with a line break: ``line`` starts with the rest)."""
-    return any(k in line for k in keywords) or (
-        line.startswith(GLOG_HEADS) and f"\n{line[: 2 + (line[1] == ' ')]}" in keywords
-    )
+    if any(k in line for k in keywords):
+        return True
+    if not line.startswith(GLOG_HEADS):
+        return False
+    return any(f"\n{head}" in keywords for head in GLOG_HEADS if line.startswith(head))
 
 
 ERROR_LEVELS = ("ERROR", "CRITICAL")

@@ -50,6 +50,9 @@ _EXIT = (
     r"|退出代码为?\s*|退出码\s*[:\uff1a]?\s*)"
 )
 
+#: A wait that gave up, naming the CUDA error that ended it ("...: CUDA error: ..."): the error's.
+_WAITED = r"[Tt]imed out waiting (?:\d+ ?m?s )?for"
+_ENDED_BY_CUDA_ERROR = r"[^:]{0,60}: ?(?:CUDA|HIP|ROCm) error\b"
 #: Not when the store's own wait timed out while the id was fetched: a timeout (``timed_out``).
 _STORE_TIMEOUT = r"(?!.{0,300}?\b(?:Socket Timeout\b|wait timeout after \d))"
 
@@ -128,9 +131,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|^\s+(?:[\w.]+\.)?\w*Timeout(?:Error|Exception)\b(?::|\s*$)"
        # a wrapper naming the timeout it carries (Ray's "RayTaskError(TimeoutError): ...")
        r"|^(?:[\w.]+\.)?\w+\((?:\w+\.)*\w*Timeout(?:Error|Exception)\):"
-       # (not a relay that names the error that ended the wait: "timed out waiting for llama
-       # runner to start: CUDA error: ...", the error's, as a runner's relay of its death is)
-       r"|[Tt]imed out waiting (?:\d+ ?m?s )?for(?![^:]{0,60}: ?(?:CUDA|HIP|ROCm) error\b)"
+       r"|" + _WAITED + r"(?!" + _ENDED_BY_CUDA_ERROR + r")"  # (not one that names its end)
        r"|RPC call to \w+ timed out|(?i:\b(?:operation|request|rpc|call|collective|handshake"
        r"|connection|iteration|step|heartbeat|barrier|wait\w*) (?:has )?timed out\b)"
        r"|(?i:\btimed out after \d+)|\bgot error: (?:Socket Timeout|wait timeout after \d)"
@@ -484,12 +485,11 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("nvcc_errors", "unknown", r"\b\d+ errors? detected in the compilation of\b",
        stage_hint="compile", keywords=("detected in the compilation of",)),
     # the CUDA runtime's own error string with no known cause in it (ggml's "CUDA error: an
-    # internal operation failed"): an error of its own, which a death right after does not
-    # replace (also as a wait that gave up names it: "timed out waiting for llama runner to
-    # start: CUDA error: ...", not a timeout of its own: ``timed_out``)
+    # internal operation failed", also named by a wait that gave up): an error of its own,
+    # which a death right after does not replace
     rule("cuda_error_string", "unknown",
        r"(?:^|\] )(?:CUDA|HIP|cuda|hip) error(?: at \S+:\d+)?: \S"
-       r"|[Tt]imed out waiting (?:\d+ ?m?s )?for[^:]{0,60}: ?(?:CUDA|HIP|ROCm) error\b"),
+       r"|" + _WAITED + _ENDED_BY_CUDA_ERROR),
     # The message of the C++ exception that ``terminate called after throwing an instance of``
     # announces: the error itself, as an exception line is (a known cause in it matched above).
     rule("cpp_exception_what", "unknown", r"^\s*what\(\):\s+\S", keywords=("what():",)),
