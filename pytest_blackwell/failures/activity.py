@@ -160,7 +160,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\bcompiling (?:and loading )?(?:the )?(?:fused |custom |cuda )?kernels\b)"
         # a GPU program built from source at run time, failing (TVM's "OpenCL build error for
         # device=0x6fc6718ae0", its reason on the next line)
-        r"|\b(?:OpenCL|Metal|Vulkan) (?:program )?build (?:error|failed)\b",
+        r"|\b(?:OpenCL|Metal|Vulkan) (?:program )?build (?:error|failed)\b"
+        # (Intel's OpenCL and Level Zero runtimes print the build log of such a program under
+        # "The program was built for 1 devices" / "Build program log for 'Intel(R) Arc(TM)'")
+        r"|\bBuild program log for\b|\bThe program was built for \d+ devices?\b",
         "compile",
     ),
     # weights: checkpoint shards, state dicts, weight files being read
@@ -286,6 +289,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # an engine checking its environment before it starts (LMDeploy's "Checking environment
         # for PyTorch Engine.")
         r"|\bChecking environment for\b"
+        # an installer or a launcher checking that its packages import ("Checking PyTorch,
+        # Triton, and vLLM imports...")
+        r"|\bChecking [\w ,.\-]{1,80} imports\b"
         # Ray reporting an actor that died in its constructor (the worker being set up), above
         # the traceback of the error it died of
         r"|\berror raised in its creation task\b",
@@ -374,9 +380,9 @@ def _recent(
     number (see :func:`activity_before` for ``raw`` and ``text``)."""
     recent = [(n, shown) for n, line in ring if n > lineno - RING_LINES for shown in _shown(line)]
     at = raw.find(text) if raw and text else -1
-    if at > 0:
+    if at > 0:  # (what cleaning took off the line: "(pid=3) ")
         recent.append((lineno, raw[:at]))
-    elif at == 0:  # the error read with what the line showed first ("(12 / 55 tokens)CUDA error")
+    if at >= 0:  # the error read with what the line showed first ("(12 / 55 tokens)CUDA error")
         recent.append((lineno, _before_error(text)))
     return recent
 

@@ -87,8 +87,13 @@ class Block:
 
 
 #: A failed CHECK: glog's ``Check failed``, and XLA's check of a status (``Non-OK-status:``);
-#: a Rust panic, which aborts the process as a failed check does (``panic = "abort"``).
-_CHECKED = re.compile(r"\bCheck failed\b|\bNon-OK-status: |\bthread '[^']*' panicked at ")
+#: a Rust panic, which aborts the process as a failed check does (``panic = "abort"``); LLVM's
+#: fatal error and MLIR's translation to it failing, which LLVM ends with an abort (Triton's
+#: compiler: "error: LLVM Translation failed for operation: ...", "LLVM ERROR: Failed to ...").
+_CHECKED = re.compile(
+    r"\bCheck failed\b|\bNon-OK-status: |\bthread '[^']*' panicked at "
+    r"|\bLLVM ERROR: |\bLLVM Translation failed\b"
+)
 
 
 def wins(new: Candidate, cur: Candidate | None) -> bool:
@@ -231,6 +236,7 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
         best.after is None
         and best.activity is None
         and cand.activity is not None
+        and cand.activity[0] != "shutdown"  # (the process going down after the error: its end)
         and cand.category == best.category
         and 0 < cand.start - best.line <= AFTER_GAP
         and not _in_own_words(cand.activity[1], cand.text)

@@ -152,9 +152,10 @@ ERRORISH = re.compile(
     # pydantic's (v1) validation error, one entry per field: "<message> (type=value_error)"
     r"|\(type=\w+_error(?:\.\w+)*\)"
     # a C++ catch block reporting what it caught ("Exception caught at file:ggml-sycl.cpp,
-    # line:3171", the SYCL backends'), and memory the system could not give ("gemm: cannot
-    # allocate memory on host", ENOMEM's "Cannot allocate memory")
-    r"|^\s*(?:\w+ )?[Ee]xception caught at file:|\b(?i:cannot|can't|unable to) allocate memory\b"
+    # line:3171", the SYCL backends', also after the code it caught: "-11
+    # (PI_ERROR_BUILD_PROGRAM_FAILURE)Exception caught at file:..."), and memory the system
+    # could not give ("gemm: cannot allocate memory on host", ENOMEM's "Cannot allocate memory")
+    r"|[Ee]xception caught at file:|\b(?i:cannot|can't|unable to) allocate memory\b"
     # an error report's field (ComfyUI's, its markdown bold lost): "Exception Message: ..."
     r"|^\s*Exception Message:\s*\S"
     # a failure named by what failed ("HipVMM Failure: invalid argument")
@@ -180,6 +181,9 @@ BENIGN = re.compile(
     # a program that says it goes on without what failed ("Unable to load libtcmalloc.so.4,
     # continuing with default allocator"), a note about an option
     r"|\bcontinuing\b|^(?:Note|NOTE|Hint|Tip): "
+    # a prompt that says how long it waits for an answer ("wandb: Enter your choice: (30 second
+    # timeout) 3")
+    r"|\(\d+ ?(?:s|secs?|seconds?) timeout\)"
     # a scheduler taking requests back to free memory (SGLang's "Decode out of memory happened.
     # #retracted_reqs: 1"): they are run again later
     r"|\bretract(?:ed|ing)?(?:_reqs)?\b"

@@ -45,6 +45,7 @@ _STARTUP_SHAPE = re.compile(
     # PyInstaller's bundle loading one) and macOS (dyld)
     r"|LoadLibrary failed|The specified (?:module|procedure) could not be found"
     r"|A dynamic link library \(DLL\) initiali[sz]ation routine failed|Failed to load dynlib/dll\b"
+    r"|\bWinError (?:126|127|1114)\b"  # (their numbers, in any language of the message)
     r"|\bwas(?:n'?t| not) able to be loaded\b"  # ONNX Runtime's CUDA provider library
     r"|dyld\S*: Library not loaded"
     # ctypes on Windows: "Could not find module '...\\x.dll' (or one of its dependencies)"
@@ -204,6 +205,11 @@ def decide(
         # its warm-up request (SGLang): an engine function on the stack says what ran. (Any
         # other marker is later than the frames: the stages before it are over.)
         stage = told[0]
+    if stage == "profile" and frames and cand.hint != "compile":
+        said = phrase_stage(_told_lines(cand))  # (or its error says a compiler failed)
+        if said is not None and said[0] == "compile":
+            options.append(said)
+            stage = "compile"
     if stage == "profile" and cand.hint == "compile":
         stage = "compile"  # vLLM compiles inside its profiling run: a compiler's error is its own
     stage_from = next((why for st, why in options if st == stage), "none")

@@ -76,6 +76,9 @@ DECISIVE: dict[str, str] = {
     "_sync_module_states": "startup",
     # DeepSpeed's engine broadcasting rank 0's weights as it is built
     "_broadcast_model": "startup",
+    # (Horovod's counterparts, called once before training: rank 0's variables to every rank)
+    "broadcast_global_variables": "startup",
+    "broadcast_parameters": "startup",
     # DeepSpeed's engine setting its model and optimizer up in deepspeed.initialize (the model
     # moved and wrapped, ZeRO allocating the optimizer states), before any training step
     "_configure_distributed_model": "startup",
@@ -303,10 +306,15 @@ PATHS: tuple[tuple[str, str], ...] = (
     ("torch/_inductor/", "compile"),
     ("vllm/compilation/", "compile"),
     ("triton/compiler/", "compile"),
+    ("triton/compiler.py", "compile"),  # (Triton 2.0's compiler, one module)
     ("triton/backends/nvidia/compiler", "compile"),  # Triton 3's backends: ptxas, make_cubin
     ("triton/backends/amd/compiler", "compile"),
+    # Triton's compiler library itself, in a debugger's backtrace (its IR passes, MLIR, LLVM)
+    ("triton/_C/libtriton", "compile"),
     ("torch/utils/cpp_extension.py", "compile"),  # torch's JIT build of C++/CUDA extensions
     ("<pip-setuptools-caller>", "compile"),  # pip running a package's setup.py to build it
+    ("/pip-req-build-", "compile"),  # (the source tree pip unpacked it to, older pips')
+    ("/pip-install-", "compile"),
     ("triton/runtime/build.py", "compile"),  # Triton building its launcher or driver module
     ("flashinfer/jit/", "compile"),
     ("torch/cuda/graphs.py", "graph_capture"),
@@ -318,6 +326,7 @@ PATHS: tuple[tuple[str, str], ...] = (
     ("lightning/callbacks/progress/", "execute"),
     ("lightning/pytorch/callbacks/progress/", "execute"),
     ("entrypoints/openai/serving_", "execute"),  # an OpenAI-compatible server serving a request
+    ("uvicorn/protocols/http/", "execute"),  # uvicorn running the app for an HTTP request
 )
 
 #: Frames that raise for one reason only: they tell the category of an unrecognised message.

@@ -222,8 +222,13 @@ def _called(segment: list[Frame], callee: str) -> None:
 
 
 #: The data-parallel wrappers of torch, whose constructors run the process group's first
-#: collectives (DDP verifying and broadcasting the parameters, FSDP syncing module states).
-_DATA_PARALLEL = ("torch/nn/parallel/distributed.py", "fsdp/fully_sharded_data_parallel.py")
+#: collectives (DDP verifying and broadcasting the parameters, FSDP syncing module states), and
+#: FSDP's flat parameters, which only its constructor builds.
+_DATA_PARALLEL = (
+    "torch/nn/parallel/distributed.py",
+    "fsdp/fully_sharded_data_parallel.py",
+    "fsdp/_flat_param.py",
+)
 
 #: Model code whose constructors run while the model is built, i.e. while it is loaded.
 MODEL_PATHS = (
@@ -275,6 +280,9 @@ _MODEL_CLASS = re.compile(
 #: ``PyNcclCommunicator``, ``CustomAllreduce``, a ``ProcessGroupNCCL``): distributed start-up.
 _COMMUNICATOR_CLASS = re.compile(
     r"^[A-Z]\w*(?:Communicator|ProcessGroup\w*|Allreduce)$|^\w*ParallelContext$"
+    # (TransformerEngine's userbuffers for overlapping GEMMs with their communication:
+    # "UbufP2PCommOverlap", "CommOverlapP2P")
+    r"|^[A-Z]\w*CommOverlap\w*$"
     # the process groups of every parallel dimension set up at once (nanotron's and ColossalAI's
     # ParallelContext); Accelerate's state, built first: it sets the process group and the
     # device up

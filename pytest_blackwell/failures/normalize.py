@@ -63,11 +63,13 @@ _HOST = re.compile(
     # any host name in front of a torch rank's tag ("gpu-node: [rank22]:   File ...")
     r"|^(?P<host>[A-Za-z][\w.\-]{0,62}): (?=\[rank\d+\]:)"
 )
-# (Ray Data names an actor by the operator it runs: "(MapWorker(MapBatches(vLLMEngineActor))
+# (a Ray worker without a name is only its pid, "(pid=5623) ...": no tag to tell it by;
+# Ray Data names an actor by the operator it runs: "(MapWorker(MapBatches(vLLMEngineActor))
 # pid=1202, ip=10.0.0.2)"; SkyPilot separates its fields with commas: "(task, pid=3369)",
 # "(worker1, rank=1, pid=4001, ip=10.0.0.3)")
 _PROC_TAG = re.compile(
-    r"^\s*\((?P<tag>[A-Za-z][\w\-]*(?:\((?:[\w\-]|\([\w\-]*\))*\))?(?:,? rank=\d+)?,? pid=\d+)"
+    r"^\s*\((?:(?P<tag>[A-Za-z][\w\-]*(?:\((?:[\w\-]|\([\w\-]*\))*\))?(?:,? rank=\d+)?,? pid=\d+)"
+    r"|pid=\d+)"
     r"(?:, ip=[\w.:\-]+)?\)\s?"
 )
 # Pasting leftovers: pytest's "E   " prefix, markdown quotes and list bullets, diff markers,
@@ -128,14 +130,20 @@ _INLINE_CODE = re.compile(r"^\s*`(?!``)|(?<!`)`\s*$")
 # (or only opened, where a paste cut the line: "**ImportError: /opt/lib/x.so: undefined sy")
 _EMPHASIS = re.compile(r"^\s*\*\*_?(?=[^\s*])(?P<line>.*?[^\s*])_?(?:\*\*)?\s*$")
 _ENTITIES = (("&gt;", ">"), ("&lt;", "<"), ("&quot;", '"'), ("&#39;", "'"), ("&amp;", "&"))
-_RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+)\]:\s?")
+# (also torchrun's --tee tag, "[default0]:", and a multi-node launcher's host and local rank,
+# "[gpu187:2]:")
+_RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+|default\d+|[A-Za-z][\w.\-]*:\d+)\]:\s?")
 # Open MPI's output tags (mpirun --tag-output): "[1,0]<stderr>:" (job, rank, stream)
 _MPI_TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:\s?")
 # A deployment's own label in front of a record header: "[vllm]: [rank0]: ...", "[Stage-1] ERROR
-# 01-29 ...", kubectl's "[pod/name/container] (Worker pid=3) ...".
+# 01-29 ...", kubectl's "[pod/name/container] (Worker pid=3) ...";
 _LABEL = re.compile(
     r"^\[[\w./\-]{1,60}\]:?\s(?=\[rank\d+\]:|\([A-Za-z][\w\-]*(?: rank=\d+)? pid=\d+\)"
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d)"
+    # (a program's name in front of the library's records, "[node-llama-cpp] ggml_metal_init:
+    # error ...", a level or logger's own tag is no such name)
+    r"|^\[(?!(?:[A-Z]|TRT|ERROR|WARN|WARNING|INFO|DEBUG|FATAL|CRITICAL)\])[\w.\-]{2,40}\]\s"
+    r"(?=[a-z_][a-z0-9_]*: )"
 )
 _VLLM_LEVEL = re.compile(
     r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) "
@@ -165,6 +173,9 @@ _GLOG_LEVEL = re.compile(
     r"|^(?P<et>[EWIF]) \d\d:\d\d:\d\d\.\d+ [\w\-]+:[\w./\-]+\.\w+:\d+\]\s"
     # PyTorch's logging with a full date: "E2025-08-13T11:34:14+08:00.677000 8929 f.py:2100] "
     r"|^(?P<iso>[EWIF])\d{4}-\d\d-\d\dT[\d:.+\-]+ \d+ [\w./\-]+\.\w+:\d+\]\s?"
+    # Ray's C++ records: the date, the level, pid and thread id in brackets, then the file:
+    # "[2023-08-25 00:42:40,265 E 5623 7733] logging.cc:97: "
+    r"|^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?P<ray>[DIWEF]) \d+ \d+\] (?:[\w./\-]+:\d+:? )?"
 )
 # TensorRT's logger (trtexec, the builder): "[V] [TRT] ...", "[E] Engine creation failed"
 # and TensorRT-LLM's "[TRT] [E] ..." / "[TRT-LLM] [W] ..."; TensorRT-LLM's C++ logger and
@@ -184,6 +195,9 @@ _TRT_LEVEL = re.compile(
 _NAME_LEVEL = re.compile(
     r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+ (?:\d+ )?"
     r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) +"
+    # (torch's own format before 2.1: "torch._dynamo.convert_frame: [WARNING] ...", its date
+    # stripped before)
+    r"|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+: \[(?P<bracketed>DEBUG|INFO|WARNING|ERROR|CRITICAL)\] "
 )
 # Python logging as "%(asctime)s - %(name)s - %(levelname)s - %(message)s" (LMDeploy, ComfyUI's
 # file log, the logging cookbook's format; the date was stripped before), with LMDeploy's

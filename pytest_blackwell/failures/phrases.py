@@ -67,6 +67,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"\S*\b(?:config|tokenizer)\w*\.(?:ini|json|ya?ml|pbtxt)\b)"
         r"|\bFailed to launch model\b"
         r"|\bLoad model from \S+ failed\b"  # ONNX Runtime's session reading its model file
+        # a ggml model's weights given their buffer (stable-diffusion.cpp's "alloc params backend
+        # buffer failed"; not the compute buffer of a graph)
+        r"|\balloc params backend buffer\b"
         # a server's model backend that could not start (text-embeddings-inference's "Could not
         # start Candle backend: ..."), an error raised while a file was loaded (not the dynamic
         # linker's "error while loading shared libraries", which is a program starting)
@@ -111,6 +114,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # during getBestTactic", "[calibrator.cpp::add::779]"); LLVM giving up on a kernel it
         # was compiling ("LLVM ERROR: Broken function found, compilation aborted!")
         r"|(?-i:\bgetBestTactic\b|\bcalibrator\.cpp::)|\bcompilation aborted\b"
+        # MLIR's translation of a kernel to LLVM IR failing (Triton's compiler: "error: LLVM
+        # Translation failed for operation: ...", "Failed to translate TritonGPU to LLVM IR.")
+        r"|(?-i:\bLLVM Translation failed\b|\bFailed to (?:emit|translate \w+ to) LLVM IR\b)"
         # a host compiler driver's own error ("clang++: error: no such file or directory: ...")
         r"|(?:^|\] )(?:clang(?:\+\+)?|g\+\+|gcc|c\+\+|cc1(?:plus)?|hipcc)(?:\.exe)?: "
         r"(?:fatal )?error:"
@@ -185,7 +191,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # thing that failed or waits
         r"|\b(?:chat)?cmpl-[0-9a-f]{8}"
         # ONNX Runtime's executor running a session's nodes (a record of sequential_executor.cc)
-        r"|\b(?:sequential|parallel)_executor\.cc:\d+",
+        r"|\b(?:sequential|parallel)_executor\.cc:\d+"
+        # TensorFlow naming the function of the op that failed: Keras' training step
+        r"|\[Op:__inference_train_function_\d+\]",
         "execute",
     ),
     # a server answering a request with an error (see _ANSWERED)
@@ -236,7 +244,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"(?i)waiting for .{0,60}(?:to start|READY|initial message)\b|\binit\.cc:\d+"
         r"|waiting for (?:the )?(?:engines?|engine cores?|workers?)\b"
         r"|(?i:\b(?:did not|to) become (?:ready|healthy)\b)"  # a server awaited until it is up
-        r"|ncclCommInit\w*|inspecting model architecture"
+        r"|ncclCommInit\w*|\bncclGetUniqueId\b|inspecting model architecture"
         # NCCL's check as a communicator is set up: two ranks on one GPU
         r"|\bDuplicate GPU detected\b"
         # TRL's GRPO trainer checking its batch sizes as it is built
@@ -253,6 +261,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bCUDA error: initialization error\b"
         # torch's lazy CUDA set-up failing ("CUDA call failed lazily at initialization with error")
         r"|\bfailed lazily at initiali[sz]ation\b"
+        # (or refusing to, in a child forked after its parent had set CUDA up)
+        r"|\bCannot re-initialize CUDA in forked subprocess\b"
         # a server setting its memory pools up as it starts (Triton's pinned memory pool)
         r"|\bpinned memory pool will not be available\b|\bfailed to allocate pinned system memory\b"
         # a ggml backend setting its device up (CUDA's, Metal's, Vulkan's, SYCL's, OpenCL's)
@@ -325,6 +335,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\bfailed to start (?:the )?(?:model |inference )?server\b)"
         # an error said to have happened while a session or a backend initialised
         r"|(?i:\b(?:exception|error|failure) during initiali[sz]ation\b)"
+        # (or its set-up: "Error in Dynamo component setup: ...")
+        r"|(?i:\b(?:exception|error|failure) (?:in|during) (?:the )?(?:[\w-]+ ){0,2}set-?up:)"
         # a program's own initialisation said to have failed, as the whole message
         # ("RuntimeError: Initialization failed. controller_init_state: ..."; not a kernel's
         # "Initialization failed: Failed to set the allowed dynamic shared memory size")
@@ -332,8 +344,13 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a rank fetching the communicator's id from the store (torch.distributed's first call);
         # a JAX process registering with the coordination service of a multi-process run
         r"|\bis setting up NCCL communicator\b|\bCoordinationService/RegisterTask\b"
+        # Open MPI asking its collective components about a communicator being created
+        r"|\bmca_coll_\w+_comm_query\b"
         # NCCL's bootstrap finding no network interface to use, its socket set-up failing
         r"|\bBootstrap ?: no socket interface found\b|\bncclSocketInit: "
+        # (or its socket that cannot connect to a peer's, after retrying: "socket.h:390 NCCL
+        # WARN Connect to 10.0.0.1<21724> failed : Connection refused")
+        r"|\bNCCL WARN Connect to\b"
         r"|\bWait_for_all_tasks_to_register\b"  # (the barrier of that registration)
         # vLLM's check of which ranks share a node, run while its distributed environment is
         # set up

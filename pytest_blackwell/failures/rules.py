@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from pytest_blackwell.failures.rule import QUIET, Rule, rule
 from pytest_blackwell.failures.rules_config import CONFIG_RULES
+from pytest_blackwell.failures.rules_dispatch import DISPATCH_RULES
 from pytest_blackwell.failures.rules_driver import DRIVER_RULES
 from pytest_blackwell.failures.rules_env import ENV_RULES
-from pytest_blackwell.failures.rules_late import LATE_RULES
+from pytest_blackwell.failures.rules_late import CATCH_ALL_RULES, LATE_RULES
 from pytest_blackwell.failures.rules_smem import SMEM_RULES
+from pytest_blackwell.failures.rules_wrappers import WRAPPER_RULES
 
 __all__ = ["DEFAULT_RULES", "Rule"]
 
@@ -35,6 +37,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|(?:creating|create|map\w*|open\w*) shared memory segment /dev/shm/nccl-"
        r"|\bGot completion from peer .{0,80}?with (?:status|error)"
        r"|socketProgress\w*: Connection (?:closed|reset) by (?:remote )?peer"
+       # (older NCCL's socket calls: "Net : Call to recv from 10.0.0.1<36048> failed : Connection
+       # reset by peer")
+       r"|\bNet : Call to (?:recv|send) \S+ \S+ failed\b"
        r"|\bSocket recv failed while polling|\bibv_\w+ failed\b"
        # an RDMA work completion with an error status, in the verbs provider's or another
        # collective library's words (mlx5's "got completion with error", a CQE error status)
@@ -42,6 +47,7 @@ CAUSES: tuple[Rule, ...] = (
        # UCX's error records and NIXL's errors: the transports of disaggregated KV transfers
        r"|\bUCX\s+ERROR\b|\bNIXL_ERR_[A-Z_]+",
        keywords=("NET/", "socketProgress", "Socket recv failed", "ibv_", "/dev/shm/nccl-",
+                 "Net : Call to",
                  "IBV_WC_", "UCX", "NIXL_ERR_")),
     # --- kernel faults (before NCCL, which may relay them) --------------------------------------
     rule("illegal_address", "illegal_memory_access",
@@ -188,9 +194,12 @@ CAUSES: tuple[Rule, ...] = (
        r"|.*?\((?:GPU \d+; )?(?P<total_bytes__2>" + SIZE
        + r") total capacity;.*?(?P<free_bytes__2>"
        + SIZE + r") free)?"),
-    # TensorRT's builder: a layer or plugin needs more workspace (scratch) than the device has
+    # TensorRT's builder: a layer or plugin needs more workspace (scratch) than the device has,
+    # or it cannot allocate what it asked for ("Requested amount of GPU memory (4294967296
+    # bytes) could not be allocated")
     rule("trt_scratch", "device_oom",
-       r"requires \d+ bytes of scratch space, but only \d+ (?:is|are) available"),
+       r"requires \d+ bytes of scratch space, but only \d+ (?:is|are) available"
+       r"|\bRequested amount of GPU memory \(\d+ bytes\) could not be allocated\b"),
     rule("cpu_alloc", "device_oom",
        r"DefaultCPUAllocator: (?:can't allocate|not enough memory|could not allocate)"
        r"(?:.*?you tried to allocate (?P<tried_bytes>\d+) bytes)?"),
@@ -268,233 +277,22 @@ CAUSES: tuple[Rule, ...] = (
        # ggml's tensor allocator: the buffer planned for the graph's tensors is too small
        r"|not enough space in the buffer\b", keywords=("not enough space",)),
     rule("buffer_alloc_failed", "device_oom",
-       r"(?:alloc_buffer|ggml_gallocr\w*): (?:failed to allocate|allocating .{0,80}?failed)",
-       weak=True, keywords=("failed to allocate", "alloc_buffer")),
-    # --- no kernel for this hardware -----------------------------------------------------------
-    # a ggml backend asserting the type of an operand its kernel takes ("GGML_ASSERT(src1->type
-    # == GGML_TYPE_F32) failed"): it has no kernel for the type it was given
-    rule("ggml_operand_type", "dispatch_failure",
-       r"\bGGML_ASSERT(?::\s*\S+:\d+:\s*|\()\s*\(?\w+(?:->|_)type == GGML_TYPE_\w+",
-       keywords=("GGML_ASSERT",)),
-    # an MLIR compiler (Triton's, TVM's, IREE's) with no lowering of an op for its target:
-    # "error: failed to legalize operation 'tt.get_program_id' that was explicitly marked illegal"
-    # a kernel template's static assertion failing as it is instantiated for this shape or
-    # architecture (nvcc's "fp8_gemm.cuh(103): error: static assertion failed with ..."): no
-    # kernel for it; and Metal's shader compiler failing to build a backend's kernel for this GPU
-    # (ggml's "load pipeline error: Error Domain=CompilerError ...")
-    rule("kernel_static_assert", "dispatch_failure",
-       r"\.(?:cuh?|hpp|h)\(\d+\): error: static assertion failed\b"
-       r"|\bload pipeline error: Error Domain=CompilerError\b",
-       stage_hint="compile", keywords=("static assertion failed", "load pipeline error")),
-    rule("no_lowering", "dispatch_failure", r"\b[Ff]ailed to legalize operation\b",
-       stage_hint="compile", keywords=("legalize operation",)),
-    rule("no_kernel_image", "dispatch_failure",
-       r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
-       r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function"
-       r"|\b(?:CU|HIP|ROC)(?:BLAS|BLASLT|TENSOR)_STATUS_NOT_SUPPORTED"
-       # cublasGetStatusString's text for it, as ggml prints it
-       r"|\bthe (?:requested functionality|functionality requested) is not supported\b"
-       r"|hipErrorNoBinaryForGpu|Unable to find code object for all current devices"
-       # (the HIP runtime's own log of it: "No compatible code objects found for: gfx942")
-       r"|\bNo compatible code objects found for\b"
-       # a module's code object the runtime cannot load on this GPU (hipModuleLoadData's
-       # hipErrorSharedObjectInitFailed: "shared object initialization failed")
-       r"|\b(?:cu|hip)ModuleLoad\w*\(.{0,200}?shared object initiali[sz]ation failed\b"
-       r"|\bCU[A-Z]+_STATUS_ARCH_MISMATCH\b|(?:cuda|hip)ErrorInvalidDeviceFunction\b"
-       # CUDA's number for it (cudaErrorNoKernelImageForDevice), its message cut ("CUDA error
-       # 209 at /go/src/...")
-       r"|(?i:\bcuda error[ :=(#]*209\b)"
-       # rocBLAS without the kernel library of this GPU's architecture
-       r"|\bTensileLibrary\S*.{0,120}?\bfor GPU arch\b"
-       # (or its kernel library that cannot be read at all: the one of this architecture)
-       r"|\b(?i:rocblas(?:lt)? error): (?:Cannot read|Could not load) .{0,200}?TensileLibrary"
-       # cuBLASLt finding no algorithm for this GEMM (an FP8 layout on a GPU without one)
-       r"|cublasLtMatmulAlgoGetHeuristic\b.{0,400}?\bfailed"
-       r"|CUDNN_STATUS_NOT_SUPPORTED"
-       # cuDNN's frontend finding no engine that runs this operation graph on the device
-       r"|\bNo execution plans? (?:built|found) successfully\b|\bNo valid execution plans? built\b"
-       r"|\bNo execution plans? supports? the graph\b"
-       # a kernel built without code for this architecture, in the words of ggml and others
-       # (ggml's "has no device code compatible with CUDA arch 700", also cut after "with")
-       r"|(?i:\bno (?:cuda|metal|gpu|rocm|hip) implementation for\b)"  # candle's backends
-       r"|(?i:\bno device code compatible\b"
-       r"|no code compatible with (?:CUDA |the )?(?:arch|architecture|device|GPU))"
-       r"|(?i:no (?:kernel|binary|code) (?:image )?(?:is )?(?:available |compatible )?for "
-       r"(?:this|the current|your) (?:arch\w*|device|GPU))"
-       # ggml's "ggml-cuda was compiled without support for the current GPU architecture"
-       r"|(?i:\bcompiled without support for (?:the |this )?(?:current )?(?:GPU )?arch\w*)"),
-    # cuBLAS status codes printed as numbers (DeepSpeed's "kernel execution error. (m: .., n: ..,
-    # k: .., error: 8)"): 8 is CUBLAS_STATUS_ARCH_MISMATCH, 15 CUBLAS_STATUS_NOT_SUPPORTED
-    # (bitsandbytes: "cuBLAS API failed with status 15")
-    rule("cublas_status_code", "dispatch_failure",
-       r"kernel execution error\.? \([^)]*\berror: (?P<cublas_status>8|15)\)"
-       r"|\bcuBLAS API failed with status (?P<cublas_status__2>8|15)\b"),
-    rule("cutlass_scaled_mm", "dispatch_failure",
-       r"No compiled (?:cutlass_)?\w+ for (?:a )?(?:compute capability less than )?(?:CUDA )?"
-       r"device capability:? "
-       r"(?P<compute_capability>\d+)|dispatch_scaled_mm\w*.{0,80}?(?:capability:? "
-       r"(?P<compute_capability__2>\d+)|not (?:supported|implemented))"),
-    # nvcc / NVRTC / ptxas asked for an architecture this toolkit does not know: no code for the
-    # GPU (ptxas's own words also without its prefix)
-    rule("toolchain_arch", "dispatch_failure",
-       r"^Value '(?:sm|compute)_(?P<compute_capability__3>\d+)a?' is not defined for option"
-       r"|(?i:nvcc|nvrtc)\b.{0,20}?(?:fatal|error)\s*:\s*(?:Value '(?:sm|compute)_"
-       r"(?P<compute_capability>\d+)a?' is not defined"
-       r"|Unsupported gpu architecture '(?:sm|compute)_(?P<compute_capability__2>\d+)a?'"
-       r"|invalid value for --gpu-architecture"  # (and an nvcc older than its "native" target)
-       r"|Value '(?:native|all|all-major)' is not defined for option 'gpu-architecture')",
-       stage_hint="compile", keywords=("is not defined for option",)),
-    # ggml's CUDA backend aborts with a bare "fatal error" where a switch over types, head sizes
-    # or kernel variants has no case for this input: no kernel for it
-    # (or names it: "getrows.cu:195: ggml_cuda_get_rows_switch_src0_type: unsupported src0 type")
-    rule("ggml_cuda_no_case", "dispatch_failure",
-       r"ggml-cuda[\\/]\S*\.cuh?:\d+: (?:fatal error|\w+: unsupported (?:\w+ )?type\b)",
-       keywords=("ggml-cuda",)),
-    rule("ptxas_arch", "dispatch_failure",
-       r"ptxas\b.{0,40}?(?:fatal|error)\s*:.*?'sm_(?P<compute_capability>\d+)a?'.*?not defined"
-       r"|(?:PTXAS|ptxas) (?:fatal|error)|CalledProcessError: Command '\[[^\]]{0,300}?ptxas",
-       stage_hint="compile", keywords=("ptxas", "PTXAS"), ignore_at=("WARNING",)),
-    # ptxas refusing an instruction or feature for this target ("not supported on .target")
-    rule("ptxas_target", "dispatch_failure",
-       r"(?:ptxas\b.{0,300}?)?(?:error|fatal)\s*: (?:Instruction|Feature|Modifier) '[^']+' "
-       r"(?:not supported|requires) .{0,40}?\.target '?sm_(?P<compute_capability>\d+)"
-       # an MMA variant the target does not have
-       r"|ptxas\b.{0,300}?error\s*: Unexpected instruction types specified for",
-       stage_hint="compile", keywords=(".target",)),
-    # an operator dispatcher that found no kernel for these inputs (xFormers, others)
-    # (xFormers lists why each operator refused; one built without CUDA is the installation's
-    # fault, also when the whole list was flattened onto the refusal's line)
-    rule("xformers_build", "env_mismatch", r"xFormers wasn't build with CUDA support",
-       keywords=("xFormers wasn't build",)),
-    # TensorRT's builder finding no tactic that runs a layer on this GPU (Error Code 10)
-    rule("trt_no_implementation", "dispatch_failure",
-       r"Could not find any implementation for node\b"
-       # a plugin offering no kernel for the tensors' data types and layouts
-       r"|could not find any supported formats consistent with input/output data types"
-       # (or its optimizer's assertion that a node has one: "... no supported formats")
-       r"|\bcandidateRequirements\.empty\(\) failed\. no supported formats\b",
-       stage_hint="compile",
-       keywords=("Could not find any implementation", "could not find any supported formats",
-                 "no supported formats")),
-    # a TensorRT plan built for another GPU: its kernels are another architecture's
-    rule("trt_plan_device", "dispatch_failure",
-       r"plan file is generated on an incompatible device", stage_hint="loading",
-       keywords=("incompatible device",)),
-    rule("no_operator_for_inputs", "dispatch_failure",
-       r"No operator found for `?\w+`? with inputs|(?i:no (?:kernel|implementation|operator)s? "
-       r"(?:found|available|registered) for (?:these|the given|this) (?:inputs|dtype|shape))",
-       weak=True),
-    rule("capability_unsupported", "dispatch_failure",
-       r"Minimum capability: (?P<min_capability>\d+)\.? Current capability: "
-       r"(?P<compute_capability>\d+)|compute capability (?P<compute_capability__2>\d+(?:\.\d+)?)"
-       r"[^.]{0,40}?not supported|not supported (?:on|for) (?:compute capability|sm_?)"
-       r"(?P<compute_capability__3>\d+(?:\.\d+)?)|supported on GPUs with compute capability of "
-       r"at least (?P<min_capability__2>[\d.]+)(?:.*?has compute capability "
-       r"(?P<compute_capability__4>[\d.]+))?"
-       r"|only supports? (?:Ampere|Hopper|Blackwell|Turing|sm_?\d+)[\w ]*(?:GPUs?)?(?: or newer)?"
-       r"|only supported on (?:\w+ )*(?:GPUs|devices) with compute capability\s*>=?\s*"
-       r"(?P<min_capability__4>[\d.]+)"
-       r"|Min capability: (?P<min_capability__3>\d+)"),
-    # vLLM's attention selector falls back to another backend after saying so at INFO level
-    rule("flash_attention_refused", "dispatch_failure",
-       r"Cannot use FlashAttention(?:-2)? backend for", ignore_at=("DEBUG", "INFO")),
-    # a MODEL architecture (a model class) a tool cannot load or convert, not a GPU's
-    rule("model_arch_unsupported", "unsupported_config",
-       r"(?i:unsupported (?:model )?architecture):? [\"'\[]*(?P<architecture>[A-Z]\w*(?:For[A-Z]\w*"
-       r"|Model|LM))\b"),
-    rule("arch_unsupported", "dispatch_failure",
-       r"(?i:unsupported (?:gpu |cuda |sm )?arch(?:itecture)?\b)|cannot be enabled except on "
-       # a kernel library that does not know this GPU's architecture (AITER on ROCm: "Unknown
-       # GPU architecture: gfx1101. Supported architectures: [...]")
-       r"|\bUnknown GPU architecture: \w+\. Supported architectures\b"
-       # a backend or kernel offered only on other architectures ("Only {...} backends are
-       # supported on Blackwell GPUs for ...")
-       r"|\bOnly\b.{0,120}?\b(?:is|are) supported on (?:Blackwell|Hopper|Ampere|Turing|Ada"
-       r"|Volta|Pascal|sm_?\d+)\b"
-       # a TORCH_CHECK on the architecture failing ("Expected is_sm80 || is_sm90 to be true")
-       r"|\bExpected [^,]{0,80}?\b(?:is_sm\d+\w*|\w*props->major)\b[^,]{0,80}? to be true, but"
-       r"|not supported in this architecture|No supported CUDA architectures found"
-       r"|Failed to initialize cutlass|not supported for .{0,10}the current GPU"
-       # CUTLASS's own status for a kernel built for another architecture (kErrorArchMismatch)
-       r"|\bError Arch Mismatch\b|\bkErrorArchMismatch\b"
-       # TensorRT's builder asserts ("Unsupported SM.", "SM version not supported in this NVRTC")
-       r"|\bUnsupported SM\b|\bSM version not supported"
-       # "block scaled fp8 gemm is not implemented for Blackwell"
-       r"|\bnot (?:implemented|supported|available) (?:for|on) (?:Blackwell|Hopper|Ampere|Turing"
-       r"|Ada(?: Lovelace)?|Volta|Pascal|sm_?\d+)\b"
-       # no kernel variant for this SM: "No variants in groups [...] support SM103"
-       r"|\b(?:[Nn]o \w+[^.:]{0,60}?|does not |doesn't |not )supports? (?:SM|sm_?)"
-       r"(?P<compute_capability>\d+)"
-       # CUTLASS_NOT_IMPLEMENTED() in device code: the instruction this architecture lacks,
-       # printed as the function's signature followed by "not implemented"
-       r"|^(?:void )?cutlass::.{0,3000}?\) const(?: \[with [^\]]*\])? not implemented$"
-       # Triton lowering an fp8 conversion for a GPU without one (before sm_89): LLVM's
-       # "Unsupported rounding mode for conversion"
-       r"|\bUnsupported rounding mode for conversion\b"
-       # TensorRT's conversion of the device's SM version, asserting on a major version it was
-       # not built for ("[helpers.h::nvinfer1::smVerHex2Dig::694] ... Assertion major >= 0 &&
-       # major < 10 failed": an older TensorRT on a compute capability 12.0 GPU)
-       r"|\bsmVerHex2Dig\b",
-       keywords=("cutlass::",)),
-    rule("head_dim_unsupported", "dispatch_failure",
-       r"Unsupported head_?(?:dim|size)\b(?:[^:=\d]*[:=] ?(?P<head_dim>\d+))?"
-       r"|Head size (?P<head_dim__2>\d+) is not supported"
-       r"|(?i:(?:does not|doesn't|only) supports? head ?(?:dim|size)(?:ension)?s?)"
-       r"|Expect\w* \(?[^)]{0,40}head_?[Dd]im"
-       r"|\bhead_?(?:dim|size) (?:should|must) be (?:in|one of)\b"  # ("headdim should be in [64,")
-       # a kernel's assert on the head sizes it was built for: "assert(head_size == 128 || ...)"
-       r"|\bassert\w*\s*\(?\s*\(?head_?(?:size|dim)\s*(?:==|\bin\b)"),
-    rule("kernel_config_invalid", "dispatch_failure",
-       r"Invalid configuration\s?: \w+=\d+|Invalid [\w\-]+(?: [\w\-]+)? tactic"
-       r"|(?i:no valid (?:kernel )?(?:tactic|kernel config\w*))",
-       # TensorRT's builder reports tactics it skips at VERBOSE/INFO level while it goes on
-       ignore_at=("DEBUG", "INFO")),
-    # TensorRT-LLM's fused MHA runner finds no kernel for these parameters on this GPU (logged
-    # at WARNING level, before the build fails or falls back)
-    rule("fmha_kernel_missing", "dispatch_failure",
-       r"FMHA [Kk]ernels? (?:are|is) not found|FMHA [Kk]ernels? (?:doesn't|does not|do not) exist",
-       keywords=("FMHA",)),
-    rule("no_attention_backend", "dispatch_failure",
-       r"No valid attention backend found|Only \w+ (?:attention )?backends? (?:is|are) supported"),
-    rule("no_kernel_to_launch", "dispatch_failure", r"\bno kernel found to launch",
-       keywords=("no kernel found",)),
-    # A backend refusing this kv-cache dtype or compute capability: no kernel for this setup.
-    rule("backend_not_valid", "dispatch_failure",
-       r"Selected backend (?:\w+\.)?(?P<backend>\w+) is not valid for this configuration"),
-    # an attention backend refusing the KV-cache dtype ("MLA kv_data_type torch.uint8 is not
-    # supported"): no kernel for it
-    rule("kv_dtype_refused", "dispatch_failure",
-       r"\bkv_(?:data_type|cache_dtype|dtype)\b[^:]{0,60}?\b(?:is not|not) supported"),
-    rule("cpu_attention_unsupported", "dispatch_failure",
-       r"Unsupported CPU attention configuration"
-       r"|FP8 KV cache (?:on CPU requires|requires head_size)"
-       r"|requires x86 with AVX-512"),
-    # An attention/GEMM backend refusing a dtype or feature of the model: no kernel for it here
-    # (also when the message is cut right after "no").
-    rule("backend_refuses_feature", "dispatch_failure",
-       # (not a backend built for another API of its server: rules_env's version mismatch)
-       r"^(?!.*\bAPI version\b).*?"
-       r"(?:Flash\w*|FlexAttention|XFormers|Triton\w*|TRTLLM\w*|CUTLASS\w*|\w*MLA|\w+Attn)"
-       r"(?: V\d)?(?: (?:attention )?backend)?\b[^.:]{0,60}?"
-       r"(?:\bdoes(?: not|n't) (?:yet )?support\b|\bis not (?:yet )?supported\b"
-       r"|\bnot (?:yet )?supported\b"
-       r"|\bno(?:t(?: s\w*)?)?\s*$)"),
-    rule("symbol_not_in_binary", "dispatch_failure",
-       r"cudaErrorSymbolNotFound|CUDA_ERROR_NOT_FOUND|named symbol not found"),
-    # torch's dispatcher without a kernel of one of its own ops for a backend (a device, a
-    # dtype or a layout); an extension's op (``_C::rms_norm``, ``torchvision::nms``) without one
-    # is the extension built without that backend: an op missing from the installation
-    rule("op_not_for_backend", "dispatch_failure",
-       r"Could not run 'aten::[\w.]+' with arguments from the '(?P<backend>\w+)' backend"
-       # a library's op without a kernel for the backend it runs on (DeepSpeed's op builder:
-       # "This op had not been implemented on CPU backend.")
-       r"|\bop (?:has|had) not been implemented (?:on|for) (?:the )?(?P<backend__2>\w+) backend\b"),
-    rule("extension_op_not_for_backend", "env_mismatch",
-       r"Could not run '(?P<op>(?!aten::)\w+::[\w.]+)' with arguments from the "
-       r"'(?P<backend>\w+)' backend"),
+       r"(?:alloc_buffer|ggml_gallocr\w*): (?:failed to allocate|allocating .{0,80}?failed)"
+       # (stable-diffusion.cpp's: "qwen_image alloc params backend buffer failed")
+       r"|\balloc \w+ backend buffer failed\b",
+       weak=True, keywords=("failed to allocate", "alloc_buffer", "backend buffer failed")),
+    *DISPATCH_RULES,
 )
 # fmt: on
 
 #: The built-in rules: the causes, the configurations and model files rejected, then kernel driver
 #: lines, relays, wrappers and generic lines.
-DEFAULT_RULES: tuple[Rule, ...] = (*CAUSES, *ENV_RULES, *CONFIG_RULES, *DRIVER_RULES, *LATE_RULES)
+DEFAULT_RULES: tuple[Rule, ...] = (
+    *CAUSES,
+    *ENV_RULES,
+    *CONFIG_RULES,
+    *DRIVER_RULES,
+    *LATE_RULES,
+    *WRAPPER_RULES,
+    *CATCH_ALL_RULES,
+)

@@ -89,7 +89,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|No such file or directory: '[^']*\.(?:safetensors|gguf|ckpt)'"
        # ggml's reader of a model file that is not there ("gguf_init_from_file: failed to open
        # 'models/7B/ggml-model-f16.gguf': 'No such file or directory'")
-       r"|\bfailed to open '[^']+\.(?:gguf|ggml|bin|safetensors)'(?:: '?No such file or directory"
+       # (or named as ggml's models are, its extension left out: 'models/ggml-large')
+       r"|\bfailed to open '[^']*(?:\.(?:gguf|ggml|bin|safetensors)|\bggml-[\w.\-]+)'"
+       r"(?:: '?No such file or directory"
        r"|\s*$)"  # (whisper.cpp's loader says no more)
        # CTranslate2's model directory without the file it needs ("Unable to open file
        # 'model.bin' in model '/models/whisper'")
@@ -207,6 +209,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # --origin-rpc-server-main-gpu", llama.cpp's tools)
        # (or calling it invalid: llama.cpp's "error: invalid argument: -rpc")
        r"|^(?:error: )?(?:[Uu]nknown|[Ii]nvalid) (?:argument|option)s?:? -{1,2}[A-Za-z]"
+       # (which it says of a stray word too: a path with a space, unquoted, cut in two)
+       r"|^error: invalid argument: \S"
        # getopt's own words, as any GNU tool prints them ("basename: unrecognized option
        # '--name'", "x: invalid option -- 'q'")
        r"|^[\w.\-]+: (?:unrecognized option '-|invalid option -- ')"

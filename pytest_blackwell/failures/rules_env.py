@@ -66,7 +66,10 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\b(?:generated|created|saved|serialized|written) (?:by|with) a (?:later|newer|more "
        r"recent) version of\b"
        # a server's backend built for another version of its backend API (Triton server)
-       r"|\bbackend API version does(?: not|n't) support\b",
+       r"|\bbackend API version does(?: not|n't) support\b"
+       # an installer's own check of what it installed ("vLLM version is '0.26.0', expected
+       # '0.26.0+cu128'")
+       r"|\bversion is '[^']+', expected '[^']+'",
        keywords=("driver", "HW", ".version", "SETUP", "you have", "source was compiled with",
                  "version of", "API version")),
     # cudaErrorSystemNotReady: the node's GPU services (NVSwitch fabric manager) are not running
@@ -229,6 +232,7 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bCannot load symbol (?P<symbol>\w+)|LoadLibrary failed with error 12[67]\b"
        r"|CUDA_PATH is set but CUDA\b.{0,30}?\bloaded"
        r"|Failed to load NCCL library from"
+       r"|\bUnable to load NCCL library\b"  # (XLA's words for it)
        # a package's loader for its own native library (bitsandbytes' "library load error:
        # Configured CUDA binary not found at .../libbitsandbytes_cuda131.so")
        r"|\b(?:native |CUDA |shared )?(?:library|binary) (?:load error|not found at)\b"
@@ -251,7 +255,7 @@ ENV_RULES: tuple[Rule, ...] = (
        keywords=("Could not locate", "Could not load library", "Unable to load any of",
                  "Could not load any", "Failed to open lib",
                  "Cannot load symbol", "LoadLibrary",
-                 "able to be loaded", "Failed to load NCCL library", "load error", "not found at",
+                 "able to be loaded", "load NCCL library", "load error", "not found at",
                  "WinError 1114", "initialization routine failed", "dynlib/dll",
                  "specified module could not", "Shared library with base name",
                  "specified procedure could not")),

@@ -1,16 +1,16 @@
-"""The late part of the rule table: relays, wrappers, generic exceptions.
+"""The late part of the rule table: relays, the generic configuration rejection, the catch-all.
 
 These rules come after every known cause in :data:`pytest_blackwell.failures.rules.DEFAULT_RULES`
 and the kernel driver lines (:mod:`pytest_blackwell.failures.rules_driver`): relays (``weak``
-rules: NCCL errors, timeouts that a cause explains, dead processes), the generic configuration
-rejection (``ValueError``), wrappers that only point at an earlier cause, and the catch-all
-exception line.
+rules: NCCL errors, timeouts that a cause explains, dead processes) and the generic configuration
+rejection (``ValueError``) in :data:`LATE_RULES`; the wrappers that only point at an earlier cause
+(:mod:`pytest_blackwell.failures.rules_wrappers`) come next, and :data:`CATCH_ALL_RULES` last.
 """
 
 from __future__ import annotations
 
 from pytest_blackwell.failures.errorwords import PAUSE_PROMPTS, SETTING_VALUE
-from pytest_blackwell.failures.rule import COMPILER_LAUNCH, PINNED_POOL, QUIET, Rule, rule
+from pytest_blackwell.failures.rule import QUIET, Rule, rule
 
 #: Messages of ValueErrors that Python and numpy raise themselves (see ``value_error``).
 _PYTHON_VALUE_ERRORS = (
@@ -41,15 +41,21 @@ TORCH_CAPABILITY_WARNINGS = (
 _DEATH_WORDS = (
     r"Segmentation fault|Aborted|Killed|Bus error|Illegal instruction|Floating point exception"
 )
-#: A process's exit code as launchers, IDEs and shells report it (``exited with code``,
+#: A process's exit status as launchers, IDEs and shells report it (``exited with code``,
 #: ``Process finished with exit code``, ``exit status``; a Chinese IDE's ``退出代码为``).
-_EXIT = (
+EXIT_STATUS = (
     r"(?:[Ee]xit(?:ed|s)?(?: with)? (?:status |return )?(?:code|status)(?: =)?[: ]+"
     # (a test harness comparing it: torch's "Expected zero exit code but got -11")
     r"|\bexit code,? but got "
     r"|退出代码为?\s*|退出码\s*[:\uff1a]?\s*)"
 )
 
+#: "Segmentation fault" as glibc translates it (Russian, German, French, Spanish, Chinese,
+#: Japanese, Italian, Portuguese).
+_LOCAL_SEGFAULT = (
+    "Ошибка сегментирования|Speicherzugriffsfehler|Erreur de segmentation|Violación de segmento"
+    "|段错误|セグメンテーション違反|Errore di segmentazione|Falha de segmentação"
+)
 #: A wait that gave up, naming the CUDA error that ended it ("...: CUDA error: ..."): the error's.
 _WAITED = r"[Tt]imed out waiting (?:\d+ ?m?s )?for"
 _ENDED_BY_CUDA_ERROR = r"[^:]{0,60}: ?(?:CUDA|HIP|ROCm) error\b"
@@ -78,6 +84,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|\bDetected mismatch between collectives on ranks\b"
        r"|failure detected by watchdog at work sequence"
        r"|\bNcclError\b|\bNCCL_ERROR_[A-Z_]+|\bMPI error\b|\bMPI_ERR_[A-Z_]+"
+       # Open MPI's collective components failing ("coll_hcoll_module.c:312 -
+       # mca_coll_hcoll_comm_query() Hcol library init failed"); Horovod's collectives stopped
+       # because a rank failed ("Horovod has been shut down")
+       r"|\bcoll_\w+_module\.c:\d+ - mca_coll_\w+|\bHorovod has been shut down\b"
        # c10d's error of a collective backend, also named only by a wrapper ("RayTaskError(
        # DistBackendError): ...")
        r"|\bDistBackendError\b" + _STORE_TIMEOUT +
@@ -91,8 +101,9 @@ LATE_RULES: tuple[Rule, ...] = (
        # Gloo's transport (the CPU collectives of torch.distributed) names its source file;
        # when it says it timed out, that is a timeout (below)
        r"|\bgloo/transport/\w+/\w+\.cc:\d+\](?! Timed out)"
-       # an NCCL call named as failing ("ncclCommInitRank failed: unhandled cuda error")
-       r"|\bnccl[A-Z]\w+ failed\b"
+       # an NCCL call named as failing ("ncclCommInitRank failed: unhandled cuda error", XLA's
+       # "NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: ...")
+       r"|\bnccl[A-Z]\w+(?:\([^()]{0,120}\))? failed\b"
        # the process group's own rendezvous: c10d's store that cannot open its server socket,
        # torch_xla's mesh service ("Failed to meet rendezvous 'init': Socket closed (14)")
        r"|\bserver socket has failed to (?:bind|listen)\b|\bFailed to meet rendezvous\b",
@@ -180,7 +191,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"\bNot enough space to allocate \d+ B (?:DRAM|L1) buffer\b"
        # OpenCL's allocation statuses (MLC-LLM building its kernels on a phone)
        # (and a buffer larger than the device allows: CL_INVALID_BUFFER_SIZE)
-       r"|\bCL_(?:OUT_OF_HOST_MEMORY|MEM_OBJECT_ALLOCATION_FAILURE|INVALID_BUFFER_SIZE)\b"),
+       r"|\bCL_(?:OUT_OF_HOST_MEMORY|MEM_OBJECT_ALLOCATION_FAILURE|INVALID_BUFFER_SIZE)\b"
+       # (the first two by their numbers, -4 and -6: "CLBlast: OpenCL error: clEnqueue...: -4")
+       r"|\bOpenCL error:? (?:\w+: )?-[46]\b"),
     # the amdgpu kernel driver's report of a GPU page fault (a VM protection fault): a GPU
     # kernel touched memory it may not (in dmesg, as NVIDIA's Xid 31 says it)
     rule("amdgpu_page_fault", "illegal_memory_access",
@@ -209,7 +222,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|\bActorDiedError\b"  # Ray: an actor (a worker of the engine) died, or a task's cause
        # (and RayActorError's message for a call in flight when its actor died)
        r"|\bThe actor died unexpectedly before finishing this task\b"
-       r"|(?:[Ss]cheduler|[Dd]etokenizer|[Ww]orker|[Ee]ngine\w*)(?: process)? is dead\b",
+       r"|(?:[Ss]cheduler|[Dd]etokenizer|[Ww]orker|[Ee]ngine\w*)(?: process)? is dead\b"
+       # a launcher reading a server's output until it says it is ready, that saw the stream
+       # end first: the server process is gone (Unsloth's vLLM launcher)
+       r"|\b[Ss]tdout stream ended before readiness\b",
        weak=True),
     # a router or client that cannot reach the engine process it serves through (TGI's router
     # and its shards over a Unix socket, gRPC clients): that process is gone
@@ -236,7 +252,8 @@ LATE_RULES: tuple[Rule, ...] = (
        # negative status printed as an unsigned 64-bit number (18446744072635812000)
        # (or any number shown with a Windows crash status in hex beside it: "Exit code:
        # 1073740791 (0xC0000409)", its sign lost)
-       r"|" + _EXIT + r"(?P<exit_code>-\d+|1[3-5]\d|3221\d{6}|3(?= \(0x0*3\))|1844674407\d{10}"
+       r"|" + EXIT_STATUS
+       + r"(?P<exit_code>-\d+|1[3-5]\d|3221\d{6}|3(?= \(0x0*3\))|1844674407\d{10}"
        r"|\d{6,}(?= \(0x[Cc]0000[0-9A-Fa-f]{3}\)))\b"
        r"|exitcode\s*[:=]\s*(?P<exit_code__2>-\d+)"
        r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )"
@@ -292,8 +309,11 @@ LATE_RULES: tuple[Rule, ...] = (
        # libcuda.so", "traps: app[123] general protection fault ip:...", "... trap invalid opcode"
        r"|\[\d+\]:? (?P<signal__13>segfault) at [0-9a-f]+ ip [0-9a-f]+ sp [0-9a-f]+ error \d+"
        r"|^(?:.*\s)?traps: \S+\[\d+\] (?P<signal__14>general protection fault|trap invalid opcode"
-       r"|trap divide error)",
+       r"|trap divide error)"
+       # (a shell's "Segmentation fault" in the system's language, glibc's translations)
+       r"|^(?:.*: )?(?P<signal__28>" + _LOCAL_SEGFAULT + r")(?: \([^)]*\))?\s*$",
        weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??",
+                            *_LOCAL_SEGFAULT.split("|"),
                             "fatal exception", "exited on signal", "xit code", "退出代码",
                             "segfault at", "traps: ", "exception: ", "Fatal signal", "F DEBUG",
                             "SignalException", "fault addr", "(SIG", "Signal (",
@@ -306,138 +326,11 @@ LATE_RULES: tuple[Rule, ...] = (
     rule("value_error", "unsupported_config",
        r"^(?:[\w.]+\.)?(?:ValueError|NotImplementedError): (?!" + _PYTHON_VALUE_ERRORS + r")",
        ignore_at=QUIET),
-    # --- wrappers: never a cause ------------------------------------------------------------------
-    rule("capture_failed", "unknown",
-       r"(?i)(?:capture cuda ?graph|cuda ?graph capture|capturing cuda ?graphs?) failed",
-       wrapper=True, stage_hint="graph_capture"),
-    # vLLM's memory profile leaving a negative budget for the KV cache: the cache cannot fit. It
-    # is logged at INFO before the check that raises, which replaces it when it is there: it
-    # counts like a wrapper, when the excerpt has no error that says more
-    # (older releases: "the rest of the memory reserved for KV Cache is -1.05GiB")
-    rule("negative_kv_budget", "kv_cache_oom",
-       r"Available KV cache memory: -\d|reserved for KV Cache is -\d", stage_hint="kv_alloc",
-       wrapper=True, keywords=("Available KV cache memory: -", "reserved for KV Cache is -")),
-    rule("engine_init_failed", "engine_died",
-       r"(?:Engine core initialization failed|EngineCore failed to start|WorkerProc failed to "
-       r"start|WorkerProc initialization failed|Engine process failed to start"
-       r"|Frontend process failed during engine core "
-       r"initialization"
-       # the process that serves the model never came up: Ollama's runner, a TGI shard
-       r"|failed to start a llama runner|\bShard \d+ failed to start|\bShardCannotStart\b"
-       # a tool that runs vLLM as its server (InstructLab): the server never came up; a client
-       # that launched its inference server and waited for it in vain (AReaL: "server launch
-       # failed")
-       r"|\bvLLM (?:server )?failed to start\b|\b[Ss]erver (?:launch|start(?:up)?) failed\b)"
-       r"(?:.*?Failed core proc\(s\): (?P<failed_procs>\{[^}]*\}))?",
-       wrapper=True),
-    rule("engine_dead", "engine_died",
-       # (not one that names the original error it wraps: "... find the original error:
-       # ValueError(...)", which is read as that error)
-       r"EngineDeadError(?!.{0,200}?\boriginal error: \w+\()"
-       r"|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
-       r"|Background loop has errored|Engine background task failed|Server exited unexpectedly"
-       r"|Backend worker is gone"
-       r"|\bShardFailed\b"  # TGI's launcher: a shard that had started died
-       # a gRPC backend process gone in the middle of a call (LocalAI's model backends)
-       r"|\brpc error: code = Unavailable desc = error reading from server: EOF"
-       r"|output_handler failed"
-       r"|Received sigquit from a child process?\b|MQLLMEngine is already dead"
-       r"|\bMQLLMEngine terminated\b"  # vLLM's engine process ending on the signal it was sent
-       # TensorRT-LLM's LLM API: a worker of its executor failed to start
-       r"|Executor worker returned error"
-       # vLLM's multiprocess executor: a worker died ("see stack trace above for root cause")
-       r"|[Gg]ot fatal signal from worker processes",
-       wrapper=True),
-    # torchelastic's launcher reporting that a child it ran failed: its report below (the
-    # child's exit code, the signal it got, its error file) or the child's own log tells why
-    rule("child_failed", "unknown", r"\bChildFailedError\b", wrapper=True,
-         keywords=("ChildFailedError",)),
-    rule("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)"
-       # c10's handler of an exception nobody caught (it then aborts the process)
-       r"|Unhandled exception caught in c10/util/AbortHandler",
-       wrapper=True, fixed_detail=(("signal", "SIGABRT"),)),
-    # Precursors: warnings that name an environment problem; a later cause wins over them
-    # (usually "no kernel image is available" or a missing op), else they are the answer.
-    rule("torch_arch_missing", "env_mismatch",
-       r"with CUDA capability (?P<arch>sm_\d+a?) is not compatible with the current PyTorch"
-       r"|\bMinimum and Maximum cuda capability supported by this version of PyTorch\b"
-       r"|\bPyTorch no longer supports this GPU because it is too old\b",
-       keywords=TORCH_CAPABILITY_WARNINGS, wrapper=True),
-    # Triton server going on without its pinned memory pool because CUDA cannot run (a driver
-    # too old, no device); the pools are set up as the server starts (:mod:`.phrases`)
-    rule("pinned_pool_no_gpu", "env_mismatch",
-       PINNED_POOL + r"(?:CUDA driver version is insufficient|no CUDA-capable device is detected)",
-       keywords=("pinned memory pool",), wrapper=True),
-    # PaddlePaddle's check of the card against the architectures its wheel was built for
-    rule("paddle_arch_missing", "env_mismatch",
-       r"The GPU architecture in your current machine is \w+, which is not compatible with "
-       r"Paddle installation", keywords=("which is not compatible with Paddle",), wrapper=True),
-    # (or the CUDA runtime or torch library it was linked with is missing; not the driver's
-    # libcuda.so.1, which a host without a GPU, running on the CPU, does not have)
-    rule("extension_import_failed", "env_mismatch",
-       r"Failed to import from [\w.]+ with ImportError\(.{0,300}?"
-       r"(?:undefined symbol|Symbol not found): (?P<symbol>[^\s')]+)"
-       # (or it needs a newer C library than the system has)
-       r"|Failed to import from [\w.]+ with ImportError\(.{0,300}?version "
-       r".(?P<glibc>GLIBC\w*_[\d.]+). not found"
-       r"|Failed to import from [\w.]+ with ImportError\(['\"](?P<library>lib(?:cudart|cublas\w*"
-       r"|nvrtc|torch\w*|c10\w*)\.so[.\d]*): cannot open shared object file", wrapper=True),
-    rule("engine_build_failed", "unknown",
-       r"(?i)engine build(?:ing)? failed"
-       r"|failed to build (?:the |a |serialized )?(?:tensorrt |cuda )?engine"
-       r"|^Engine creation failed",  # trtexec, after the builder failed
-       wrapper=True, stage_hint="compile", keywords=("building failed", "ailed to build")),
-    # Triton server's model table: a model whose status is "UNAVAILABLE: <reason>" failed to
-    # load (an explicitly unloaded model reads "UNAVAILABLE: unloaded" and is no failure)
-    rule("model_unavailable", "unknown", r"^UNAVAILABLE: (?!unloaded\b)\S",
-       keywords=("UNAVAILABLE: ",)),
-    rule("worker_wrapper", "unknown",
-       r"Worker failed with error(?! ')|Exception in worker \S+ while processing method"
-       r"|Error executing method|Exception in thread ", wrapper=True),
-    # the CUDA runtime's "operation not supported" (cudaErrorNotSupported, 801), also cut after
-    # a memory pool's call: one of its own strings, which names no category (docs: hard cases)
-    rule("runtime_not_supported", "unknown",
-       r"\boperation not supported\b|\bcudaErrorNotSupported\b"
-       r"|MemPool\w*\([^)]*\): operation no(?:t(?: s\w*)?)?\s*$"),
-    # ggml's report of where its CUDA error was raised, printed right after the error ("current
-    # device: 0, in function ggml_cuda_set_device at file:line"): a wrapper whose function, read
-    # like a frame, lends the error its stage
-    rule("ggml_error_site", "unknown",
-       r"^\s*current device: -?\d+, in function \w+ at \S+:\d+", wrapper=True,
-       keywords=("current device:",)),
-    # asyncio cancelling a task: the consequence of a stop or of another failure, never a cause
-    rule("task_cancelled", "unknown",
-       r"^(?:asyncio\.(?:exceptions\.)?|concurrent\.futures\._base\.)?CancelledError\b",
-       wrapper=True),
-    # a compiler that a program started at run time failed (OpenMM's "Error launching CUDA
-    # compiler: 256"): its own error comes next
-    # Dynamo's report of the compiler backend that raised, alone on its line (its exception's
-    # type shown elsewhere), the error on the next ("backend='inductor' raised:" then
-    # "OutOfMemoryError: ..."): a compile
-    rule("backend_raised", "unknown", r"^\s*backend='\w+' raised:\s*$", wrapper=True,
-       stage_hint="compile", keywords=("' raised:",)),
-    rule("compiler_failed", "unknown",
-       COMPILER_LAUNCH + r": \d+", wrapper=True,
-       stage_hint="compile"),
-    # any other exit code but 0: the program ended in failure, for a reason printed elsewhere
-    # or nowhere; it only points at the cause (a wrapper), which any error in the log replaces
-    rule("exit_code", "unknown", _EXIT + r"(?P<exit_code>[1-9]\d*)\b", ignore_at=QUIET,
-       wrapper=True, keywords=("xit code", "xit status", "xited with", "退出代码", "退出码")),
-    # Python's exit raised with an error code or message (``exit(1)``; not 0 or None, a clean
-    # exit): the same as an exit code
-    rule("system_exit", "unknown", r"^SystemExit: (?!(?:0|None)\s*$)(?P<exit_code>\d+)?",
-       ignore_at=QUIET, wrapper=True, keywords=("SystemExit: ",)),
-    # Triton's frontend refusing a kernel's source as it compiles it ("triton.compiler.errors.
-    # CompilationError: at 31:16:", the offending line below): its reason names no category,
-    # but it is raised only while compiling
-    rule("triton_compilation_error", "unknown",
-       r"^(?:triton\.compiler\.errors\.)?CompilationError: at \d+:\d+:", stage_hint="compile",
-       keywords=("CompilationError: at ",)),
-    # torch.compile's tracer meeting code it cannot trace ("torch._dynamo.exc.Unsupported:
-    # Observed exception"): the compiler's limit, whatever its message says is not supported
-    rule("dynamo_unsupported", "unknown",
-       r"^torch\._dynamo\.exc\.Unsupported: ", stage_hint="compile",
-       keywords=("_dynamo.exc.Unsupported: ",)),
+)
+
+#: The last rules: any other line that is an exception (after the wrappers of
+#: :mod:`pytest_blackwell.failures.rules_wrappers`).
+CATCH_ALL_RULES: tuple[Rule, ...] = (
     # --- anything else that is an exception -------------------------------------------------------
     # (also Ray's "RayTaskError(TimeoutError): ...", .NET's "Unhandled exception. System.X: ...",
     # Visual Studio's exception details, "System.XException was unhandled" with the message on

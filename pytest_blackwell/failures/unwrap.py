@@ -33,6 +33,8 @@ _RECORD = re.compile(
     r"^(?:\[|\(|[A-Z]{3,}\b|\d{4}-\d\d-\d\d|\s{2}|Traceback |During handling|The above"
     # (a glog or absl record: "I0414 11:11:52.502198 4757 f.cc:473] ...")
     r"|[IWEF]\d{4} \d\d:\d\d:\d\d"
+    # (NCCL's: "host:248281:248306 [1] NCCL INFO ...")
+    r"|[\w.\-]+:\d+:\d+ \[\d+\] "
     # (a docker-compose service's gutter: "vllm-server  | ...")
     r"|[\w.\-]{1,40}\s+\| )"
 )
@@ -83,6 +85,9 @@ def _continues(piece: str, following: str, width: int) -> bool:
         and _BOX.search(piece) is None
         and bool(following.strip())
         and _RECORD.match(following) is None
+        # (a line that starts as this one does is the next record of a program's own, of the
+        # same length by chance: "bench 6 out of resource: ..." then "bench 7 ...")
+        and following.split(maxsplit=1)[0] != piece.split(maxsplit=1)[0]
     )
 
 
@@ -107,6 +112,9 @@ def _open_header(piece: str, following: str) -> bool:
         and piece.count("[") > piece.count("]")
         and bool(following.strip())
         and _RECORD.match(following) is None
+        # (a line that starts as this one does is the next record of a program's own, of the
+        # same length by chance: "bench 6 out of resource: ..." then "bench 7 ...")
+        and following.split(maxsplit=1)[0] != piece.split(maxsplit=1)[0]
     )
 
 

@@ -306,6 +306,15 @@ IN_TUNING = {
     "fresh292": (0.91, 0.83),
     "fresh294": (0.83, 0.91),
     "fresh295": (0.87, 0.87),
+    "fresh285": (1.00, 1.00),
+    "fresh287": (1.00, 0.90),
+    "fresh289": (1.00, 0.83),
+    "fresh291": (1.00, 0.83),
+    "fresh293": (1.00, 1.00),
+    "fresh296": (1.00, 0.87),
+    "fresh298": (1.00, 1.00),
+    "fresh300": (0.90, 0.90),
+    "fresh302": (1.00, 1.00),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -406,6 +415,11 @@ KNOWN_UNREACHABLE = {
     "fresh292/healthy-comfyui-colab-xformers-warning-startup-926.log": (
         "the same xFormers WARNING as fresh101/'s, after which ComfyUI goes on starting (its "
         "attention falls back to PyTorch's); six other excerpts end on it as their failure"
+    ),
+    "fresh291/healthy-triton-distributed-autotuner-skips-smem-configs-4.log": (
+        "a script printing the OutOfResources message its autotuner caught for the configs that "
+        "do not fit, without the exception's type, then timing the next configs: the same line "
+        "ends failures in which the one config launched does not fit"
     ),
 }
 
