@@ -38,7 +38,7 @@ def test_ipython_tracebacks_are_tracebacks_not_errors(tmp_path: Path) -> None:
 
 
 def test_a_worker_wrapper_before_a_traceback_names_its_method(tmp_path: Path) -> None:
-    message = "Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing"
+    message = "Unexpected key in the worker state. To continue, remove the stale state"
     lines = [
         f"(Worker pid=5) ERROR 01-19 03:55:24 utils.py:233] RuntimeError: {message}",
         "(Worker pid=7) INFO 01-19 03:55:24 utils.py:218] Worker ready; awaiting tasks",
