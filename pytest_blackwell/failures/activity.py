@@ -174,6 +174,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         + _WEIGHTS_DONE
         + r")"
         r"|\bUsing model weights format\b"
+        # mistral.rs reading each file of the model ("Loading `tokenizer_config.json` at `org/m`")
+        r"|\bLoading `[^`]+` (?:locally )?at\b"
         # an adapter's weights read ("Loading LoRA: name with strength: 0.2")
         r"|(?i:\bloading (?:the )?lora\b)"
         r"|\bload(?:ing)? (?:the )?(?:(?!of\b)\w+ ){0,2}model\b(?! (?:weights )?took)"
@@ -222,6 +224,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     (
         r"\bModel init total\b|\bloaded weights in \d|\bloaded \d+ tensors \(.{0,20}?\) in \d"
         r"|\b(?:Loading model weights|Model loading) took\b"
+        # (a program's own line that says so, alone: "Loaded model", "Model loaded in 3.2s")
+        r"|^(?:Loaded model|Model loaded)(?: in [\d.]+ ?m?s)?\.?\s*$"
         r"|(?i:\bloading (?:model )?weights\b.{0,200}?" + _WEIGHTS_DONE + ")",
         "profile",
     ),
@@ -283,6 +287,11 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bggml_(?:cuda_init|init_cublas): found \d+ \w+ devices?\b"  # (and its older name)
         r"|\bregister_(?:backend|device): registered\b"
         r"|\bggml_vulkan: Found \d+ Vulkan devices?\b"
+        # Android's Vulkan loader as an app creates its instance ("D/vulkan: searching for layers
+        # in '/data/app/x/lib/arm'"): the GPU backend setting its device up
+        r"|\bvulkan: searching for layers in\b"
+        # a runtime naming the device it set up (Taichi's "Using CUDA Device [0]: GeForce 940M")
+        r"|\bUsing CUDA [Dd]evice \[\d+\]"
         # the devices being counted, as a CUDA sample reports it ("cudaGetDeviceCount returned
         # 35", then the error's string)
         r"|\b(?:cuda|hip)GetDeviceCount(?:\(\))? returned\b"

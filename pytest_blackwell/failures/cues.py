@@ -305,6 +305,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # a tensor the loader needs, by its name ("missing tok_embeddings.weight")
             r"|\bmissing (?:tensor )?'?[\w.]+\.(?:weight|bias)\b"
             r"|\bno file named\b|\b(?:input|model|config) file (?:was )?not found\b"
+            # a setting that was needed and not given, raised ("AssertionError: No CFG scale
+            # set"; not a notice of a default: "No language specified, language will be ...")
+            r"|^(?:[\w.]+\.)?\w*(?:Error|Exception): No [\w-]+(?: [\w-]+)? (?:set|specified)\b"
             # (a model file named by its path: "unable to find '/models/m/1/model.pt' for model
             # instance 'm'", Triton's)
             r"|\b(?:unable to|could not|couldn't|cannot|can't|failed to) (?:find|locate) ['\"]?\S*"

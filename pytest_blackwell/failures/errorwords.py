@@ -216,6 +216,9 @@ _PINNED = (
 ASIDE = re.compile(
     r"^\W*If you (?:get|see|encounter|hit|run into|are seeing)\b|\b(?:falling|fall|fell) back to\b"
     r"|\bresort(?:s|ing|ed)? to\b"  # whisperX: "Failed to align segment (...), resorting to ..."
+    # (or with the next of its ways: "Strategy rdma failed, trying next: ..."), and a program
+    # saying it ignores the error it caught ("Ignore import error when loading x: No module ...")
+    r"|\btrying (?:the )?next\b|\b[Ii]gnor(?:e|es|ing) (?:the |this )?(?:import )?errors?\b"
     # a check a diagnostic tool reports as passed, whatever its words ("[PASS] ... ❌ (requires
     # Hopper)": a feature the card lacks, noted)
     r"|^\s*\[(?:PASS(?:ED)?|OK)\]\s"

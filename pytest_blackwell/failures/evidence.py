@@ -46,6 +46,8 @@ _STARTUP_SHAPE = re.compile(
     r"|LoadLibrary failed|The specified (?:module|procedure) could not be found"
     r"|A dynamic link library \(DLL\) initiali[sz]ation routine failed|Failed to load dynlib/dll\b"
     r"|\bWinError (?:126|127|1114)\b"  # (their numbers, in any language of the message)
+    # ctypes bindings that find no native library to load (llama-cpp-python's)
+    r"|\bShared library with base name '[\w.-]+' not found\b"
     r"|\bwas(?:n'?t| not) able to be loaded\b"  # ONNX Runtime's CUDA provider library
     r"|dyld\S*: Library not loaded"
     # ctypes on Windows: "Could not find module '...\\x.dll' (or one of its dependencies)"

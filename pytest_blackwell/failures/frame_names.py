@@ -76,6 +76,9 @@ DECISIVE: dict[str, str] = {
     "_sync_module_states": "startup",
     # DeepSpeed's engine broadcasting rank 0's weights as it is built
     "_broadcast_model": "startup",
+    # Ultralytics' trainer setting itself up before its first epoch (the model, the AMP check
+    # broadcast from rank 0, the data loaders)
+    "_setup_train": "startup",
     # (Horovod's counterparts, called once before training: rank 0's variables to every rank)
     "broadcast_global_variables": "startup",
     "broadcast_parameters": "startup",

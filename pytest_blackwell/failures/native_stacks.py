@@ -43,6 +43,14 @@ DEBUGGER_FRAME = re.compile(
     # (ggml's own backtrace, a function and its library in two columns:
     # "llama_context::decode()                   libllama.so")
     r"|^(?:[\w~]+::)*(?P<func__3>[A-Za-z_]\w*)\(\) {2,}(?P<path__4>[^\s]+\.(?:so|dylib|dll)\S*)\s*$"
+    # (a Rust panic's backtrace, its module path before the name, a trait's implementation in
+    # angle brackets: "  5: mistralrs_core::pipeline::Pipeline::step::{{closure}}", "  4:
+    # <candle_core::cpu_backend::CpuStorage as candle_core::backend::BackendStorage>::matmul")
+    # (not the standard library's own frames, which capture the backtrace: "std::backtrace::
+    # Backtrace::capture")
+    r"|^\s*\d+: (?!<?(?:std|core|alloc)::)(?:<(?P<path__6>[a-z_]\w*(?:::\w+)+)(?: as [^>]+)?>"
+    r"|(?P<path__7>[a-z_]\w*(?:::\w+)*?))::(?P<func__5>[A-Za-z_]\w*)(?:::\{\{closure\}\})*"
+    r"(?:::h[0-9a-f]{16})?\s*$"
 )
 #: Where gdb says a frame's code is: its library ("from /x/libllama.so.0") or its source file
 #: ("at ../sysdeps/wait4.c:30").

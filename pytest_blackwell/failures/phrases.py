@@ -203,7 +203,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"Exception ignored in.{0,80}__(?:del|dealloc)__|likely shutting down|interpreter shutdown"
         # the CUDA runtime already unloaded at exit (cudaErrorCudartUnloading): a free or a
         # destroy made while the process goes down
-        r"|\bdriver shutting down\b|\bcudaErrorCudartUnloading\b"
+        # (not a check that tolerates it: "Check failed: e == cudaSuccess || e ==
+        # cudaErrorCudartUnloading: CUDA: an illegal memory access ...", DGL's)
+        r"|\bdriver shutting down\b|(?<!== )\bcudaErrorCudartUnloading\b"
         # a server that cannot stop in time (Triton's "failed to stop server: ... Exit timeout
         # expired")
         r"|\bfailed to stop server\b|\bExit timeout expired\b",

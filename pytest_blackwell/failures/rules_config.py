@@ -93,6 +93,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|\bfailed to open '[^']*(?:\.(?:gguf|ggml|bin|safetensors)|\bggml-[\w.\-]+)'"
        r"(?:: '?No such file or directory"
        r"|\s*$)"  # (whisper.cpp's loader says no more)
+       # (Paddle Inference's: "NotFoundError: Cannot open file ./m/inference.pdmodel, please
+       # confirm whether the file is normal.")
+       r"|\bCannot open file \S*\.(?:pdmodel|pdiparams|onnx|gguf|safetensors|engine|plan)\b"
        # CTranslate2's model directory without the file it needs ("Unable to open file
        # 'model.bin' in model '/models/whisper'")
        r"|\bUnable to open file '[^']+' in model '"
@@ -174,7 +177,10 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|Model architectures? \[?'?(?P<architecture__2>\w+)'?\]? failed to be inspected"
        # transformers' check of a checkpoint's model type against the ones it knows
        r"|has model type `?(?P<architecture__3>\w+)`? but Transformers does not recognize this "
-       r"architecture|does not recognize this architecture",
+       r"architecture|does not recognize this architecture"
+       # OpenMMLab's registries asked for a type they do not hold, as the program builds its model
+       # and pipeline from the config ("KeyError: 'None is not in the detector registry'")
+       r"|\bis not in the \w+ registry\b",
        stage_hint="startup", ignore_at=QUIET),  # (a program that falls back warns of it)
     # an input shape outside every optimisation profile the engine was built with (TensorRT's
     # setInputShape: "... does not satisfy any optimization profiles")

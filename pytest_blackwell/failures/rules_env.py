@@ -157,7 +157,9 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bNo supported gpu backend found\b"  # (Lightning's Trainer, given no GPU it can use)
        # a program's own check for a GPU raising ("NotImplementedError: Unsloth: No NVIDIA GPU
        # found?"), not its notice of running on the CPU (warnings are not read)
-       r"|^(?:[\w.]+\.)?\w+(?:Error|Exception): .{0,40}?\bNo (?:NVIDIA |AMD |CUDA )?GPUs? "
+       # (or torch's process group for NCCL: "ProcessGroupNCCL is only supported with GPUs, no
+       # GPUs found!")
+       r"|^(?:[\w.]+\.)?\w+(?:Error|Exception): .{0,60}?\b[Nn]o (?:NVIDIA |AMD |CUDA )?GPUs? "
        r"(?:was |were )?(?:found|detected)\b"
        # a torch built without a feature asked for ("use_libuv was requested but PyTorch was
        # build without libuv support", TCPStore on Windows)
@@ -197,10 +199,15 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|CUDA driver initiali[sz]ation failed"
        # torch's warning when its lazy CUDA set-up fails (whatever the reason it gives: no
        # driver, a driver too old, a device count it cannot read); is_available() is False
-       r"|UserWarning: CUDA initiali[sz]ation: \S",
+       r"|UserWarning: CUDA initiali[sz]ation: \S"
+       # the driver's entry points that cannot be had (CUDA error 34, cudaErrorStubLibrary: the
+       # stub libcuda of a toolkit found instead of the driver's; Warp's "Failed to get driver
+       # entry point 'cuDriverGetVersion' (CUDA error 34)")
+       r"|\bFailed to get driver entry point\b|\bcudaErrorStubLibrary\b",
        stage_hint="startup",
        keywords=("backend failed to initiali", "cuInit", "initialization error", "Initialization",
-                 "driver initiali", "CUDA initiali", "GetDeviceCount")),
+                 "driver initiali", "CUDA initiali", "GetDeviceCount", "driver entry point",
+                 "StubLibrary")),
     # TensorRT: a serialized engine (plan) built by another TensorRT version
     # a TensorRT plugin whose library was not loaded: an op missing from the installation
     rule("trt_plugin_missing", "env_mismatch",

@@ -71,7 +71,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote|InvalidArgument)Error"
        r"|NCCL communicator was aborted|retrieving ncclUniqueId" + _STORE_TIMEOUT +
        r"|ProcessGroupNCCL.{0,120}?(?:[Ww]atchdog|[Tt]imeout|timed out)"
-       r"|Watchdog caught collective operation timeout|\bncclCommWatchdog\b"
+       r"|(?:Watchdog c|\] C)aught collective operation timeout|\bncclCommWatchdog\b"
        # (and its notice before it takes the process down, its file prefix taken off)
        r"|\bSome NCCL operations have failed or timed out\b"
        # (c10d's record of it once the log prefix naming ProcessGroupNCCL.cpp is taken off)
@@ -138,6 +138,9 @@ LATE_RULES: tuple[Rule, ...] = (
        # faulthandler's dump of a process still running after its deadline (pytest's
        # faulthandler_timeout, dump_traceback_later): "Timeout (0:02:00)!"
        r"|^Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!$"
+       # XLA's collectives waiting on the other participants ("This thread has been waiting for
+       # 5000ms for and may be stuck: participant for device ordinal 1 ...")
+       r"|\bhas been waiting for \d+ ?m?s (?:for )?and may be stuck\b"
        # (also an exception's type in a traceback printed indented, under vLLM's "Stack trace:")
        r"|^\s+(?:[\w.]+\.)?\w*Timeout(?:Error|Exception)\b(?::|\s*$)"
        # a wrapper naming the timeout it carries (Ray's "RayTaskError(TimeoutError): ...")
@@ -299,6 +302,17 @@ LATE_RULES: tuple[Rule, ...] = (
        # a Windows stack walk through the C runtime's abort() ("0x00007FFA..., C:\WINDOWS\System32
        # \ucrtbase.dll(0x...) + 0xA4AB1 byte(s), abort() + 0x31 byte(s)")
        r"|\bbyte\(s\), (?P<signal__23>abort)\(\) \+ 0x[0-9A-Fa-f]+ byte\(s\)"
+       # Go's runtime on Windows: the exception that stopped a cgo call ("Exception 0xc0000005
+       # 0x0 0x240 0x7ffc1d684ebe" then "signal arrived during external code execution")
+       r"|^Exception 0x[cC]0000[0-9a-fA-F]{3} 0x"
+       r"|\bsignal arrived during (?:external code|cgo) execution\b"
+       # systemd-coredump's report of a crashed process ("Signal: 11 (SEGV)", "Process 1302516
+       # (whisper-stream) of user 1000 dumped core.")
+       r"|^\s*Signal: (?P<signal__30>\d+) \((?:SEGV|ABRT|BUS|ILL|FPE|TRAP|SYS)\)\s*$"
+       r"|\bProcess \d+ \([^)]{1,80}\) of user \d+ dumped core\b"
+       # torchelastic's agent stopping its workers on a signal it got ("Received 1 death signal,
+       # shutting down workers"; not SIGINT or SIGTERM, which stop a job on purpose)
+       r"|\bReceived (?P<signal__29>(?!(?:2|15)\b)\d+) death signal, shutting down workers\b"
        # Open MPI's launcher: "mpirun noticed that process rank 6 ... exited on signal 9 (Killed)"
        r"|\bexited on signal (?P<signal__12>\d+)\b"
        # Go's exec package reporting a child that died ("cmd.Wait() returned error: signal:
@@ -317,7 +331,8 @@ LATE_RULES: tuple[Rule, ...] = (
                             "fatal exception", "exited on signal", "xit code", "退出代码",
                             "segfault at", "traps: ", "exception: ", "Fatal signal", "F DEBUG",
                             "SignalException", "fault addr", "(SIG", "Signal (",
-                            "returned error: signal")),
+                            "returned error: signal", "Exception 0x", "signal arrived during",
+                            "death signal", "Signal: ", "dumped core")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     # (not Python's or numpy's own messages, which a program's bug raises, not a check of its
     # configuration: "substring not found", "too many values to unpack", "x not in list"; nor a

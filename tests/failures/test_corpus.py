@@ -315,6 +315,14 @@ IN_TUNING = {
     "fresh298": (1.00, 1.00),
     "fresh300": (0.90, 0.90),
     "fresh302": (1.00, 1.00),
+    "fresh297": (0.83, 1.00),
+    "fresh299": (1.00, 1.00),
+    "fresh301": (0.75, 0.75),
+    "fresh303": (1.00, 1.00),
+    "fresh304": (1.00, 1.00),
+    "fresh306": (1.00, 0.83),
+    "fresh308": (1.00, 0.90),
+    "fresh310": (1.00, 0.91),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -415,6 +423,11 @@ KNOWN_UNREACHABLE = {
     "fresh292/healthy-comfyui-colab-xformers-warning-startup-926.log": (
         "the same xFormers WARNING as fresh101/'s, after which ComfyUI goes on starting (its "
         "attention falls back to PyTorch's); six other excerpts end on it as their failure"
+    ),
+    "fresh301/llamafactory-npu-undefined-dataset-interleaved-ranks-5491.log": (
+        "two ranks' tracebacks interleaved line by line, the exception's name left at the end of "
+        "one rank's source line and its message starting the next line with ': '; no line holds "
+        "an exception line or any error word of its own"
     ),
     "fresh291/healthy-triton-distributed-autotuner-skips-smem-configs-4.log": (
         "a script printing the OutOfResources message its autotuner caught for the configs that "
