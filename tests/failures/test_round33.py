@@ -53,7 +53,7 @@ from classify_helpers import classify_as, classify_both
         (
             ["FileNotFoundError: Shared library with base name 'llama' not found"],
             "env_mismatch",
-            "unknown",
+            "startup",  # (a native library that cannot be loaded: the start-up prior, round 74)
         ),
         (
             [
