@@ -142,7 +142,7 @@ _LABEL = re.compile(
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d)"
     # (a program's name in front of the library's records, "[node-llama-cpp] ggml_metal_init:
     # error ...", a level or logger's own tag is no such name)
-    r"|^\[(?!(?:[A-Z]|TRT|ERROR|WARN|WARNING|INFO|DEBUG|FATAL|CRITICAL)\])[\w.\-]{2,40}\]\s"
+    r"|^\[(?!(?i:[a-z]|trt|error|warn|warning|info|debug|fatal|critical)\])[\w.\-]{2,40}\]\s"
     r"(?=[a-z_][a-z0-9_]*: )"
 )
 _VLLM_LEVEL = re.compile(

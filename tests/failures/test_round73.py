@@ -373,3 +373,19 @@ def test_records_of_one_length_are_no_hard_wrapped_paste(tmp_path: Path) -> None
     failure = classify_both(tmp_path, lines)
     assert failure is not None
     assert failure.first_error == long_one
+
+
+@pytest.mark.parametrize("tag", ["[W]", "[error]", "[Warning]", "[TRT]", "[INFO]"])
+def test_a_level_in_brackets_is_no_programs_name(tag: str) -> None:
+    """Only a program's name is taken off in front of a library's record, never a level."""
+    from pytest_blackwell.failures.normalize import logical_lines
+
+    (line,) = logical_lines(f"{tag} ggml_init: failed to allocate buffer")
+    assert line.level or line.text.startswith(tag)  # (read as the level, or kept)
+
+
+def test_a_programs_name_in_brackets_is_taken_off() -> None:
+    from pytest_blackwell.failures.normalize import logical_lines
+
+    (line,) = logical_lines("[node-llama-cpp] ggml_init: failed to allocate buffer")
+    assert line.text == "ggml_init: failed to allocate buffer"
