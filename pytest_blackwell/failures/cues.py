@@ -91,6 +91,14 @@ DEVICE_NOT_SET_UP = (
 #: default paths"): the environment lacks it, and it is looked for as the program starts
 #: (:mod:`.evidence`).
 NATIVE_LIBRARY_MISSING = r"\bnative librar(?:y|ies) (?:\w+ )?not found\b"
+#: The runtime's documented strings with two honest readings ("Documented error strings read
+#: whole"): an error that says one of them stays ``unknown``, whatever frame raised it (Triton's
+#: launcher checking shared memory also raises a kernel image the driver cannot load).
+TWO_READINGS = re.compile(
+    r"\binvalid device ordinal\b|\bpeer access is not supported between these two devices\b"
+    r"|\bdevice kernel image is invalid\b|\ba PTX JIT compilation failed\b"
+    r"|\bGET was unable to find an engine\b"
+)
 
 #: ``(category, patterns)``: the cue holds when every pattern is found in the text.
 _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -305,6 +313,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # a tensor the loader needs, by its name ("missing tok_embeddings.weight")
             r"|\bmissing (?:tensor )?'?[\w.]+\.(?:weight|bias)\b"
             r"|\bno file named\b|\b(?:input|model|config) file (?:was )?not found\b"
+            # a build or setting that needs another ("TrtGptModelInflightBatching requires GPT
+            # attention plugin with packed input and paged KV cache")
+            r"|\brequires (?:the )?(?:[\w-]+ ){0,3}(?:plugin|option|flag|mode)\b"
             # a setting that was needed and not given, raised ("AssertionError: No CFG scale
             # set"; not a notice of a default: "No language specified, language will be ...")
             r"|^(?:[\w.]+\.)?\w*(?:Error|Exception): No [\w-]+(?: [\w-]+)? (?:set|specified)\b"

@@ -18,6 +18,7 @@ from pytest_blackwell.failures.candidates import Candidate
 from pytest_blackwell.failures.cues import (
     NATIVE_LIBRARY_MISSING,
     READABLE_RULES,
+    TWO_READINGS,
     cue_category,
     own_words,
 )
@@ -163,7 +164,7 @@ def decide(
     category, category_from = cand.category, category_evidence(cand)
     # (a wrapper that names a category keeps it; one that does not, such as a worker's "Error
     # executing method initialize_cache" above the worker's cut traceback, reads its frames)
-    if category == "unknown" or cand.rule in GENERIC_RULES:
+    if (category == "unknown" or cand.rule in GENERIC_RULES) and not TWO_READINGS.search(cand.text):
         found = frame_category(cand.traceback)
         if found is None and cand.detail.get("truncated"):
             dump = waiting_dump(cand.traceback)  # a stuck process's thread dump

@@ -101,7 +101,9 @@ _LINENO = re.compile(
 # "2024/05/11 14:10:52", "12:00:01.123".
 _OTHER_STAMP = re.compile(
     # (a bracketed number the program puts after it is its own: "llama-server[133]: [56595] ")
-    r"^\s*(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.\-]+ [\w.\-/]+(?:\[\d+\])?:(?: \[\d+\](?= ))?"
+    # (its month also in a CJK locale's words: "9月 28 23:36:39 host ollama[27605]: ")
+    r"^\s*(?:(?:[A-Z][a-z]{2}|\d{1,2}月) [ \d]\d \d\d:\d\d:\d\d [\w.\-]+ [\w.\-/]+(?:\[\d+\])?:"
+    r"(?: \[\d+\](?= ))?"
     r"|\[\s*\d+\.\d+\]|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]"
     r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]"
     # (also followed by a colon, "2026-07-29 11:18:04: ...", or with its year cut short by a

@@ -114,6 +114,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # during getBestTactic", "[calibrator.cpp::add::779]"); LLVM giving up on a kernel it
         # was compiling ("LLVM ERROR: Broken function found, compilation aborted!")
         r"|(?-i:\bgetBestTactic\b|\bcalibrator\.cpp::)|\bcompilation aborted\b"
+        # rustc's own error records ("error[E0432]: unresolved import `metal_backend`")
+        r"|^error\[E\d{4}\]: "
         # MLIR's translation of a kernel to LLVM IR failing (Triton's compiler: "error: LLVM
         # Translation failed for operation: ...", "Failed to translate TritonGPU to LLVM IR.")
         r"|(?-i:\bLLVM Translation failed\b|\bFailed to (?:emit|translate \w+ to) LLVM IR\b)"
@@ -318,8 +320,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bserver socket has failed to (?:bind|listen)\b"
         # (or a server's own listener: "could not bind to address: 0.0.0.0:8000", "failed to
         # bind to 0.0.0.0:8000"; a server binds its port once, as it starts)
-        r"|\b(?:could not|couldn't|cannot|failed to|unable to) bind (?:to )?(?:address:? )?"
-        r"[\w.\-\[\]:]+:\d+\b"
+        r"|\b(?:could not|couldn't|cannot|failed to|unable to) (?:bind|listen)(?: to| on)? "
+        r"(?:address:? )?[\w.\-\[\]:]+:\d+\b"
         # torch_xla's first rendezvous of the spawned processes ("Failed to meet rendezvous
         # 'init'")
         r"|\bFailed to meet rendezvous 'init'"
@@ -346,6 +348,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a rank fetching the communicator's id from the store (torch.distributed's first call);
         # a JAX process registering with the coordination service of a multi-process run
         r"|\bis setting up NCCL communicator\b|\bCoordinationService/RegisterTask\b"
+        # MediaPipe validating a task's graph as its engine is set up
+        r"|\bValidatedGraphConfig Initiali[sz]ation failed\b"
         # Open MPI asking its collective components about a communicator being created
         r"|\bmca_coll_\w+_comm_query\b"
         # NCCL's bootstrap finding no network interface to use, its socket set-up failing

@@ -17,9 +17,11 @@ CONFIG_RULES: tuple[Rule, ...] = (
     rule("trtllm_world_size", "unsupported_config", r"\bmpiSize == tp \* pp\b",
        keywords=("mpiSize == tp",)),
     # PyTorch Lightning asked for GPUs the machine does not have ("You requested GPUs: [0]",
-    # "But your machine only has: []"): an environment without them
-    rule("lightning_gpus_missing", "env_mismatch", r"\bBut your machine only has: \[\]",
-       keywords=("your machine only has",)),
+    # "But your machine only has: []"): an environment without them (Lightning raises the first
+    # line only for GPUs it cannot find, so it says the same when the second is cut off)
+    rule("lightning_gpus_missing", "env_mismatch",
+       r"\bBut your machine only has: \[\]|\bMisconfigurationException: You requested GPUs: \[",
+       keywords=("your machine only has", "You requested GPUs")),
     # DeepSpeed's check of the batch sizes of its configuration ("Check batch related
     # parameters. train_batch_size is not equal to micro_batch_per_gpu * gradient_acc_step *
     # world_size 64 != 4 * 8 * 1"), and of each size on its own ("Micro batch size per gpu: 0 has
@@ -58,9 +60,6 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # Caffe's weights (a .caffemodel protobuf) that cannot be parsed
        r"|Failed to parse NetParameter file"
        r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict"
-       # (torch's heading of those, all an excerpt may keep: "Error(s) in loading state_dict
-       # for SAM2Base:")
-       r"|\bError\(s\) in loading state_dict for \w+"
        r"|config file at .{0,300}? is not a valid JSON file"
        r"|no file named [\w.\-]+(?:,? (?:or )?[\w.\-]+)* found in directory"  # (one of a list)
        # candle's loader missing a tensor of the checkpoint; Triton's repository without a
@@ -102,6 +101,12 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # ONNX Runtime's session given a model path that is not there ("NO_SUCHFILE : Load model
        # from model.onnx failed:Load model model.onnx failed. File doesn't exist")
        r"|\bNO_SUCHFILE : Load model from\b"),
+    # torch's heading of those, all an excerpt may keep ("Error(s) in loading state_dict for
+    # SAM2Base:"): a relay of the reason listed below it, which may be a cause of its own (a
+    # parameter that could not be copied: "... an exception occurred : ('CUDA error: no kernel
+    # image is available ...")
+    rule("state_dict_errors", "unsupported_config", r"\bError\(s\) in loading state_dict for \w+",
+       weak=True),
     # a model file without the tensors the loader expects, or with tensors of another shape
     # (ggml-based loaders: "tensor 'blk.0.ffn_down.weight' not found", "has wrong size in
     # model file", "unknown tensor '' in model file"; ExLlamaV2's "Could not find

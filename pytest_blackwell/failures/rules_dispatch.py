@@ -54,6 +54,12 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        # cuDNN's frontend finding no engine that runs this operation graph on the device
        r"|\bNo execution plans? (?:built|found) successfully\b|\bNo valid execution plans? built\b"
        r"|\bNo execution plans? supports? the graph\b"
+       # (its frontend's words for the same: "cuDNN Frontend error: No valid engine configs for
+       # Matmul_MUL_Reduction_...")
+       r"|\bNo valid engine configs for\b"
+       # a GPU backend without the compute shader of an op for this dtype (ExecuTorch's Vulkan
+       # backend: "Could not find ShaderInfo with name add_uint8")
+       r"|\bCould not find ShaderInfo\b"
        # a kernel built without code for this architecture, in the words of ggml and others
        # (ggml's "has no device code compatible with CUDA arch 700", also cut after "with")
        r"|(?i:\bno (?:cuda|metal|gpu|rocm|hip) implementation for\b)"  # candle's backends

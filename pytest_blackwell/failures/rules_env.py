@@ -203,7 +203,10 @@ ENV_RULES: tuple[Rule, ...] = (
        # the driver's entry points that cannot be had (CUDA error 34, cudaErrorStubLibrary: the
        # stub libcuda of a toolkit found instead of the driver's; Warp's "Failed to get driver
        # entry point 'cuDriverGetVersion' (CUDA error 34)")
-       r"|\bFailed to get driver entry point\b|\bcudaErrorStubLibrary\b",
+       r"|\bFailed to get driver entry point\b|\bcudaErrorStubLibrary\b"
+       # TensorRT's builder and runtime finding CUDA unusable as they start ("Cuda
+       # initialization failure with error 2. Please check cuda installation")
+       r"|\bCuda initiali[sz]ation failure with error \d+",
        stage_hint="startup",
        keywords=("backend failed to initiali", "cuInit", "initialization error", "Initialization",
                  "driver initiali", "CUDA initiali", "GetDeviceCount", "driver entry point",
@@ -293,7 +296,11 @@ ENV_RULES: tuple[Rule, ...] = (
     # an op torch.ops does not have: the extension that registers it (vLLM's _C, _moe_C, any
     # package's namespace) is not loaded or was built without it
     rule("extension_not_loaded", "env_mismatch",
-       r"'_OpNamespace' '\w+' object has no attribute '(?P<op>\w+)'"),
+       r"'_OpNamespace' '\w+' object has no attribute '(?P<op>\w+)'"
+       # (MediaPipe's graph naming a calculator the linked framework does not hold, as the task's
+       # engine is set up: "No registered object with name: TokenizerCalculator; Unable to find
+       # Calculator")
+       r"|\bNo registered object with name: \S+; Unable to find Calculator\b"),
     rule("module_missing", "env_mismatch", r"No module named '?(?P<module>[\w.]+)",
        ignore_at=QUIET),
     # a part of the installation the program needs and does not find: a server's backend

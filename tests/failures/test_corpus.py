@@ -323,6 +323,12 @@ IN_TUNING = {
     "fresh306": (1.00, 0.83),
     "fresh308": (1.00, 0.90),
     "fresh310": (1.00, 0.91),
+    "fresh305": (0.85, 0.71),
+    "fresh307": (0.83, 0.75),
+    "fresh309": (1.00, 0.75),
+    "fresh311": (1.00, 0.75),
+    "fresh312": (1.00, 1.00),
+    "fresh314": (0.91, 0.91),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -428,6 +434,11 @@ KNOWN_UNREACHABLE = {
         "two ranks' tracebacks interleaved line by line, the exception's name left at the end of "
         "one rank's source line and its message starting the next line with ': '; no line holds "
         "an exception line or any error word of its own"
+    ),
+    "fresh305/tgi-gaudi-graph-compile-failed-54.log": (
+        "the shard's traceback ('RuntimeError: Graph compile failed') relayed by TGI's launcher "
+        "at DEBUG only, its ERROR record cut from the excerpt; records at a quiet level are no "
+        "errors (a debug log also records exceptions that were handled)"
     ),
     "fresh291/healthy-triton-distributed-autotuner-skips-smem-configs-4.log": (
         "a script printing the OutOfResources message its autotuner caught for the configs that "
