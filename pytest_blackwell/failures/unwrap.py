@@ -112,9 +112,6 @@ def _open_header(piece: str, following: str) -> bool:
         and piece.count("[") > piece.count("]")
         and bool(following.strip())
         and _RECORD.match(following) is None
-        # (a line that starts as this one does is the next record of a program's own, of the
-        # same length by chance: "bench 6 out of resource: ..." then "bench 7 ...")
-        and following.split(maxsplit=1)[0] != piece.split(maxsplit=1)[0]
     )
 
 
