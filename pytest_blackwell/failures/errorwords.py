@@ -219,6 +219,9 @@ ASIDE = re.compile(
     # (or with the next of its ways: "Strategy rdma failed, trying next: ..."), and a program
     # saying it ignores the error it caught ("Ignore import error when loading x: No module ...")
     r"|\btrying (?:the )?next\b|\b[Ii]gnor(?:e|es|ing) (?:the |this )?(?:import )?errors?\b"
+    # a program's own caution about what it works around (koboldcpp's "Caution: pre-allocated
+    # tensor (x) in a buffer (CPU) that cannot run the operation (ROPE)": its scheduler moves it)
+    r"|^Caution: "
     # a check a diagnostic tool reports as passed, whatever its words ("[PASS] ... ❌ (requires
     # Hopper)": a feature the card lacks, noted)
     r"|^\s*\[(?:PASS(?:ED)?|OK)\]\s"

@@ -208,13 +208,15 @@ def decide(
         # its warm-up request (SGLang): an engine function on the stack says what ran. (Any
         # other marker is later than the frames: the stages before it are over.)
         stage = told[0]
-    if stage == "profile" and frames and cand.hint != "compile":
-        said = phrase_stage(_told_lines(cand))  # (or its error says a compiler failed)
+    if stage == "profile":
+        # vLLM compiles inside its profiling run: a compiler's error is its own (by its rule, or
+        # by its words: "LLVM Translation failed")
+        said = phrase_stage(_told_lines(cand)) if frames and cand.hint != "compile" else None
         if said is not None and said[0] == "compile":
             options.append(said)
             stage = "compile"
-    if stage == "profile" and cand.hint == "compile":
-        stage = "compile"  # vLLM compiles inside its profiling run: a compiler's error is its own
+        elif cand.hint == "compile":
+            stage = "compile"
     stage_from = next((why for st, why in options if st == stage), "none")
     if (
         category == "device_oom"

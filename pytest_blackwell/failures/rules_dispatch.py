@@ -64,9 +64,8 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        # (ggml's "has no device code compatible with CUDA arch 700", also cut after "with")
        r"|(?i:\bno (?:cuda|metal|gpu|rocm|hip) implementation for\b)"  # candle's backends
        # ggml's scheduler: an op whose tensor lives in a backend that has no kernel for the op
-       # ("pre-allocated tensor (x) in a buffer (Vulkan0) that cannot run the operation (CPY)";
-       # not koboldcpp's caution that its scheduler moves the op, "Caution: pre-allocated ...")
-       r"|^(?!Caution: ).{0,300}?\bin a buffer \(\w+\) that cannot run the operation\b"
+       # ("pre-allocated tensor (x) in a buffer (Vulkan0) that cannot run the operation (CPY)")
+       r"|\bin a buffer \(\w+\) that cannot run the operation\b"
        r"|(?i:\bno device code compatible\b"
        r"|no code compatible with (?:CUDA |the )?(?:arch|architecture|device|GPU))"
        r"|(?i:no (?:kernel|binary|code) (?:image )?(?:is )?(?:available |compatible )?for "
