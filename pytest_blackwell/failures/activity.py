@@ -104,7 +104,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # (or of the work on an input: "Starting transcription on: talk.mp3")
         # (or "Starting sequential inference to transcribe: talk.wav")
         r"|(?i:^\W*start(?:ing)? (?:the )?(?:\w+ )?(?:simulation|training|inference|generation"
-        r"|sampling|transcription)\b(?:\W*$| on\b| to \w+\b|\W+(?:iters?|steps?|epochs?)\b))"
+        r"|sampling|transcription|mining)\b(?:\W*$| on\b| to \w+\b|\W+(?:iters?|steps?|epochs?)\b))"
         # (or with "to": "Start to forward", as a server's backend says it of a request)
         r"|(?i:\bstart(?:ing)? to (?:forward|infer|inference|generate|decode|sample)\b)"
         # (or said the other way round: "Training starts at step 1")
@@ -115,8 +115,18 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # the time an inference took, reported once it ran ("Time taken for inference is 6 ms")
         r"|(?i:\b(?:time (?:taken )?for|took) (?:the )?inference\b"
         r"|\binference (?:time|took|latency)\b\W{0,3}\d)"
-        # a miner given work by its pool ("new job from pool:3333 diff 120K")
-        r"|\bnew job from\b"
+        # a miner given work by its pool ("new job from pool:3333 diff 120K", "Eth: New job
+        # #79ff35a2 from pool:3353", "New job '0000003ddaf88b8a', diff=2", "New job received")
+        r"|(?i:\bnew job\b(?: #?[\w']+)?(?:,| from\b| received\b))"
+        # a media pipeline set playing (GStreamer's bus message, as DeepStream's apps print it:
+        # "** INFO: <bus_callback:180>: Pipeline running"); ffmpeg starting to transcode (it
+        # prints its key help as the first frames go through)
+        r"|\bPipeline running\b|^\s*Press \[q\] to stop\b"
+        # a program starting on one of its inputs ("Separating track song.mp3", "Processing file
+        # 3 of 9", "Upscaling frame 00042.png")
+        r"|(?i:^\W*(?:separating|processing|upscaling|encoding|transcoding|rendering|enhancing"
+        r"|restoring|interpolating|inpainting|colori[sz]ing) (?:the )?(?:track|file|image|video"
+        r"|audio|frame|clip|input|scene|sequence)s?\b)"
         # a program counting the iterations of its work loop ("Expectation iteration 1",
         # "Iteration 120/500")
         r"|(?i:^\W*(?:\w+ )?iteration:? \d+(?:\s*(?:/|of)\s*\d+)?\W*$)"
@@ -312,7 +322,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     (
         r"\d+%\|[^|]{0,100}\|\s*\d+/\d+\s*\[\d"
         r"|\[\d+:\d\d(?::\d\d)?(?:<[\d:?]+)?,\s*(?:\?|\d+(?:\.\d+)?)\s?(?:(?:it|frames?|steps?"
-        r"|batch(?:es)?|samples?|img|ex|tokens?|toks?)/s|s/(?:it|frame|step|batch|sample|img))\b",
+        r"|batch(?:es)?|samples?|img|ex|tokens?|toks?)/s|s/(?:it|frame|step|batch|sample|img))\b"
+        # (a bar cut short by what a process printed into it: " 33%|█████Memory access fault")
+        r"|^\s*\d{1,2}%\|[\u2588-\u258f#]+\s*$",
         "execute",
     ),
 )
@@ -336,11 +348,18 @@ _ERROR_WORD = re.compile(
 )
 
 
+#: A progress bar that a process printed its message into, the message right after the bar's
+#: blocks (" 33%|█████Memory access fault by GPU node-3 ...").
+_CUT_BAR = re.compile(r"^\s*\d{1,2}%\|[\u2588-\u258f#]+(?=[A-Za-z])")
+
+
 def _before_error(text: str) -> str:
-    """What ``text`` shows before its first error word, the word's whole token excluded."""
+    """What ``text`` shows before its first error word, the word's whole token excluded (or the
+    progress bar the message was printed into, when it has no such word)."""
     m = _ERROR_WORD.search(text)
     if m is None:
-        return ""
+        bar = _CUT_BAR.match(text)
+        return "" if bar is None else bar.group(0)
     head = text[: m.start()]
     if m.group("record") or m.group("plain"):
         return head

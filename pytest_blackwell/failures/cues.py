@@ -28,6 +28,8 @@ _SHORTAGE = (
     r"|\b(?:unable|failed|fails|cannot|can't|can not|could not|couldn't|fail|tried) (?:to )?"
     r"(?:allocate|alloc|reserve|malloc)\b"
     r"|\b(?:allocation|malloc)\b.{0,60}?\b(?:failed|failure|error)\b"
+    # (the failure named first: "error when allocating memory or building DAG")
+    r"|\b(?:error|failure|failed) (?:when |while )?(?:allocating|reserving) (?:\w+ ){0,2}memory\b"
     r"|\b(?:insufficient|not enough) (?:\w+ ){0,2}(?:memory|v?ram)\b"
     r"|\bmemory (?:is )?(?:exhausted|insufficient)\b"
     r"|\bexceeds? (?:the )?(?:available|free|total) (?:\w+ ){0,2}memory\b"
@@ -75,8 +77,10 @@ _OPERAND = (
 #: (:mod:`.phrases`).
 DEVICE_NOT_SET_UP = (
     r"\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:find|initiali[sz]e"
-    r"|detect|open|access)(?:/\w+)? (?:an? |the |any |specified |requested ){0,2}"
-    r"(?:accelerator|GPU|CUDA|gpu|cuda) devices?\b"
+    r"|detect|open|access)(?:/\w+)? (?:an? |the |any |specified |requested |single |usable "
+    r"|suitable ){0,2}(?:(?:accelerator|GPU|CUDA|gpu|cuda|OpenCL|Vulkan|SYCL|Metal) devices?\b"
+    # (or a GPU by its word alone: Spark RAPIDS' "Could not find a single GPU to use")
+    r"|(?:GPU|gpu)s? (?:to use|for)\b)"
     # a launcher's own check that torch can use the GPU (stable-diffusion-webui's "Torch is not
     # able to use GPU; add --skip-torch-cuda-test ...")
     r"|\bis not able to use (?:the |any )?(?:GPU|CUDA|gpu|cuda)\b"
@@ -84,7 +88,8 @@ DEVICE_NOT_SET_UP = (
     # Torch/CUDA!"): the torch installed cannot use the device
     r"|\bdevice does not support the (?:current|installed) version of (?:Py)?Torch\b"
     # llamafile's "--n-gpu-layers 35 was passed but no gpus were found"
-    r"|\bno (?:GPU|CUDA|gpu|cuda)(?: device)?s? (?:were |was )?(?:found|detected)\b"
+    r"|\bno (?:GPU|CUDA|gpu|cuda|OpenCL|Vulkan|SYCL)(?: device)?s? (?:were |was )?"
+    r"(?:found|detected)\b"
 )
 
 #: A binding that cannot find the native library it wraps (.NET's "Native Library not found in
@@ -243,6 +248,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bdlopen failed\b|\bUnsatisfiedLinkError\b"
             # (a native library that cannot be opened: "Failed to open libCB from libOpenCL")
             r"|\b(?:failed to|cannot|could not|unable to) (?:open|load) lib\w+\b"
+            # (or an Apple framework or a dynamic library by its name: "Unable to load
+            # CoreML.framework")
+            r"|(?i:\b(?:failed to|cannot|could not|unable to) (?:open|load) [\w.\-]+\.(?:framework"
+            r"|dylib|dll)\b)"
             # a version installed that does not support the model or feature yet ("... is not
             # supported in your current Unsloth version", "is not supported yet in
             # `transformers==4.57.6`")
@@ -251,6 +260,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bversion (?:mismatch|conflict)\b"
             r"|\b(?:compiled|built) (?:with|against|for) (?:a )?(?:different|another|newer|older)\b"
             r"|\brequires? (?:CUDA|torch|PyTorch|driver|NCCL|cuDNN|triton|transformers)\b"
+            # (a package named as such: "Ulysses Attention and Ring Attention requires xfuser
+            # package.")
+            r"|\brequires? (?:the )?`?[\w.\-]+`? (?:package|library|module)\b"
             r"|\bdriver (?:version )?(?:is )?(?:too old|insufficient|outdated)\b|\bnot installed\b"
             r"|\bsetup failed\b"
             # a package older than the caller needs ("sageattention is not new enough version"),
@@ -284,11 +296,16 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"(?:CUDA|ROCm|HIP|cuDNN|driver|torch|PyTorch)\b"
             # a driver library that cannot be loaded, or lacks a symbol the runtime needs
             r"|\bsymbol lookup\b.{0,60}?\bfailed\b|\b(?:unable|failed) to load .{0,40}?\bdriver\b"
+            # (or the GPU runtime itself: "hip runtime failed to load.")
+            r"|(?i:\b(?:cuda|hip|rocm|opencl|vulkan) runtime (?:failed to load|could not be loaded"
+            r"|(?:was )?not found)\b)"
             # an installed build that cannot use the GPU at all ("The installed version of
             # bitsandbytes was compiled without GPU support", "Torch not compiled with CUDA
             # enabled")
             r"|\b(?:compiled|built) without (?:\w+ )?(?:GPU|CUDA|ROCm|HIP) support\b"
             r"|\bnot compiled with (?:CUDA|GPU|ROCm|HIP)(?: support)? enabled\b"
+            # (ONNX Runtime's "CUDA execution provider is not enabled in this build")
+            r"|\bis not (?:enabled|available|included) in this build\b"
             # (an extension's own check of its build: mmcv's and detectron2's ops raise "Not
             # compiled with GPU support" when called on a CUDA tensor)
             r"|\bNot compiled with (?:CUDA|GPU|ROCm|HIP) support\b"
@@ -303,6 +320,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # kernel's "only supported for contiguous tensors": a layout the caller made)
             r"\b(?:not|isn't|is not|are not) (?:yet )?(?:supported|implemented)\b"
             r"|\bunsupported\b(?! operand type)|\bdoes(?: not|n't) (?:yet )?support\b"
+            # ("change of option metrics is unimplemented for task type GPU", CatBoost's)
+            r"|\b(?:is|are) unimplemented (?:for|on|in|with)\b"
             r"|\bno longer (?:supported|allowed|accepted)\b"
             # settings that cannot go together ("... This is not compatible with offloading"; not
             # a driver, a build, a version or a GPU that does not fit: the environment's)

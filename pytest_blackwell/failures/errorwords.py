@@ -120,10 +120,14 @@ ERRORISH = re.compile(
     r"|^Exception in [\w .\-]{1,60}:\s*\S"
     # an error and what it was doing ("Error while calling cudaMalloc(...)", glibc's "Error in
     # `python': double free or corruption")
-    r"|^(?:[\w.:]+: )?[Ee]rror (?:while|when|during|in) \S"
+    # (also after the device it hit: "GPU 0: error when allocating memory or building DAG.")
+    r"|^(?:[\w.:]+(?: #?\d+)?: )?[Ee]rror (?:while|when|during|in) \S"
     r"|\b(?:[Ff]ailed|FAILED|[Aa]bort(?:ed|ing)?|ABORT(?:ED)?|[Pp]anic(?:ked)?)\b"
     # a server's access log answering a request with a server error (Gin's "| 500 |")
     r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"
+    # a library's record at an error level, its function in brackets ("MIOpen(HIP): Error
+    # [SetIsaName] ...")
+    r"|^[\w.]+(?:\([\w.]+\))?: (?:Error|ERROR|Fatal|FATAL) \[\w+\] "
     # (also as often misspelt: "An error occured while ...")
     r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurr?ed\b|\bencountered an? (?:unexpected |fatal )?error\b"
     # (or an exception: "An exception has occurred: No closing quotation", InvokeAI's)
@@ -194,6 +198,9 @@ BENIGN = re.compile(
     # can yield errors."), not an error that happened
     r"|\b(?:can|may|might|could) (?:yield|cause|lead to|result in|produce) (?:\w+ ){0,2}errors?\b"
     r"|\bunexpected results may\b"  # "... not implemented for `sdpa`; unexpected results may ..."
+    # a compiler's warning or note on a source line ("ggml-cuda.cu:5712:24: warning: loop not
+    # unrolled: ... unsupported transformation ordering")
+    r"|^\S+:\d+(?::\d+)?: (?:warning|note|remark): "
 )
 
 
@@ -228,6 +235,9 @@ ASIDE = re.compile(
     # the same said with its substitute ("FP16 is not supported on CPU; using FP32 instead")
     r"|[;,] (?:using|will use) [\w.\- ]{1,40}? instead\b"
     r"|\b(?:will be|is being) used instead\b"  # ("The native segment will be used instead")
+    # (or the backend put in its place: "... on an unsupported architecture! Overriding blas
+    # backend to hip")
+    r"|\bOverriding (?:\w+ ){0,2}backend to\b"
     # a mismatch the library checked and tolerates (DeepSpeed's CUDA versions)
     r"|\baccepting this combination\b"
     # an error that was caught and reported beside a notice (xFormers: "A matching Triton is not

@@ -31,6 +31,7 @@ DECISIVE: dict[str, str] = {
     "_wait_for_engine_startup": "startup",  # vLLM V1's core client, older name
     "_wait_until_server_is_live": "startup",  # DeepSpeed-MII waiting for its model server
     "popen_launch_server": "startup",  # SGLang's test launcher waiting for its server to be up
+    "_wait_for_scheduler_ready": "startup",  # SGLang's launcher waiting for its schedulers to be up
     # llama.cpp's native set-up, in a debugger's backtrace: the model file read, its tensors
     # loaded, the context (and its KV cache) created, adapters read; its common set-up does those
     # and then runs an empty warm-up batch, so what none of them names under it is the warm-up
@@ -346,6 +347,9 @@ CATEGORY_FRAMES: dict[str, str] = {
     # vLLM V1's AsyncLLM output loop raises what its engine-core client queued: the error that
     # ended the engine core's output socket, i.e. the engine core is gone (EngineDeadError)
     "get_output_async": "engine_died",
+    # SGLang's launcher waiting for its schedulers: raises only when one died (its pipe closed)
+    # or reported that its start failed (a relay of the error it logged)
+    "_wait_for_scheduler_ready": "engine_died",
     # SGLang's KV token pool: these raise only when the pool has no free slots for a batch
     "alloc_token_slots": "kv_cache_oom",
     "alloc_paged_token_slots_extend": "kv_cache_oom",

@@ -88,12 +88,18 @@ _CAPTURE_WORDS = re.compile(r"(?i)captur\w*?_(?:\w+_)?(?:cuda_?)?graphs?\b|graph
 _SERVING_WORDS = re.compile(
     r"(?i)(?:^|_)(?:generate|generation|sample|sampling|sampler|decode|decoding|prefill"
     r"|completions?|chat|infer|inference|predict|serve|serving|train|training|requests?"
-    r"|translate|translation|transcribe|transcription|beam|fit|tts|synthesi[sz]e|synthesis)(?:_|$)"
+    r"|translate|translation|transcribe|transcription|beam|fit|tts|synthesi[sz]e|synthesis"
+    # (an image or video model's work: "_upscale_frames", "inpaint", "denoise_latents")
+    r"|upscale|upscaling|inpaint|inpainting|denoise|denoising|colori[sz]e)(?:_|$)"
 )
 
 #: A function named for creating what serves, not for serving (ONNX Runtime's
 #: ``_create_inference_session`` reads the model; ``init_inference_engine``, ``build_sampler``).
-_CREATES = re.compile(r"(?i)_*(?:create|init|initiali[sz]e|build|make|setup|load|construct)_")
+_CREATES = re.compile(
+    r"(?i)_*(?:create|init|initiali[sz]e|build|make|setup|load|construct"
+    # (nor for checking what it will be given: CatBoost's "_check_train_params")
+    r"|check|validate|verify)_"
+)
 
 
 #: faulthandler's stack of one thread, printed on request (``faulthandler.dump_traceback``, a

@@ -215,9 +215,11 @@ def frame_segments(lines: Iterable[str]) -> list[list[Frame]]:
 def _called(segment: list[Frame], callee: str) -> None:
     """Add the known function the innermost frame's source line calls to ``segment``, or the
     constructor of a model or communicator class it builds (a traceback cut right there)."""
-    if segment and _known(callee) and segment[-1].func != callee:
+    if not segment or STDLIB.search(segment[-1].path):
+        return  # (none; or a call the standard library makes: asyncio closing a socket)
+    if _known(callee) and segment[-1].func != callee:
         segment.append(Frame("", callee))
-    elif segment and (_MODEL_CLASS.search(callee) or _COMMUNICATOR_CLASS.search(callee)):
+    elif _MODEL_CLASS.search(callee) or _COMMUNICATOR_CLASS.search(callee):
         segment.append(Frame("", "__init__", callee))
 
 
@@ -278,6 +280,9 @@ _MODEL_CLASS = re.compile(
 
 #: Classes whose construction sets a communicator up between the ranks (vLLM's
 #: ``PyNcclCommunicator``, ``CustomAllreduce``, a ``ProcessGroupNCCL``): distributed start-up.
+#: Functions named for setting up the collectives' communicators ("_func_init_nccl",
+#: "init_nccl_comm", "nccl_init"): a distributed program's start.
+_COMMS_SETUP = re.compile(r"(?:^|_)(?:init_nccl|nccl_init|init_comms?|init_communicators?)(?:_|$)")
 _COMMUNICATOR_CLASS = re.compile(
     r"^[A-Z]\w*(?:Communicator|ProcessGroup\w*|Allreduce)$|^\w*ParallelContext$"
     # (TransformerEngine's userbuffers for overlapping GEMMs with their communication:
@@ -311,6 +316,9 @@ _BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|
 #: ``decode`` (json, codecs), ``step`` or ``run`` name no engine's work.
 STDLIB = re.compile(
     r"/lib/python3\.\d+/(?!site-packages/|dist-packages/)|(?:^|/)Lib/(?!site-packages/)"
+    # (a conda environment on Windows keeps it in a lower-case "lib": "env/lib/asyncio/")
+    r"|/lib/(?:asyncio|concurrent|multiprocessing|json|http|urllib|logging|importlib|email)/"
+    r"|/lib/(?:threading|socket|subprocess|selectors|socketserver|runpy|queue)\.py$"
     # nor do the HTTP clients' (requests' "generate" streams a response body)
     r"|/(?:site|dist)-packages/(?:requests|urllib3|httpx|httpcore|aiohttp)/"
 )
@@ -348,6 +356,8 @@ def _named(frame: Frame) -> str | None:
         stage = "loading"  # a model or pipeline being built: its weights are being loaded
     if stage is None and _COMMUNICATOR_CLASS.search(frame.constructs):
         stage = "startup"  # a communicator or process group being set up
+    if stage is None and _COMMS_SETUP.search(frame.func):
+        stage = "startup"  # a function named for setting the collectives up (raft's "init_nccl")
     return stage
 
 

@@ -46,6 +46,10 @@ _KUBE = re.compile(
     # a serverless worker's id glued to the level of the stream it captured ("<id>[info]"):
     # the platform's, not the program's (a traceback printed to stdout is tagged info)
     r"|^[a-z0-9]{8,40}\[(?:info|error|warning|debug)\] ?"
+    # a Go supervisor's console record (zerolog's "6:54PM DBG") relaying what a child printed
+    # on its streams ("... GRPC(m-127.0.0.1:43453): stderr gguf_init_from_file: failed to ..."):
+    # the supervisor's level, not the child's
+    r"|^\s*\d{1,2}:\d\d(?::\d\d)?(?:[AP]M)? (?:DBG|INF|WRN|TRC) \S+: std(?:out|err) (?=\S)"
 )
 # A cloud logging export's severity before the entry's RFC 3339 time ("ERROR
 # 2025-03-30T23:51:21.299840450Z ..."): the severity of the stream (stderr is ERROR), not the

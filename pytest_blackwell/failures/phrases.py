@@ -102,6 +102,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # the driver JIT-compiling a PTX module while loading it
         r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*|\bError loading CUDA module\b"
         r"|\bfailed to load PTX text as a module\b"  # XLA handing its PTX to the driver
+        # a GPU program built or linked at run time by the OpenCL or CUDA driver API, or NVRTC
+        # ("clBuildProgram(): CL_OUT_OF_HOST_MEMORY", "cuLinkAddData(): the provided PTX ...")
+        r"|\bcl(?:Build|Compile|Link)Program\b|\bcuLink(?:AddData|Create|Complete)\w*"
+        r"|\bnvrtcCompileProgram\b"
         # LLVM's crash report naming the tool that crashed: a linker or compiler a JIT ran
         # ("Program arguments: /opt/rocm/llvm/bin/ld.lld -flavor gnu -shared ...")
         r"|\bProgram arguments: \S*\b(?:ld\.lld|lld|llc|clang(?:\+\+)?|opt)\s"
@@ -260,6 +264,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:unable to initialize backend|failed to create stream executor)"
         # the CUDA stack or a library's CUDA set-up, initialised while the process starts
         r"|(?i:cuda (?:driver )?initiali[sz]ation|backend failed to initiali[sz]e|cuda setup)"
+        # (NVIDIA's containers, checking the driver at entry: "CUDA failed to initialize")
+        r"|(?i:\bcuda failed to initiali[sz]e\b)"
         # the CUDA runtime that cannot initialise itself (cudaErrorInitializationError, 3)
         r"|\bCUDA error\(3\)|\bcudaErrorInitializationError\b|\bCUDA_ERROR_NOT_INITIALIZED\b"
         r"|\bCUDA error: initialization error\b"

@@ -55,7 +55,8 @@ CAUSES: tuple[Rule, ...] = (
        # the runtime's message cut at the end of a pasted line
        r"|\bCUDA error: an illegal memory(?: acc\w*)?\s*$"
        # CUDA's number for it, after its CUDA error words ("Error code 700", "CUDA error = 700")
-       r"|(?i:\bcuda\b.{0,80}?\berror(?: code)?[ :=(#]*700\b"
+       # (or by its number before CUDA 10.1, 77: "details: CUDA error 77", FAISS' check)
+       r"|(?i:\bcuda\b.{0,80}?\berror(?: code)?[ :=(#]*(?:700|77)\b"
        r"|\berror code[ :=(]*700\b.{0,120}?\bcuda\b)"
        r"|CUDA Exception: Warp (?:Out-of-range|Illegal|Misaligned) Address"
        r"|cudaErrorIllegalAddress|hipErrorIllegalAddress"
@@ -224,10 +225,16 @@ CAUSES: tuple[Rule, ...] = (
        # (a Vulkan call's result as its number: -1 and -2 are VK_ERROR_OUT_OF_HOST_MEMORY and
        # VK_ERROR_OUT_OF_DEVICE_MEMORY, as ncnn prints them: "vkAllocateMemory failed -2")
        r"|\bvk[A-Z]\w+ failed -[12]\b"
+       # (and the allocation call itself failing, whatever result: "vkAllocateMemory failed
+       # -1000072003")
+       r"|\bvkAllocateMemory failed\b"
        r"|\bkIOGPUCommandBufferCallbackErrorOutOfMemory\b"
        r"|\bInsufficient Memory \(0+8:"  # (its status code, the name cut by a paste)
        # MLX's Metal allocator, asked for more than one buffer may hold
        r"|\bAttempting to allocate \d+ bytes which is greater than the maximum allowed buffer\b"
+       # (and PyTorch's MPS backend asking for an array over the 4 GiB one may hold: "failed
+       # assertion `[MPSNDArray initWithDevice:descriptor:] Error: total bytes of NDArray > 2**32'")
+       r"|\btotal bytes of NDArray > 2\*\*32\b"
        r"|Cuda failure (?:\d+ )?'out of memory'"
        # legacy torch's THC check: "THCudaCheck FAIL file=... line=66 error=2 : out of memory"
        r"|\bTHCudaCheck FAIL\b.{0,400}?\berror=2 :"

@@ -43,7 +43,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        keywords=(" at line ",)),
     # ggml's reader of a GGUF file that is not there or is no GGUF: the model being read
     rule("gguf_unreadable", "unsupported_config",
-       r"\bgguf_init_from_file(?:_impl)?: (?:failed to open '|invalid magic)", stage_hint="loading",
+       # (newer ggml names what it opens: "failed to open GGUF file '/models/m.gguf'")
+       r"\bgguf_init_from_file(?:_impl)?: (?:failed to open (?:GGUF file )?'|invalid magic)",
+       stage_hint="loading",
        keywords=("gguf_init_from_file",)),
     rule("model_files", "unsupported_config",
        r"does not appear to have (?:a file|files) named (?P<missing_file>[\w\-]+(?:\.\w+)*)"

@@ -24,13 +24,21 @@ DISPATCH_RULES: tuple[Rule, ...] = (
     # (ggml's "load pipeline error: Error Domain=CompilerError ...", "error compiling source")
     rule("kernel_static_assert", "dispatch_failure",
        r"\.(?:cuh?|hpp|h)\(\d+\): error: static assertion failed\b"
-       r"|\bload pipeline error: Error Domain=CompilerError\b|\bggml_metal\w*: error compiling\b",
-       stage_hint="compile", keywords=("assertion failed", "pipeline error", "error compiling")),
+       r"|\bload pipeline error: Error Domain=CompilerError\b|\bggml_metal\w*: error compiling\b"
+       # (and the OpenCL C compiler's, which names a program's source "<kernel>": "<kernel>:595:
+       # 18: error: implicit conversion ... is not supported")
+       r"|^<kernel>:\d+:\d+: error: "
+       # (ROCm's code-object compiler refusing the GPU's target name: "'amd_comgr_action_info_
+       # set_isa_name(handle, isa.c_str())' amdgcn-amd-amdhsa--gfx900:xnack-: INVALID_ARGUMENT")
+       r"|\bamd_comgr_action_info_set_isa_name\b.{0,200}?\bINVALID_ARGUMENT\b",
+       stage_hint="compile",
+       keywords=("assertion failed", "pipeline error", "error compiling", "<kernel>:",
+                 "set_isa_name")),
     rule("no_lowering", "dispatch_failure", r"\b[Ff]ailed to legalize operation\b",
        stage_hint="compile", keywords=("legalize operation",)),
     rule("no_kernel_image", "dispatch_failure",
        r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
-       r"|CUDA_ERROR_NO_BINARY_FOR_GPU|invalid device function"
+       r"|CUDA_ERROR_NO_BINARY_FOR_GPU|(?i:invalid device function)"  # (HIP's: "Invalid ...")
        r"|\b(?:CU|HIP|ROC)(?:BLAS|BLASLT|TENSOR)_STATUS_NOT_SUPPORTED"
        # cublasGetStatusString's text for it, as ggml prints it
        r"|\bthe (?:requested functionality|functionality requested) is not supported\b"
@@ -44,6 +52,9 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        # CUDA's number for it (cudaErrorNoKernelImageForDevice), its message cut ("CUDA error
        # 209 at /go/src/...")
        r"|(?i:\bcuda error[ :=(#]*209\b)"
+       # (and of cudaErrorInvalidDeviceFunction, 98, which HIP numbers alike: "CUDA error 98 at
+       # ggml-cuda.cu:6951", a ROCm build of llama.cpp)
+       r"|(?i:\b(?:cuda|hip) error[ :=(#]*98\b)"
        # rocBLAS without the kernel library of this GPU's architecture
        r"|\bTensileLibrary\S*.{0,120}?\bfor GPU arch\b"
        # (or its kernel library that cannot be read at all: the one of this architecture)

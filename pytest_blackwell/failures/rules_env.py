@@ -28,7 +28,10 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|CUDA_ERROR_JIT_COMPILER_NOT_FOUND|hipErrorInsufficientDriver"
        # cudaErrorInsufficientDriver as its number after the call that returned it
        # ("cudaSetDevice err: 35", Ollama's GPU discovery)
-       r"|\bcuda[A-Z]\w* err(?:or)?:? 35\b"),
+       r"|\bcuda[A-Z]\w* err(?:or)?:? 35\b"
+       # FFmpeg's NVENC and NVDEC wrappers checking the driver's codec API before they open
+       # ("Driver does not support the required nvenc API version. Required: 12.1 Found: 12.0")
+       r"|\bDriver does not support the required nv(?:enc|dec) API version\b"),
     # an NVIDIA (NGC) container's entry point checking the host's driver before the program runs
     rule("container_driver_too_old", "env_mismatch",
        r"\bThis container was built for NVIDIA Driver Release [\d.]+ or later\b",
@@ -189,9 +192,15 @@ ENV_RULES: tuple[Rule, ...] = (
        # JAX: "Backend 'cuda' failed to initialize: ..." (its CUDA libraries or plugin)
        r"|\b[Bb]ackend '(?:cuda|gpu|rocm)' failed to initiali[sz]e"
        r"|CUDA error\(3\), initialization error|cudaErrorInitializationError"
+       # (NVIDIA's containers checking CUDA at entry: "The NVIDIA Driver is present, but CUDA
+       # failed to initialize.")
+       r"|\bCUDA failed to initiali[sz]e\b"
        # (Triton server's: "Failed to initialize CUDA memory manager: unable to get number of
        # CUDA devices: initialization error", the runtime's string for error 3)
        r"|\bCUDA devices: initialization error\b"
+       # (or after the CUDA source file and line whose check printed it: xgboost's
+       # "device_helpers.cuh: 103: initialization error")
+       r"|\.cuh?(?::\s*|\()\d+\)?:\s*initialization error\s*$"
        # a CUDA sample's device count failing with error 3, its string on the next line
        # ("cudaGetDeviceCount returned 3" / "-> initialization error")
        r"|\b(?:cuda|hip)GetDeviceCount(?:\(\))? returned 3\b|^-> initialization error\s*$"
@@ -210,7 +219,7 @@ ENV_RULES: tuple[Rule, ...] = (
        stage_hint="startup",
        keywords=("backend failed to initiali", "cuInit", "initialization error", "Initialization",
                  "driver initiali", "CUDA initiali", "GetDeviceCount", "driver entry point",
-                 "StubLibrary")),
+                 "StubLibrary", "failed to initiali")),
     # TensorRT: a serialized engine (plan) built by another TensorRT version
     # a TensorRT plugin whose library was not loaded: an op missing from the installation
     rule("trt_plugin_missing", "env_mismatch",
@@ -274,18 +283,31 @@ ENV_RULES: tuple[Rule, ...] = (
        # the loader: a versioned symbol the library found does not define ("symbol X version
        # libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time reference")
        r"|\bnot defined in file \S+ with link time reference\b|version `(?P<glibc>"
-       r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist",
+       r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist"
+       # macOS' loader (dyld) in its words: "dlopen(x.dylib, 0x0006): Symbol not found: _f"
+       r"|\bSymbol not found: (?P<symbol__2>\S+)",
        ignore_at=QUIET),
     rule("jit_build_failed", "env_mismatch",
        r"Error building extension '|ninja: build stopped: subcommand failed|Ninja build failed"
-       r"|^:?/\S*/nvcc\s+-|^FAILED: \S+\.(?:cuda\.)?o\b"
+       # (ninja's failed edge, newer ninja with its exit code: "FAILED: [code=1] x.so")
+       r"|^:?/\S*/nvcc\s+-|^FAILED: (?:\[code=\d+\] )?\S+\.(?:(?:cuda\.)?o|so)\b"
        r"|CalledProcessError: Command '\[['\"]ninja['\"]"
        # XLA's JIT running ptxas on a kernel it generated, the tool failing without a word of
        # its own ("ptxas exited with non-zero error code 139, output: ")
        r"|\bptxas exited with non-zero error code -?\d+"
        # AITER's JIT build of one of its modules ("[aiter] failed jit build [module_x]", and in
        # other releases "failed build jit [module_x]")
-       r"|\bfailed (?:jit build|build jit) \[",
+       r"|\bfailed (?:jit build|build jit) \["
+       # a GPU program built at run time by the OpenCL runtime ("CL_BUILD_PROGRAM_FAILURE",
+       # "clBuildProgram failed with error code -11", LightGBM's "Cannot build GPU program:
+       # Build Program Failure", "Compilation of OpenCL kernels failed.")
+       r"|\bCL_BUILD_PROGRAM_FAILURE\b|\bBuild Program Failure\b|\bclBuildProgram(?:\(\))? failed\b"
+       r"|(?i:\b(?:cannot|can't|could not|failed to|unable to) build (?:the )?(?:GPU|OpenCL|CUDA)"
+       r" (?:program|kernels?)\b|\b(?:compilation|build) of (?:the )?(?:OpenCL|GPU|CUDA) "
+       r"(?:programs?|kernels?) failed\b)"
+       # (MIOpen's, for the kernels it builds at run time: "Code object build failed. Source:
+       # naive_conv.cpp")
+       r"|\bCode object build failed\b",
        weak=True, stage_hint="compile"),
     rule("backend_not_installed", "env_mismatch",
        r"(?i)is not available or (?:is )?outdated"

@@ -196,7 +196,10 @@ LATE_RULES: tuple[Rule, ...] = (
        # (and a buffer larger than the device allows: CL_INVALID_BUFFER_SIZE)
        r"|\bCL_(?:OUT_OF_HOST_MEMORY|MEM_OBJECT_ALLOCATION_FAILURE|INVALID_BUFFER_SIZE)\b"
        # (the first two by their numbers, -4 and -6: "CLBlast: OpenCL error: clEnqueue...: -4")
-       r"|\bOpenCL error:? (?:\w+: )?-[46]\b"),
+       r"|\bOpenCL error:? (?:\w+: )?-[46]\b"
+       # (or a program's own message about an OpenCL object, with the status in brackets:
+       # "Couldn't create OpenCL command queue (error: -6)!")
+       r"|\bOpenCL\b[^()\n]{0,80}\((?:error|status|code):? ?-[46]\)"),
     # the amdgpu kernel driver's report of a GPU page fault (a VM protection fault): a GPU
     # kernel touched memory it may not (in dmesg, as NVIDIA's Xid 31 says it)
     rule("amdgpu_page_fault", "illegal_memory_access",

@@ -41,7 +41,11 @@ _ABORT_AT = re.compile(
 
 #: The start of a line cut short, which no exception line is: an indented piece or a lone
 #: bracket or punctuation ("  Fil", "(").
-_CUT_SHORT = re.compile(r"^\s+\S{1,12}$|^\W{1,3}$")
+_CUT_SHORT = re.compile(
+    r"^\s+\S{1,12}$|^\W{1,3}$"
+    # (or an exception's name cut mid-word, nothing after it: "Runtime", "torch.OutOfMem")
+    r"|^(?:[a-z_]\w*\.)*[A-Z][A-Za-z]{1,24}$"
+)
 
 #: A notice followed by the stack it was found from, no traceback (Inductor's "skipping
 #: cudagraphs due to cpu device (arg7_1). Found from :").

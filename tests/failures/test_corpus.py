@@ -329,6 +329,14 @@ IN_TUNING = {
     "fresh311": (1.00, 0.75),
     "fresh312": (1.00, 1.00),
     "fresh314": (0.91, 0.91),
+    "fresh316": (0.85, 0.70),
+    "fresh318": (0.85, 0.70),
+    "fresh320": (0.90, 0.80),
+    "fresh322": (0.95, 0.80),
+    "fresh324": (0.95, 0.85),
+    "fresh326": (0.65, 0.65),
+    "fresh328": (0.94, 0.94),
+    "fresh330": (0.77, 0.61),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
