@@ -91,6 +91,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # a training loop's counted step ("[3/1000] Forward GPU memory usage: ...", ColossalAI's
         # examples); LAMMPS' thermo table header, printed as its run starts
         r"|\[\d+/\d+\] (?:Forward|Backward)\b|^\s*Step\s+Temp\s+E_pair\b"
+        # (its run being set up, "Setting up Verlet run ...", and its multi-line thermo record,
+        # "------------ Step              0 ----- CPU =            0 (sec) -------------")
+        r"|^\s*Setting up \w+ run\b|^-+ Step +\d+ -+ CPU = "
         # DeepSpeed's step report and throughput timer ("[Rank 0] step=80000, skipped=0, lr=",
         # "RunningAvgSamplesPerSec=640.7")
         r"|\bstep=\d+, skipped=\d+\b|\bRunningAvgSamplesPerSec="
@@ -145,7 +148,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # the model being run on work ("Running inference for model: x", "Running model ...",
         # "Running image 1/1 ...")
         r"|(?i:\brunning (?:the )?(?:inference|generation|prediction)\b"
-        r"|\brunning (?:the )?model\W*$|\brunning (?:image|sample|batch|prompt) \d+)"
+        r"|\brunning (?:the )?model(?:[_ ]\d+)?\W*$|\brunning (?:image|sample|batch|prompt) \d+)"
         # the work announced by a word alone on its line ("Transcribing..", "Generating...")
         r"|(?i:^\W*(?:transcribing|generating|inferring|predicting|denoising)\W*$)",
         "execute",
@@ -308,6 +311,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # an engine checking its environment before it starts (LMDeploy's "Checking environment
         # for PyTorch Engine.")
         r"|\bChecking environment for\b"
+        # a program reporting the GPU runtime it set up ("CUDA initialized with 1 device.")
+        r"|^\W*(?:CUDA|HIP|SYCL) initiali[sz]ed with \d+ devices?\b"
         # an installer or a launcher checking that its packages import ("Checking PyTorch,
         # Triton, and vLLM imports...")
         r"|\bChecking [\w ,.\-]{1,80} imports\b"

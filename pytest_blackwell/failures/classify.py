@@ -49,12 +49,12 @@ from pytest_blackwell.failures.candidates import (
     process_name,
     replaces_in_block,
 )
-from pytest_blackwell.failures.cues import heads_its_message
 from pytest_blackwell.failures.errorwords import is_aside, looked_at, says_error, triggers
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
+from pytest_blackwell.failures.ownwords import heads_its_message
 from pytest_blackwell.failures.phrases import phrase_stage
 from pytest_blackwell.failures.rule import checked_rules
 from pytest_blackwell.failures.rules import DEFAULT_RULES, Rule

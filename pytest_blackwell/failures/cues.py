@@ -18,7 +18,7 @@ shown, a lost GPU) are not read again.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from pytest_blackwell.failures.errorwords import SETTING_VALUE, SIGNAL_DEATH
 
@@ -43,6 +43,7 @@ _ARCH = (
     r"|\bAscend ?\d{3}\w*"  # (Huawei's NPUs, as CANN names them: "Ascend910B")
     r"|\b(?:this|your|the current|current) (?:GPU|device|architecture|arch|hardware|platform)\b"
     r"|\bCUDA capabilit(?:y|ies)\b|\b\d\.\d capability\b|\bcapability \d\.\d\b"
+    r"|\bcompute cap \d+\b"  # (as Rust's candle names it: "Runtime compute cap 52")
     r"|\bthe target (?:GPU|device)\b"
     # an architecture compared with a number ("not supported on CUDA arch < 89")
     r"|\b(?:CUDA |GPU |compute )?arch(?:itecture)?\s*[<>]=?\s*\d)"
@@ -58,7 +59,8 @@ _REFUSAL = (
     r"(?:\bnot (?:yet )?(?:supported|implemented|available|compiled|enabled)\b|\bunsupported\b"
     r"|\bno (?:kernel|implementation|support)\b|\bonly (?:supported|available|works?|implemented)\b"
     r"|\bonly supports\b|\btoo old to be supported\b"
-    r"|\bdo(?:es)?(?: not|n't) support\b|\bcannot run\b|\bincompatible\b|\brequires?\b"
+    r"|\bdo(?:es)?(?: not|n't) support\b|\bcannot run\b|\bincompatible\b|\brequire[sd]?\b"
+    r"|\bnot compatible\b"
     # (a build for the architecture looked for and not there: "Could not find compatible
     # tinycudann extension for compute capability 75")
     r"|\b(?:could not|couldn't|cannot|unable to) find (?:a |any )?compatible\b)"
@@ -78,9 +80,10 @@ _OPERAND = (
 DEVICE_NOT_SET_UP = (
     r"\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:find|initiali[sz]e"
     r"|detect|open|access)(?:/\w+)? (?:an? |the |any |specified |requested |single |usable "
-    r"|suitable ){0,2}(?:(?:accelerator|GPU|CUDA|gpu|cuda|OpenCL|Vulkan|SYCL|Metal) devices?\b"
+    r"|suitable |accessible |available ){0,2}"
+    r"(?:(?:accelerator|GPU|CUDA|gpu|cuda|OpenCL|Vulkan|SYCL|Metal) devices?\b"
     # (or a GPU by its word alone: Spark RAPIDS' "Could not find a single GPU to use")
-    r"|(?:GPU|gpu)s? (?:to use|for)\b)"
+    r"|(?:GPU|gpu)s?(?: to use| for\b|\s*[.,;:!]|\s*$))"
     # a launcher's own check that torch can use the GPU (stable-diffusion-webui's "Torch is not
     # able to use GPU; add --skip-torch-cuda-test ...")
     r"|\bis not able to use (?:the |any )?(?:GPU|CUDA|gpu|cuda)\b"
@@ -90,6 +93,10 @@ DEVICE_NOT_SET_UP = (
     # llamafile's "--n-gpu-layers 35 was passed but no gpus were found"
     r"|\bno (?:GPU|CUDA|gpu|cuda|OpenCL|Vulkan|SYCL)(?: device)?s? (?:were |was )?"
     r"(?:found|detected)\b"
+    # (torch's "No CUDA GPUs are available"; Omniverse's "No device could be created")
+    r"|\b[Nn]o (?:CUDA |GPU |Vulkan )?(?:GPUs|devices) are available\b"
+    r"|\b[Nn]o (?:GPU |CUDA |Vulkan )?device could be (?:created|found|initiali[sz]ed)\b"
+    r"|\b[A-Z]+_ERR(?:OR)?_DEVICE_UNAVAILABLE\b"  # (a runtime's status: RKNN_ERR_DEVICE_...)
 )
 
 #: A binding that cannot find the native library it wraps (.NET's "Native Library not found in
@@ -174,7 +181,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\b(?:did not|didn't|never) (?:become (?:ready|healthy)|respond\w*|finish\w*"
             r"|complete\w*)\b"
             r"|\bnot (?:ready|up|healthy|responding) (?:after|within)\b"
-            r"|\b(?:for|taking|takes|took) too long\b",
+            r"|\b(?:for|taking|takes|took) too long\b"
+            # (a job killed by its scheduler's watchdog: "ERROR: No Heartbeat", "killed because
+            # a heartbeat was not received for 30 seconds")
+            r"|(?i:\bno heartbeat\b|\bheartbeat (?:was )?not received\b)",
         ),
     ),
     # (c10d itself, not an op of its namespace a tensor subclass dispatches: "found no DeviceMesh
@@ -335,6 +345,12 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # a build or setting that needs another ("TrtGptModelInflightBatching requires GPT
             # attention plugin with packed input and paged KV cache")
             r"|\brequires (?:the )?(?:[\w-]+ ){0,3}(?:plugin|option|flag|mode)\b"
+            # (or the flag by its name: '"auto" tool choice requires --enable-auto-tool-choice')
+            r"|\brequires --[a-z][\w-]+"
+            # a model the server does not have (Ollama's 'model "llama3" not found, try pulling
+            # it first'), an argument that was not given ("max_position_embeddings argument is
+            # None")
+            r"|(?i:\bmodel \\*[\"']?[\w.:/\-]+\\*[\"']? not found\b)|\b\w+ argument is None\b"
             # a setting that was needed and not given, raised ("AssertionError: No CFG scale
             # set"; not a notice of a default: "No language specified, language will be ...")
             r"|^(?:[\w.]+\.)?\w*(?:Error|Exception): No [\w-]+(?: [\w-]+)? (?:set|specified)\b"
@@ -422,58 +438,6 @@ _RUNTIME_ERROR = re.compile(r"\b(?:CUDA|HIP|cuda|hip) error\b|\b(?:cuda|hip)Erro
 #: What such a line may still say in general words: memory a program could not have ("CUDA error
 #: - cannot allocate big buffer for DAG"), which no runtime string words as a refusal.
 _RUNTIME_READABLE = frozenset({"kv_cache_oom", "device_oom"})
-
-
-#: Visual Studio's exception details give the message a line of its own below the type
-#: (``System.XException was unhandled``, then ``  Message=...``): the error's own words all the
-#: same.
-_DETAILS_HEAD = re.compile(r"\bwas (?:unhandled|caught|thrown)\s*$")
-_DETAILS_MESSAGE = re.compile(r"^\s*Message\s*=\s*(\S.*)$")
-
-
-#: A line that ends with a C++ function's signature: ONNX Runtime's errors name the function
-#: that threw before its message, which a paste may put on the next line.
-_SIGNATURE_END = re.compile(r"\w::~?\w+\([^()]*\)(?: const)?\s*$")
-
-
-#: Python's assertion that failed without a message.
-_BARE_ASSERT = re.compile(r"^\s*(?:\w+\.)*AssertionError\s*$")
-
-
-#: A level word alone on its line ("  ERROR", "FATAL:"), as a console prints a heading over the
-#: message: the message is the next line.
-_LEVEL_ALONE = re.compile(r"^\W*(?:ERROR|FATAL|CRITICAL|Error|Fatal)\W*$")
-
-
-def heads_its_message(text: str) -> bool:
-    """Whether a printed error line's message is on the line below it: the line ends in a colon,
-    or is a level word alone."""
-    return text.rstrip().endswith(":") or _LEVEL_ALONE.match(text) is not None
-
-
-def own_words(text: str, traceback: Sequence[str]) -> list[str]:
-    """The texts that are an error's own message: its line, the message line of an
-    exception-details dump, the condition a bare ``AssertionError`` shows, and the line after
-    one that ends in a colon or is a level word alone (a C++ exception's ``what():
-    file.hpp(42):`` whose message, ``error: out of memory``, is on the next line) or in the
-    signature of the C++ function that threw."""
-    if _DETAILS_HEAD.search(text):
-        for line in traceback:
-            found = _DETAILS_MESSAGE.match(line)
-            if found is not None:
-                return [text, found.group(1)]
-    if _BARE_ASSERT.match(text):
-        # an assertion without a message: the condition its traceback shows is its message
-        end = next((i for i, line in enumerate(traceback) if line == text), len(traceback))
-        shown = [t.strip() for t in traceback[:end] if t.strip() and t.strip()[0] not in "^~"]
-        if shown and shown[-1].startswith("assert "):
-            return [text, shown[-1].split("  #", 1)[0]]  # (not a comment after it)
-    if heads_its_message(text) or _SIGNATURE_END.search(text):
-        at = next((i for i, line in enumerate(traceback) if line == text), None)
-        rest = None if at is None else next((t for t in traceback[at + 1 :] if t.strip()), None)
-        if rest is not None:
-            return [text, rest]
-    return [text]
 
 
 def cue_category(texts: Iterable[str]) -> tuple[str, str] | None:

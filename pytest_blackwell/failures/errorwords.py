@@ -117,7 +117,8 @@ ERRORISH = re.compile(
     # "error loading model: ...", "Error processing request: ...": an error and what it hit
     r"|^(?:[\w.:]+: )?(?:error|Error) (?:\w+ ){0,3}(?:\w+|\"[^\"]{1,60}\"|'[^']{1,60}'):\s\S"
     # an exception reported with where it happened ("Exception in main training loop: ...")
-    r"|^Exception in [\w .\-]{1,60}:\s*\S"
+    # (or what was being done: "Exception initializing accelerator: ...")
+    r"|^Exception (?:in|while|during|when|[a-z]+ing) [\w .\-]{1,60}:\s*\S"
     # an error and what it was doing ("Error while calling cudaMalloc(...)", glibc's "Error in
     # `python': double free or corruption")
     # (also after the device it hit: "GPU 0: error when allocating memory or building DAG.")
@@ -128,6 +129,9 @@ ERRORISH = re.compile(
     # a library's record at an error level, its function in brackets ("MIOpen(HIP): Error
     # [SetIsaName] ...")
     r"|^[\w.]+(?:\([\w.]+\))?: (?:Error|ERROR|Fatal|FATAL) \[\w+\] "
+    # (or the level in brackets as Omniverse Kit writes it, "[Error] [gpu.foundation.plugin]
+    # ...", and a tool's bracketed label ending in its level: "[Parabricks Options Error]: ...")
+    r"|\[(?:Error|Fatal)\] \[|\[[A-Z][\w ]{0,40} (?:Error|ERROR)\]: \S"
     # (also as often misspelt: "An error occured while ...")
     r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurr?ed\b|\bencountered an? (?:unexpected |fatal )?error\b"
     # (or an exception: "An exception has occurred: No closing quotation", InvokeAI's)
@@ -162,6 +166,8 @@ ERRORISH = re.compile(
     r"|[Ee]xception caught at file:|\b(?i:cannot|can't|unable to) allocate memory\b"
     # an error report's field (ComfyUI's, its markdown bold lost): "Exception Message: ..."
     r"|^\s*Exception Message:\s*\S"
+    # an exception's repr inside a message ("reason=<MilvusException: (code=1100, ...)>")
+    r"|<(?:[\w.]+\.)?[A-Z]\w*(?:Exception|Error): \S"
     # a failure named by what failed ("HipVMM Failure: invalid argument")
     # (not a status field that says there was none: "Last Failure: none")
     r"|\b[A-Z]\w* Failure: (?!(?i:none|no|n/a|null|false|ok)\b)[a-z]"
@@ -221,7 +227,7 @@ _PINNED = (
 #: program going on with an alternative ("... not available (No module named 'x'), falling back
 #: to a Python version"), and the harmless warnings above.
 ASIDE = re.compile(
-    r"^\W*If you (?:get|see|encounter|hit|run into|are seeing)\b|\b(?:falling|fall|fell) back to\b"
+    r"^\W*If you (?:get|see|encounter|hit|run into|are seeing)\b|\b(?i:falling|fall|fell) back to\b"
     r"|\bresort(?:s|ing|ed)? to\b"  # whisperX: "Failed to align segment (...), resorting to ..."
     # (or with the next of its ways: "Strategy rdma failed, trying next: ..."), and a program
     # saying it ignores the error it caught ("Ignore import error when loading x: No module ...")

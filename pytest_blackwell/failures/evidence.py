@@ -20,7 +20,6 @@ from pytest_blackwell.failures.cues import (
     READABLE_RULES,
     TWO_READINGS,
     cue_category,
-    own_words,
 )
 from pytest_blackwell.failures.frame_words import (
     dispatched,
@@ -30,6 +29,7 @@ from pytest_blackwell.failures.frame_words import (
 )
 from pytest_blackwell.failures.frames import backtrace_stage, decisive, frame_stage
 from pytest_blackwell.failures.model import Failure
+from pytest_blackwell.failures.ownwords import own_words
 from pytest_blackwell.failures.phrases import dispatcher_words, phrase_stage
 from pytest_blackwell.failures.rules_late import TORCH_CAPABILITY_WARNINGS
 from pytest_blackwell.failures.stages import later_stage

@@ -305,9 +305,10 @@ _CACHE_MODULE = re.compile(
 _SETTINGS_MODULE = re.compile(
     r"(?:^|/)\w*(?:args|arguments|config|configs|configuration\w*|settings|options)\.py$|/config/"
 )
-#: Functions named for reading arguments ("get_train_args", "parse_infer_args"): a program's
+#: Functions named for reading arguments ("get_train_args", "parse_infer_args", Megatron's
+#: "validate_args"): a program's
 #: start (not "_check_arguments", which an engine runs on each request's arguments too).
-_ARGS_FUNC = re.compile(r"^_?(?:get|parse|read)_(?:\w+_)?(?:args|arguments|argv)$")
+_ARGS_FUNC = re.compile(r"^_?(?:get|parse|read|validate)_(?:\w+_)?(?:args|arguments|argv)$")
 _BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|make|setup)_\w+)$")
 
 

@@ -50,6 +50,9 @@ _KUBE = re.compile(
     # on its streams ("... GRPC(m-127.0.0.1:43453): stderr gguf_init_from_file: failed to ..."):
     # the supervisor's level, not the child's
     r"|^\s*\d{1,2}:\d\d(?::\d\d)?(?:[AP]M)? (?:DBG|INF|WRN|TRC) \S+: std(?:out|err) (?=\S)"
+    # (or a Java server's record, its thread named for the child's stream, TorchServe's: "[INFO ]
+    # W-9001-model_1.0-stdout org.pytorch.serve.wlm.WorkerLifeCycle - Traceback ...")
+    r"|^\[(?:INFO|DEBUG|WARN) ?\] \S+-std(?:out|err) [\w.$]+ - "
 )
 # A cloud logging export's severity before the entry's RFC 3339 time ("ERROR
 # 2025-03-30T23:51:21.299840450Z ..."): the severity of the stream (stderr is ERROR), not the
@@ -265,6 +268,9 @@ _HEADER_ONLY = re.compile(
 )
 
 
+#: Rich's logging handler prints each record's source file and line right-aligned after the
+#: message ("ERROR  !!! Exception during processing !!! Allocation on device   execution.py:430").
+_RICH_SOURCE = re.compile(r"\s{3,}[\w.\-]+\.py:\d+\s*$")
 # Rich's traceback box ("╭─ Traceback (most recent call last) ─╮", "│ /x/y.py:79 in f │", its
 # source lines, "╰───╯"): rewritten into Python's own traceback lines.
 _RICH_FRAME = re.compile(r"^(?P<path>[^\s\"]+\.py):(?P<line>\d+) in (?P<func>[\w<>.]+)$")
@@ -357,6 +363,8 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
             break
     if not level and (" NCCL INFO " in text or text.startswith("NCCL INFO ")):
         level = "INFO"  # "host:pid:tid [0] NCCL INFO ...": NCCL's own informational lines
+    if ".py:" in text:  # (Rich's logging handler: the record's source at the right edge)
+        text = _RICH_SOURCE.sub("", text)
     return LogicalLine(text.rstrip(), own or tag, level)
 
 

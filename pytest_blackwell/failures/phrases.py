@@ -249,7 +249,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         "kv_alloc",
     ),
     (
-        r"(?i)waiting for .{0,60}(?:to start|READY|initial message)\b|\binit\.cc:\d+"
+        r"(?i)waiting for .{0,60}(?:to start(?: ?up)?|READY|initial message)\b|\binit\.cc:\d+"
         r"|waiting for (?:the )?(?:engines?|engine cores?|workers?)\b"
         r"|(?i:\b(?:did not|to) become (?:ready|healthy)\b)"  # a server awaited until it is up
         r"|ncclCommInit\w*|\bncclGetUniqueId\b|inspecting model architecture"

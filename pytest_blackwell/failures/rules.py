@@ -106,6 +106,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|capturing stream has unjoined work|merge of separate capture sequences"
        r"|fork that was not joined to the primary stream"
        r"|capture was not (?:initiated|ended) in (?:this|the same) stream"
+       # (torch's graph check: "Capture must end on the same stream it began on.")
+       r"|\bCapture must end on the same stream it began on\b"
        # the stream-capture errors by number (900-908, the same in the driver and the runtime
        # APIs) in a failed capture, whatever name a binding prints beside it
        r"|(?i:graph capture failed\b.{0,80}?\b(?:code|error)\b\W{0,3}90[0-8]\b)"

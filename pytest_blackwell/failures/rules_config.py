@@ -47,6 +47,14 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"\bgguf_init_from_file(?:_impl)?: (?:failed to open (?:GGUF file )?'|invalid magic)",
        stage_hint="loading",
        keywords=("gguf_init_from_file",)),
+    # a request longer than the context the server was started with, refused as it is served
+    # (vLLM's answer "This model's maximum context length is 10000 tokens. However, you
+    # requested 10515 tokens", llama.cpp's "request (68885 tokens) exceeds the available context
+    # size (65536 tokens)")
+    rule("request_too_long", "unsupported_config",
+       r"\bmaximum context length is \d+ tokens\. However, you requested\b"
+       r"|\brequest \(\d+ tokens\) exceeds the available context size\b",
+       stage_hint="execute", keywords=("maximum context length", "exceeds the available context")),
     rule("model_files", "unsupported_config",
        r"does not appear to have (?:a file|files) named (?P<missing_file>[\w\-]+(?:\.\w+)*)"
        r"|Can't load (?:the )?(?:tokenizer|config|configuration) for"

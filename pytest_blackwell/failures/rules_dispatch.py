@@ -177,6 +177,9 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        r"|Failed to initialize cutlass|not supported for .{0,10}the current GPU"
        # CUTLASS's own status for a kernel built for another architecture (kErrorArchMismatch)
        r"|\bError Arch Mismatch\b|\bkErrorArchMismatch\b"
+       # (and its device code built without the architecture an instruction needs: "Arch
+       # conditional MMA instruction used without targeting appropriate compute capability")
+       r"|\bArch conditional \w+ instruction used without targeting\b"
        # TensorRT's builder asserts ("Unsupported SM.", "SM version not supported in this NVRTC")
        r"|\bUnsupported SM\b|\bSM version not supported"
        # "block scaled fp8 gemm is not implemented for Blackwell"

@@ -201,6 +201,9 @@ ENV_RULES: tuple[Rule, ...] = (
        # (or after the CUDA source file and line whose check printed it: xgboost's
        # "device_helpers.cuh: 103: initialization error")
        r"|\.cuh?(?::\s*|\()\d+\)?:\s*initialization error\s*$"
+       # (or after the driver call that returned it: "cuModuleLoadDataEx failed: initialization
+       # error")
+       r"|\bcu[A-Z]\w+ failed: initialization error\b"
        # a CUDA sample's device count failing with error 3, its string on the next line
        # ("cudaGetDeviceCount returned 3" / "-> initialization error")
        r"|\b(?:cuda|hip)GetDeviceCount(?:\(\))? returned 3\b|^-> initialization error\s*$"
@@ -285,7 +288,10 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bnot defined in file \S+ with link time reference\b|version `(?P<glibc>"
        r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist"
        # macOS' loader (dyld) in its words: "dlopen(x.dylib, 0x0006): Symbol not found: _f"
-       r"|\bSymbol not found: (?P<symbol__2>\S+)",
+       r"|\bSymbol not found: (?P<symbol__2>\S+)"
+       # the loader out of room for a library's thread-local storage ("libgomp-d22c30c5.so.1:
+       # cannot allocate memory in static TLS block"): a library load, no device memory
+       r"|\.so[.\d]*: cannot allocate memory in\b",
        ignore_at=QUIET),
     rule("jit_build_failed", "env_mismatch",
        r"Error building extension '|ninja: build stopped: subcommand failed|Ninja build failed"

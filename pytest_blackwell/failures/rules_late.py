@@ -174,7 +174,10 @@ LATE_RULES: tuple[Rule, ...] = (
     # logfmt: msg="llama runner terminated" error="exit status 1")
     rule("runner_terminated", "engine_died",
        r"runner (?:process )?(?:has )?terminated(?::|\"? error=\")\s*"
-       r"(?:exit status (?P<status>[^\s\"]+)|signal: (?P<signal>[\w ]+))",
+       r"(?:exit status (?P<status>[^\s\"]+)|signal: (?P<signal>[\w ]+))"
+       # (its API's answer once the runner died: "model runner has unexpectedly stopped, this
+       # may be due to resource limitations or an internal error")
+       r"|\bmodel runner has unexpectedly stopped\b",
        weak=True),
     # LLVM's backend with no instruction for an intrinsic on this target (a GPU compiler
     # lowering a kernel: Mali's "LLVM ERROR: Cannot select: intrinsic %llvm.bifrost.2586")
@@ -359,7 +362,8 @@ CATCH_ALL_RULES: tuple[Rule, ...] = (
     rule("exception", "unknown",
        r"^ {0,3}(?:Unhandled [Ee]xception[.:] )?(?:[A-Za-z_][\w]*\.)*(?P<exception>Exception"
        r"|(?:Base)?ExceptionGroup"
-       r"|[A-Z]\w*(?:Error|Exception|Failed|Interrupt|OutOfResources|InvalidCxxCompiler"
+       # (a private class too: torch's "torch._C._LinAlgError: linalg.cholesky: ...")
+       r"|_?[A-Z]\w*(?:Error|Exception|Failed|Interrupt|OutOfResources|InvalidCxxCompiler"
        r"|Unsupported))(?:\((?:\w+\.)*\w+\))?(?::|$| was (?:unhandled|caught|thrown)\b)"
        r"|^\*\* \((?:\w+\.)*(?P<exception__2>\w*(?:Error|Exception))\) "
        r"|^\{?%(?:\w+\.)*(?P<exception__3>\w*(?:Error|Exception))\{"

@@ -1,0 +1,64 @@
+"""An error's own words: which texts of a printed error are its message.
+
+An error's category is read from its own message only (:mod:`.cues`), never from the lines around
+it. Most messages are the error's line; some tools put the message on the line below (a heading
+that ends in a colon, a level word alone, the signature of the C++ function that threw), or
+print it apart from the error's type (an exception-details dump, an assertion that shows only
+its condition).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+#: Visual Studio's exception details give the message a line of its own below the type
+#: (``System.XException was unhandled``, then ``  Message=...``): the error's own words all the
+#: same.
+_DETAILS_HEAD = re.compile(r"\bwas (?:unhandled|caught|thrown)\s*$")
+_DETAILS_MESSAGE = re.compile(r"^\s*Message\s*=\s*(\S.*)$")
+
+
+#: A line that ends with a C++ function's signature: ONNX Runtime's errors name the function
+#: that threw before its message, which a paste may put on the next line.
+_SIGNATURE_END = re.compile(r"\w::~?\w+\([^()]*\)(?: const)?\s*$")
+
+
+#: Python's assertion that failed without a message.
+_BARE_ASSERT = re.compile(r"^\s*(?:\w+\.)*AssertionError\s*$")
+
+
+#: A level word alone on its line ("  ERROR", "FATAL:"), as a console prints a heading over the
+#: message: the message is the next line.
+_LEVEL_ALONE = re.compile(r"^\W*(?:ERROR|FATAL|CRITICAL|Error|Fatal)\W*$")
+
+
+def heads_its_message(text: str) -> bool:
+    """Whether a printed error line's message is on the line below it: the line ends in a colon,
+    or is a level word alone."""
+    return text.rstrip().endswith(":") or _LEVEL_ALONE.match(text) is not None
+
+
+def own_words(text: str, traceback: Sequence[str]) -> list[str]:
+    """The texts that are an error's own message: its line, the message line of an
+    exception-details dump, the condition a bare ``AssertionError`` shows, and the line after
+    one that ends in a colon or is a level word alone (a C++ exception's ``what():
+    file.hpp(42):`` whose message, ``error: out of memory``, is on the next line) or in the
+    signature of the C++ function that threw."""
+    if _DETAILS_HEAD.search(text):
+        for line in traceback:
+            found = _DETAILS_MESSAGE.match(line)
+            if found is not None:
+                return [text, found.group(1)]
+    if _BARE_ASSERT.match(text):
+        # an assertion without a message: the condition its traceback shows is its message
+        end = next((i for i, line in enumerate(traceback) if line == text), len(traceback))
+        shown = [t.strip() for t in traceback[:end] if t.strip() and t.strip()[0] not in "^~"]
+        if shown and shown[-1].startswith("assert "):
+            return [text, shown[-1].split("  #", 1)[0]]  # (not a comment after it)
+    if heads_its_message(text) or _SIGNATURE_END.search(text):
+        at = next((i for i, line in enumerate(traceback) if line == text), None)
+        rest = None if at is None else next((t for t in traceback[at + 1 :] if t.strip()), None)
+        if rest is not None:
+            return [text, rest]
+    return [text]
