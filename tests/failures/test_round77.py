@@ -157,8 +157,8 @@ from classify_helpers import classify_as, classify_both
         # the loader out of room for a library's thread-local storage: a library load
         (
             [
-                "OSError: /env/torch/lib/libgomp-d22c30c5.so.1: cannot allocate memory in static TLS "
-                "block"
+                "OSError: /env/torch/lib/libgomp-d22c30c5.so.1: cannot allocate memory in "
+                "static TLS block"
             ],
             "env_mismatch",
             "startup",
