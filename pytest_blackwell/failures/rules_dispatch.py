@@ -21,8 +21,9 @@ DISPATCH_RULES: tuple[Rule, ...] = (
     # a kernel template's static assertion failing as it is instantiated for this shape or
     # architecture (nvcc's "fp8_gemm.cuh(103): error: static assertion failed with ..."): no
     # kernel for it; and Metal's shader compiler failing to build a backend's kernel for this GPU
-    # (ggml's "load pipeline error: Error Domain=CompilerError ...", "error compiling source")
-    rule("kernel_static_assert", "dispatch_failure",
+    # (ggml's "load pipeline error: Error Domain=CompilerError ...", "error compiling source"):
+    # a device compiler refusing the kernel it was given
+    rule("device_compiler_refused", "dispatch_failure",
        r"\.(?:cuh?|hpp|h)\(\d+\): error: static assertion failed\b"
        r"|\bload pipeline error: Error Domain=CompilerError\b|\bggml_metal\w*: error compiling\b"
        # (and the OpenCL C compiler's, which names a program's source "<kernel>": "<kernel>:595:
