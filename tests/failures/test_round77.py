@@ -24,6 +24,13 @@ from classify_helpers import classify_as, classify_both
             "env_mismatch",
             "startup",
         ),
+        # (torch's own exception: round 17 read its category; the devices counted at CUDA's
+        # set-up now tell its stage too)
+        (
+            ["RuntimeError: No CUDA GPUs are available"],
+            "env_mismatch",
+            "startup",
+        ),
         (
             ["[Tool Options Error]: Could not find accessible GPUs. Please check the options"],
             "env_mismatch",
