@@ -278,11 +278,11 @@ _MODEL_CLASS = re.compile(
 )
 
 
-#: Classes whose construction sets a communicator up between the ranks (vLLM's
-#: ``PyNcclCommunicator``, ``CustomAllreduce``, a ``ProcessGroupNCCL``): distributed start-up.
 #: Functions named for setting up the collectives' communicators ("_func_init_nccl",
 #: "init_nccl_comm", "nccl_init"): a distributed program's start.
 _COMMS_SETUP = re.compile(r"(?:^|_)(?:init_nccl|nccl_init|init_comms?|init_communicators?)(?:_|$)")
+#: Classes whose construction sets a communicator up between the ranks (vLLM's
+#: ``PyNcclCommunicator``, ``CustomAllreduce``, a ``ProcessGroupNCCL``): distributed start-up.
 _COMMUNICATOR_CLASS = re.compile(
     r"^[A-Z]\w*(?:Communicator|ProcessGroup\w*|Allreduce)$|^\w*ParallelContext$"
     # (TransformerEngine's userbuffers for overlapping GEMMs with their communication:
@@ -306,8 +306,8 @@ _SETTINGS_MODULE = re.compile(
     r"(?:^|/)\w*(?:args|arguments|config|configs|configuration\w*|settings|options)\.py$|/config/"
 )
 #: Functions named for reading arguments ("get_train_args", "parse_infer_args", Megatron's
-#: "validate_args"): a program's
-#: start (not "_check_arguments", which an engine runs on each request's arguments too).
+#: "validate_args"): a program's start (not "_check_arguments", which an engine runs on each
+#: request's arguments too).
 _ARGS_FUNC = re.compile(r"^_?(?:get|parse|read|validate)_(?:\w+_)?(?:args|arguments|argv)$")
 _BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|make|setup)_\w+)$")
 
