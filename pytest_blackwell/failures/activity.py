@@ -23,6 +23,8 @@ from pytest_blackwell.failures.candidates import RING_LINES
 from pytest_blackwell.failures.normalize import logical_lines
 from pytest_blackwell.failures.stages import later_stage
 
+#: A progress bar's percentage and the blocks drawn so far, unfinished (" 33%|█████").
+_BAR_BLOCKS = r"^\s*\d{1,2}%\|[\u2588-\u258f#]+"
 #: "Loading weights from yolo.weights...Done!" (darknet): the weights are in, not being read.
 _WEIGHTS_DONE = r"\.\s*Done!?\s*$"
 
@@ -329,7 +331,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\[\d+:\d\d(?::\d\d)?(?:<[\d:?]+)?,\s*(?:\?|\d+(?:\.\d+)?)\s?(?:(?:it|frames?|steps?"
         r"|batch(?:es)?|samples?|img|ex|tokens?|toks?)/s|s/(?:it|frame|step|batch|sample|img))\b"
         # (a bar cut short by what a process printed into it: " 33%|█████Memory access fault")
-        r"|^\s*\d{1,2}%\|[\u2588-\u258f#]+\s*$",
+        r"|" + _BAR_BLOCKS + r"\s*$",
         "execute",
     ),
 )
@@ -355,7 +357,7 @@ _ERROR_WORD = re.compile(
 
 #: A progress bar that a process printed its message into, the message right after the bar's
 #: blocks (" 33%|█████Memory access fault by GPU node-3 ...").
-_CUT_BAR = re.compile(r"^\s*\d{1,2}%\|[\u2588-\u258f#]+(?=[A-Za-z])")
+_CUT_BAR = re.compile(_BAR_BLOCKS + r"(?=[A-Za-z])")
 
 
 def _before_error(text: str) -> str:

@@ -264,8 +264,6 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:unable to initialize backend|failed to create stream executor)"
         # the CUDA stack or a library's CUDA set-up, initialised while the process starts
         r"|(?i:cuda (?:driver )?initiali[sz]ation|backend failed to initiali[sz]e|cuda setup)"
-        # (NVIDIA's containers, checking the driver at entry: "CUDA failed to initialize")
-        r"|(?i:\bcuda failed to initiali[sz]e\b)"
         # the CUDA runtime that cannot initialise itself (cudaErrorInitializationError, 3)
         r"|\bCUDA error\(3\)|\bcudaErrorInitializationError\b|\bCUDA_ERROR_NOT_INITIALIZED\b"
         r"|\bCUDA error: initialization error\b"

@@ -552,8 +552,8 @@ def test_quick_scan_gives_the_thorough_answer(entry: Entry) -> None:
 # cluster's /home2/), the /u/ and /data/users/ trees of shared machines, and the cache folder
 # that torch.compile names after the user (/tmp/torchinductor_<name>).
 _USER_HOME = re.compile(
-    # (not a folder that names no one: a conda installed there, a tenant's own tree)
-    r"/home\d*/(?!user\b|users/user\b|(?:ana|mini)conda\d*/|defaultTenant/)\w[\w.-]*"
+    # (not a folder that names no one: a conda installed there)
+    r"/home\d*/(?!user\b|users/user\b|(?:ana|mini)conda\d*/)\w[\w.-]*"
     r"|/Users/(?!user\b|Shared\b)\w[\w.-]*"
     r"|\\Users\\(?!user\b|Public\b)\w[\w.-]*"
     r"|(?<![\w.:])/u/(?!user\b)[\w.-]+|/data/users/(?!user\b)[\w.-]+"
