@@ -99,6 +99,14 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # DeepSpeed's step report and throughput timer ("[Rank 0] step=80000, skipped=0, lr=",
         # "RunningAvgSamplesPerSec=640.7")
         r"|\bstep=\d+, skipped=\d+\b|\bRunningAvgSamplesPerSec="
+        # gradient boosting's evaluation records, one per iteration: CatBoost's ("0:  learn:
+        # 0.5330845  test: 0.6196420  best: ..."), XGBoost's ("[0]\ttrain-rmse:0.48"), LightGBM's
+        # ("[10]\tvalid_0's l2: 0.21")
+        r"|^\s*\d+:\s+learn:\s*-?\d|^\[\d+\]\s+\w+-\w+:-?\d|^\[\d+\]\s+\w+'s \w+: -?\d"
+        # PETSc's solver monitors, one line per iteration ("0 SNES Function norm 0.0406612",
+        # "1 KSP Residual norm 3.2e-05")
+        r"|^\s*\d+ (?:SNES|KSP|TS) (?:Function|Residual|preconditioned resid|unpreconditioned"
+        r" resid|true resid) norm\b"
         # Keras' epoch header ("Epoch 3/10"), nnU-Net's ("Epoch 0")
         r"|\bEpoch\(train\)|(?i:^\W*epoch \d+(?:/\d+)?\s*$)"
         # stable-diffusion.cpp done sampling an image and decoding its latents
@@ -318,6 +326,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # an installer or a launcher checking that its packages import ("Checking PyTorch,
         # Triton, and vLLM imports...")
         r"|\bChecking [\w ,.\-]{1,80} imports\b"
+        # a program announcing that it sets up its runtime ("--> Init runtime environment",
+        # Rockchip's RKNN examples; "Initializing runtime...")
+        r"|(?i:^\W*init(?:iali[sz]e|iali[sz]ing)? (?:the )?runtime(?: environment)?\W*$)"
         # Ray reporting an actor that died in its constructor (the worker being set up), above
         # the traceback of the error it died of
         r"|\berror raised in its creation task\b",
@@ -328,8 +339,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     # rates are downloads, not work
     (
         r"\d+%\|[^|]{0,100}\|\s*\d+/\d+\s*\[\d"
-        r"|\[\d+:\d\d(?::\d\d)?(?:<[\d:?]+)?,\s*(?:\?|\d+(?:\.\d+)?)\s?(?:(?:it|frames?|steps?"
-        r"|batch(?:es)?|samples?|img|ex|tokens?|toks?)/s|s/(?:it|frame|step|batch|sample|img))\b"
+        r"|\[\d+:\d\d(?::\d\d)?(?:<[\d:?]+)?,\s*(?:\?|\d+(?:\.\d+)?)\s?(?:(?!(?:[kKMGT]i?)?B/s)"
+        r"[A-Za-z]{1,12}/s|s/(?:it|frame|step|batch|sample|img|read|file))\b"  # (any unit of work)
         # (a bar cut short by what a process printed into it: " 33%|█████Memory access fault")
         r"|" + _BAR_BLOCKS + r"\s*$",
         "execute",

@@ -323,6 +323,9 @@ class StreamClassifier:
             self._blocks[line.tag] = block
             return
         cand = self._candidate(lineno, line, lineno, self._stage)
+        cause = wrap.first_cause(self._best, lineno, line, cand, self._ring)
+        if cause is not None:  # (anyhow's "Caused by:" under an error no rule knows)
+            self._best = cand = cause
         if cand is None:
             self._note_marker(text)
             return

@@ -17,6 +17,7 @@ from pytest_blackwell.failures.candidates import (
     LEVEL_ONLY,
     STRONG,
     WEAK,
+    WRAPPER,
     Candidate,
     is_frame,
     is_header,
@@ -149,6 +150,42 @@ def message_below(said: Candidate | None, lineno: int, line: LogicalLine) -> Can
     if lineno - said.line not in (1, 2):
         return None
     return replace(said, traceback=[*said.traceback, line.text.strip()], message_below=False)
+
+
+#: The heading of an error's causes in Rust's anyhow report ("Error: Could not create backend",
+#: a blank line, "Caused by:", then each cause indented, numbered when there are several).
+_CAUSED_BY = re.compile(r"(?:^|[|\s])Caused by:\s*$")  # (also behind a gutter: "svc-1  | ")
+#: How many lines below its error anyhow's heading of the causes may be (a blank between).
+_CAUSES_GAP = 3
+#: A cause's indentation and its number in anyhow's list ("    0: ").
+_CAUSE_NUMBER = re.compile(r"^\s*(?:\d+: )?")
+
+
+def first_cause(
+    said: Candidate | None,
+    lineno: int,
+    line: LogicalLine,
+    cand: Candidate | None,
+    ring: Iterable[tuple[int, str]],
+) -> Candidate | None:
+    """The error when ``line`` is the first cause that an anyhow report lists under ``said``, an
+    error line no rule knows: the cause (``cand`` if the line is an error of its own) says what
+    failed, the line above it only what was being done ("Could not create backend"). A cause
+    that is no error line of its own is read as the rest of the error's message, as anyhow
+    prints the chain on one line ("Could not create backend: Could not start backend: ...").
+    Else ``None``."""
+    if said is None or said.rank not in (LEVEL_ONLY, WRAPPER) or said.category != "unknown":
+        return None
+    heading = [n for n, raw in ring if said.line < n < lineno and _CAUSED_BY.search(raw)]
+    if not heading or lineno - heading[0] != 1 or heading[0] - said.line > _CAUSES_GAP:
+        return None
+    text = _CAUSE_NUMBER.sub("", line.text)
+    if not text:
+        return None
+    traceback = [*said.traceback, "Caused by:", text]
+    if cand is None:
+        return replace(said, text=f"{said.text}: {text}", traceback=traceback)
+    return replace(cand, text=text, start=said.start, traceback=traceback)
 
 
 def reread(cand: Candidate, text: str, rule: Rule, detail: dict[str, Any]) -> Candidate:

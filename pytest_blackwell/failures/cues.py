@@ -52,7 +52,7 @@ _ARCH = (
 _KERNEL = (
     r"(?:\bkernels?\b|\bbackend\b|\battention\b|\battn\b|\bgemm\b|\bmatmul\b|\bwgmma\b|\bmma\b"
     r"|\bflash\w*|\bcutlass\b|\bcublas\w*|\bcudnn\b|\bMLA\b|\bfmha\b|\bop(?:erator)?s?\b"
-    r"|\bmetal\b|\bvulkan\b|\bconv\d?d\b)"  # (a GPU backend, a convolution)
+    r"|\bmetal\b|\bmps\b|\bvulkan\b|\bconv\d?d\b)"  # (a GPU backend, a convolution)
 )
 #: A refusal: not supported, not implemented, only available for, requires.
 _REFUSAL = (
@@ -69,7 +69,7 @@ _REFUSAL = (
 _OPERAND = (
     r"(?:\bfp8\b|\bfloat8\w*|\b(?:f8)?e[45]m[23]\w*|\b(?:nv|mx)?fp4\b|\bint[48]\b|\bbf16\b|\bbfloat16\b"
     # (ggml's and candle's names of the float types: "Metal conv2d F16 not implemented")
-    r"|\bfp16\b|\bfloat16\b|\bb?f(?:16|32)\b|\bdtypes?\b|\bdata[ _]?types?\b"
+    r"|\bfp16\b|\bfloat16\b|\bb?f(?:16|32)\b|\bf(?:p|loat)?64\b|\bdtypes?\b|\bdata[ _]?types?\b"
     r"|\bhead[ _]?(?:dim|size)s?\b|\bshapes?\b"
     r"|\b(?:block|page|tile) sizes?\b)"
 )
@@ -156,7 +156,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # the server process the caller talked to is gone ("Remote server ... closed")
             r"|\bremote server\b.{0,80}?\bclosed\b"
             # a helper process found dead by its parent ("Stub process 'm_0' is not healthy")
-            r"|\bprocess\b.{0,80}?\bis (?:not healthy|unhealthy)\b",
+            # (or a backend process: TEI's "Model backend is not healthy")
+            r"|\b(?:process|backend)\b.{0,80}?\bis (?:not healthy|unhealthy)\b",
         ),
     ),
     ("device_oom", (_SHORTAGE,)),
@@ -207,7 +208,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "dispatch_failure",
         (
             r"\bnot (?:yet )?(?:implemented|supported)\b|\bunsupported\b",
-            r"\bggml-(?:metal|cuda|vulkan|sycl|opencl|cann|hip|musa)\b|\.(?:cu|cuh|metal):\d+",
+            r"\bggml[-_](?:metal|cuda|vulkan|sycl|opencl|cann|hip|musa)(?:\b|_)|\.(?:cu|cuh|metal):\d+",
         ),
     ),
     # a feature that only one attention backend has ("Bidirectional attention for image tokens

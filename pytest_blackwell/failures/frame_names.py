@@ -132,6 +132,8 @@ DECISIVE: dict[str, str] = {
     "get_nvcc_flags_list": "compile",
     # Triton's backends building (and loading) their C helper module from source
     "compile_module_from_src": "compile",
+    # OpenVINO compiling a read model for its device plugin (GPU, NPU): its kernels are built
+    "compile_model": "compile",
     # memory profiling
     "profile_run": "profile",
     "determine_available_memory": "profile",

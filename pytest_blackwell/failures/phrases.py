@@ -22,6 +22,9 @@ _ANSWERED = (
     r"\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b|\bHTTPException: [45]\d\d\b"
     r"|\b500 Internal Server Error\b"
     r"|\bstatus code:? 5\d\d\b"  # a client's words ("... call failed with status code 500")
+    # (an API client's report of any refused request: the OpenAI SDK's status errors, "Error
+    # code: 400 - {'object': 'error', ...}"; "API request failed with status code 404: ...")
+    r"|\bError code: [45]\d\d - [{'\"]|\bAPI request failed with status code:? [45]\d\d\b"
     r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"  # Gin's access log: a request answered 5xx
     # (uvicorn's access log: '"POST /v1/completions HTTP/1.1" 503'; KServe's 'http_status:500')
     r"|\"[A-Z]+ \S+ HTTP/[\d.]+\" 5\d\d\b|\bhttp_status:5\d\d\b"

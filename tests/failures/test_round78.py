@@ -1,0 +1,122 @@
+"""Mechanisms of the seventy-eighth round, tuned again on the twenty sets of the tenth to twelfth
+batches that rounds 76 and 77 read (``fresh316/`` to ``fresh338/``); ``fresh313/``,
+``fresh315/``, ``fresh333/``, ``fresh335/``, ``fresh337/``, ``fresh339/`` and the thirteenth
+batch (``fresh340/`` to ``fresh343/``) stay unread.
+
+The lines are of our own, in the shapes the tools print.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from classify_helpers import classify_as
+
+_CUDA_IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # a progress bar counting its own unit of work (reads, files, pages), not bytes
+        (
+            ["> basecalling: 12 reads [00:03, 3.91 reads/s]", _CUDA_IMA],
+            "illegal_memory_access",
+            "execute",
+        ),
+        # gradient boosting's evaluation records: CatBoost's, XGBoost's, LightGBM's
+        (
+            ["0:\tlearn: 0.6812043\ttest: 0.6820111\tbest: 0.6820111 (0)\ttotal: 9ms", _CUDA_IMA],
+            "illegal_memory_access",
+            "execute",
+        ),
+        (
+            ["[12]\ttrain-logloss:0.41220\teval-logloss:0.43891", _CUDA_IMA],
+            "illegal_memory_access",
+            "execute",
+        ),
+        (["[25]\tvalid_0's auc: 0.871", _CUDA_IMA], "illegal_memory_access", "execute"),
+        # PETSc's solver monitor, one line per iteration
+        (["  3 KSP Residual norm 1.204e-03", _CUDA_IMA], "illegal_memory_access", "execute"),
+        # a program announcing that it sets its runtime up
+        (
+            ["--> Init runtime environment", "E RKNN: failed to submit! op id: 3, ret = -1"],
+            "unknown",
+            "startup",
+        ),
+        # OpenVINO compiling a model for its GPU plugin
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "run.py", line 9, in <module>',
+                '    compiled = core.compile_model(model, "GPU")',
+                '  File "/venv/lib/python3.11/site-packages/openvino/runtime/ie_api.py", line 543,'
+                " in compile_model",
+                "    super().compile_model(model, device_name, {} if config is None else config),",
+                "RuntimeError: Exception from src/inference/src/cpp/core.cpp:104:",
+            ],
+            "unknown",
+            "compile",
+        ),
+        # PyTorch's MPS backend refusing a dtype
+        (
+            [
+                "TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework "
+                "doesn't support float64. Please use float32 instead."
+            ],
+            "dispatch_failure",
+            "unknown",
+        ),
+        # a ggml backend's graph encoder without the op (its function named with underscores)
+        (
+            ["ggml_vulkan_compute_forward: error: unsupported op 'CONV_TRANSPOSE_2D'"],
+            "dispatch_failure",
+            "unknown",
+        ),
+        # the OpenAI SDK's status error for a refused request
+        (
+            [
+                "openai.NotFoundError: Error code: 404 - {'object': 'error', 'message': 'The model "
+                "`qwen` does not exist.', 'type': 'NotFoundError', 'code': 404}"
+            ],
+            "unsupported_config",
+            "execute",
+        ),
+        # an application's client reporting a refused API request
+        (
+            [
+                'Error: API request failed with status code 400: {"error":"model '
+                '\\"llama3:70b\\" not found, try pulling it first"}'
+            ],
+            "unsupported_config",
+            "execute",
+        ),
+        # anyhow's report: the first cause under "Caused by:" says what failed
+        (
+            [
+                "Error: Could not create backend",
+                "",
+                "Caused by:",
+                "    Could not start backend: Runtime compute cap 61 is not compatible with "
+                "compile time compute cap 89",
+            ],
+            "dispatch_failure",
+            "loading",
+        ),
+        # (numbered, when there are several causes, and behind a compose service's gutter)
+        (
+            [
+                "embed-1  | Error: Failed to start the router",
+                "embed-1  | ",
+                "embed-1  | Caused by:",
+                "embed-1  |     0: Backend is not healthy",
+                "embed-1  |     1: channel closed",
+            ],
+            "engine_died",
+            "unknown",
+        ),
+    ],
+)
+def test_round78_mechanism(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
+    classify_as(tmp_path, lines, category, stage)
