@@ -36,6 +36,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bnum_running_reqs=[1-9]"
         # a server's answer to a request, its status line as a client prints it (curl -i)
         r"|^HTTP/\d(?:\.\d)? [1-5]\d\d\b"
+        # (or as an application's error report shows it: "Status Code: 500")
+        r"|(?i:^\W*status(?: code)?:\s*[1-5]\d\d\s*$)"
         r"|\bNew request\b.{0,80}?\breceived\b"
         r"|\bRunning: [1-9]\d* reqs?\b|generation throughput: (?:[1-9]|0\.\d*[1-9])"
         r"|\b(?:Decode|Prefill) batch\b|\bStep function failed\b|\bDumping scheduler\b"
@@ -109,6 +111,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r" resid|true resid) norm\b"
         # Keras' epoch header ("Epoch 3/10"), nnU-Net's ("Epoch 0")
         r"|\bEpoch\(train\)|(?i:^\W*epoch \d+(?:/\d+)?\s*$)"
+        # (with its count in brackets and what follows: " Epoch: [1 | 300] LR: 0.100000")
+        r"|(?i:^\W*epoch:? ?\[\s*\d+\s*(?:\||/|of)\s*\d+\s*\])"
         # stable-diffusion.cpp done sampling an image and decoding its latents
         r"|\bsampling completed\b|\bdecoding \d+ latents?\b"
         # Megatron's timer before a training step; BasicSR's training record ("<epoch:  5, iter:")

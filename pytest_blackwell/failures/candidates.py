@@ -11,7 +11,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_blackwell.failures.cues import says_shortage
-from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS
+from pytest_blackwell.failures.errorwords import (
+    ACCESS_RECORD,
+    MORE_TRIGGERS,
+    SELF_INFLICTED,
+    TRIGGERS,
+)
 from pytest_blackwell.failures.frame_words import dispatched, worded_frame
 from pytest_blackwell.failures.frames import IPYTHON_FRAME, frame_stage
 from pytest_blackwell.failures.native_stacks import GO_FRAME, GO_GOROUTINE, MANAGED_FRAME
@@ -96,6 +101,10 @@ _CHECKED = re.compile(
 )
 
 
+#: How many lines below an error line no rule knows a death is still that error's doing.
+DEATH_GAP = 5
+
+
 def wins(new: Candidate, cur: Candidate | None) -> bool:
     """Whether ``new`` replaces ``cur`` as the first error."""
     if cur is None:
@@ -117,6 +126,8 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
         return False
     if cur.rank == LEVEL_ONLY and new.rank == UNKNOWN and in_destructor(new.traceback):
         return False  # an unrecognised exception a destructor raised, which Python ignored
+    if died_of(new, cur):
+        return False  # the error's own doing (nvpipe: "Failed to create encoder: ...", a segfault)
     if cur.rank == LEVEL_ONLY and new.category == DIED and _CHECKED.search(cur.text):
         # a failed CHECK (glog's, TVM's, XLA's) or a Rust panic aborts the process itself: the
         # death right after it is its doing and does not replace it
@@ -136,6 +147,20 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
     if cur.rank == UNKNOWN:
         return new.rank == STRONG
     return new.rank == STRONG and new.start - cur.line <= SOFT_WINDOW  # cur is a relay
+
+
+def died_of(death: Candidate, said: Candidate) -> bool:
+    """Whether ``death``, a process ending itself (:data:`.errorwords.SELF_INFLICTED`), is
+    the doing of ``said``, an error line no rule knows right above it (:data:`DEATH_GAP`): the
+    error says what went wrong, the death only that the process could not go on (not a server's
+    access record of a failed request, which relays whatever failed)."""
+    return (
+        said.rank == LEVEL_ONLY
+        and death.rule == "fatal_signal"
+        and 0 < death.start - said.line <= DEATH_GAP
+        and SELF_INFLICTED.search(death.text) is not None
+        and ACCESS_RECORD.search(said.text) is None
+    )
 
 
 def may_reach_first(cand: Candidate, best: Candidate | None) -> bool:

@@ -394,6 +394,16 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # a value checked against the ones allowed, listed ("the model format should be in
             # ['llama', 'hf', 'awq', None]")
             r"|\b(?:should|must) be (?:in|one of) [\[({]"
+            # (or listed by their names: "The metric for NN Descent should be L2Expanded,
+            # CosineExpanded or InnerProduct"; not torch's "must be long, byte or bool tensors")
+            r"|\b(?:should|must) be (?-i:[A-Z]\w*(?:, [A-Z]\w*)+,? or [A-Z]\w*)"
+            # a parameter refused by its name ("invalid parameter[expected=valid index]",
+            # RAFT's "Invalid input argument: ..."), a size refused ("Picture size 8x30 is
+            # invalid"); not the CUDA runtime's "invalid argument", which rules read
+            r"|\binvalid (?:input )?parameters?\b|\binvalid input argument\b"
+            r"|\b(?:size|resolution|dimensions?) \S{1,30} is invalid\b"
+            # a setting the program asks for ("You must have a training stage starting at 1")
+            r"|\byou must (?:have|set|specify|provide|pass)\b"
             # a size that does not split over the parallel ranks ("96 is not divisible by 64")
             r"|\b(?:is|are) not (?:evenly )?divisible by\b"
             # a setting left out ("Interactive mode was not specified, so expected port to be

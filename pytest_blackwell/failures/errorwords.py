@@ -332,3 +332,13 @@ def says_error(text: str, level: str) -> bool:
     return ERRORISH.search(text) is not None and (
         LOUD.search(text) is not None or BENIGN.search(text) is None
     )
+
+
+#: A death a process brings on itself once it met an error: a segmentation fault, an abort, a
+#: core dump (not a kill from outside: SIGKILL, SIGTERM, an exit status a launcher reports).
+SELF_INFLICTED = re.compile(
+    r"(?i)\bsegmentation fault\b|\bSIG(?:SEGV|ABRT)\b|\babort(?:ed)?\b|\bcore dumped\b"
+    r"|\bsignal (?:6|11)\b"
+)
+#: A server's access record of a request answered with an error: a relay of whatever failed.
+ACCESS_RECORD = re.compile(r"\bHTTP/[\d.]+\"? [45]\d\d\b")

@@ -20,7 +20,7 @@ from pytest_blackwell.failures.stages import later_stage
 #: lines say what failed while it was (see :data:`ANSWERS`).
 _ANSWERED = (
     r"\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b|\bHTTPException: [45]\d\d\b"
-    r"|\b500 Internal Server Error\b"
+    r"|\b500 Internal Server Error\b|^\s*Internal Server Error\s*$"  # (its reason phrase alone)
     r"|\bstatus code:? 5\d\d\b"  # a client's words ("... call failed with status code 500")
     # (an API client's report of any refused request: the OpenAI SDK's status errors, "Error
     # code: 400 - {'object': 'error', ...}"; "API request failed with status code 404: ...")
@@ -182,6 +182,14 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\berror (?:during|while running|in) (?:the )?benchmark\b)"
         # the work a served model does, said to have failed ("Transcription failed: ...")
         r"|(?i:\b(?:transcription|inference|prediction|translation) failed\b)"
+        # (or said of its run: Qiskit Aer's "Circuit execution failed", Triton's "model failed
+        # during inference"; not XLA's "Execution of replica 0 failed", which any first run of a
+        # compiled program says, set-up included)
+        r"|(?i:\b(?:circuit|simulation|graph|program) execution failed\b"
+        r"|\bfailed during (?:inference|execution|prediction)\b)"
+        # llama.cpp's older API evaluating a prompt's tokens ("llama_eval: failed to eval", "Failed
+        # to process prompt")
+        r"|(?i:\bfailed to (?:eval|evaluate|decode|process (?:the )?prompt)\b)"
         r"|(?i:\berror while invoking\b)"  # a served session's step (InvokeAI's invocations)
         # Triton Inference Server answering an inference request that its model failed
         r"|\bFailed to process the request\(s\)"

@@ -245,7 +245,11 @@ def shown_exit_status(last: list[tuple[int, str, LogicalLine]]) -> _Picked | Non
 #: An application's report that the work it ran is over, printed after the error it met
 #: (ComfyUI's "Prompt executed in 7.13 seconds" after a node's exception): the error happened
 #: while that work ran.
-_WORK_ENDED = re.compile(r"\bPrompt executed in [\d.]+ seconds\b")
+#: (text-generation-webui's report of each generation, printed when it failed too: "Output
+#: generated in 2.48 seconds (0.00 tokens/s, 0 tokens, context 2096, seed 16)")
+_WORK_ENDED = re.compile(
+    r"\bPrompt executed in [\d.]+ seconds\b|\bOutput generated in [\d.]+ seconds \([\d.]+ tokens/s"
+)
 
 
 def work_ended(best: Candidate | None, tail: Iterable[tuple[int, str]]) -> Candidate | None:

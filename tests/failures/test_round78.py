@@ -116,6 +116,86 @@ _CUDA_IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
             "engine_died",
             "unknown",
         ),
+        # a training loop's epoch header with its count in brackets
+        (["Epoch: [3 | 120] LR: 0.010000", _CUDA_IMA], "illegal_memory_access", "execute"),
+        # an application's error report showing the server's status
+        (
+            [
+                "Status Code: 502",
+                "",
+                '"llama runner process has terminated: exit status 2"',
+            ],
+            "engine_died",
+            "execute",
+        ),
+        # a request's error whose message below it is the HTTP reason phrase alone
+        (["ERROR    [agent] Step 4 failed:", " Internal Server Error"], "unknown", "execute"),
+        # text-generation-webui's report of the generation, printed after it failed
+        (
+            [
+                "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",
+                "Output generated in 0.31 seconds (0.00 tokens/s, 0 tokens, context 812, seed 7)",
+            ],
+            "device_oom",
+            "execute",
+        ),
+        # what an error says was being run: a model during inference, a circuit, a prompt
+        (
+            ['\tdetails = "Error: Triton model failed during inference."'],
+            "unknown",
+            "execute",
+        ),
+        (
+            ["QiskitError: 'Circuit execution failed: ERROR: [Experiment 0] out of range'"],
+            "unknown",
+            "execute",
+        ),
+        (["gptj_eval: failed to eval"], "unknown", "execute"),
+        # a configuration refused by its own words: a parameter, a size, a value out of a list of
+        # names, a setting asked for
+        (
+            ["MilvusException: (code=1100, message=invalid parameter[expected=valid metric])"],
+            "unsupported_config",
+            "unknown",
+        ),
+        (["error: Picture size 0x1080 is invalid"], "unsupported_config", "unknown"),
+        (
+            [
+                "Error processing split 1: RAFT failure at file=ivf_pq.cuh line=214: The metric "
+                "for IVF-PQ should be L2Expanded, CosineExpanded or InnerProduct"
+            ],
+            "unsupported_config",
+            "unknown",
+        ),
+        (
+            ["AssertionError: You must have one dataset stage starting at step 1"],
+            "unsupported_config",
+            "unknown",
+        ),
+        # (torch's check of an index's dtype lists lowercase types: a program's error)
+        (
+            ["IndexError: tensors used as indices must be long, int, byte or bool tensors"],
+            "unknown",
+            "unknown",
+        ),
+        # a process ending itself right after an error line no rule knows: that error's doing
+        (
+            [
+                "Failed to create encoder: NvEncodeAPIGetMaxSupportedVersion returned error -3",
+                "Segmentation fault (core dumped)",
+            ],
+            "unknown",
+            "unknown",
+        ),
+        # (not after a server's access record of a failed request: the death is what failed)
+        (
+            [
+                '[INFO] Request 10.0.0.2 "POST /v1/completions HTTP/1.1" 502 41 12.2ms',
+                "cmd.Wait() returned error: signal: aborted (core dumped)",
+            ],
+            "engine_died",
+            "execute",
+        ),
     ],
 )
 def test_round78_mechanism(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
