@@ -57,6 +57,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"(?:load|init(?:iali[sz]e)?) (?:the )?(?:[\w-]+ )?model\b)"
         r"|\bError occurred when executing [^:]{0,60}?Load[^:]{0,60}?:"  # a ComfyUI loader node
         r"|(?i:\bload(?:ing)? model error\b)"
+        # (said of the model first: "Stable diffusion model failed to load")
+        r"|(?i:\bmodel (?:failed to load|could not be loaded|loading failed)\b)"
         r"|\bweights were not initialized from checkpoint\b"  # vLLM's check after loading
         # torch's load_state_dict copying a checkpoint's tensor; a checkpoint's header read;
         # a model's tokenizer or configuration files that cannot be loaded; a server launching
@@ -105,6 +107,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # the driver JIT-compiling a PTX module while loading it
         r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*|\bError loading CUDA module\b"
         r"|\bfailed to load PTX text as a module\b"  # XLA handing its PTX to the driver
+        # (or a fat binary: "Common::LoadModuleFromFatbin: Loading fatbin file shared.fatbin")
+        r"|\bLoadModuleFromFatbin\b|(?i:\bloading fatbin\b)"
         # a GPU program built or linked at run time by the OpenCL or CUDA driver API, or NVRTC
         # ("clBuildProgram(): CL_OUT_OF_HOST_MEMORY", "cuLinkAddData(): the provided PTX ...")
         r"|\bcl(?:Build|Compile|Link)Program\b|\bcuLink(?:AddData|Create|Complete)\w*"
@@ -288,6 +292,14 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bggml_(?:cuda|metal|vulkan|vk|sycl|opencl)_init\b"
         # ONNX Runtime's CUDA provider being added to a session's options
         r"|\bAppendExecutionProvider_\w+"
+        r"|\bOrt\w*ProviderOptions\b"  # (its options for the provider, in .NET's frames)
+        # the device, its command queue or an encoder session set up as a program starts ("Can't
+        # initialize device [ID=0, GPU #0]", "Couldn't create OpenCL command queue", NVENC's
+        # session opened: "Error on nvEncOpenEncodeSessionEx: 10"); a CUDA context created
+        r"|(?i:\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:initiali[sz]e|init"
+        r"|create) (?:the |an? )?(?:OpenCL |CUDA |GPU |Vulkan |HIP )?(?:device|command queue"
+        r"|encoder session)\b)"
+        r"|\bnvEncOpenEncodeSession\w*|\bcuDevicePrimaryCtxRetain\b|\bcuCtxCreate\w*"
         r"|\bcuInit\b"
         # devices counted or selected: what a process does first with CUDA
         r"|\b(?:cu(?:da)?|hip)(?:GetDeviceCount|SetDevice|DeviceGetCount)\b"

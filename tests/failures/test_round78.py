@@ -196,6 +196,51 @@ _CUDA_IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
             "engine_died",
             "execute",
         ),
+        # the caller's error a few lines below the error and its advice says what was done
+        (
+            [
+                "RuntimeError: CUDA error: no kernel image is available for execution on the "
+                "device",
+                "CUDA kernel errors might be asynchronously reported at some other API call, so "
+                "the stacktrace below might be incorrect.",
+                "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.",
+                "",
+                "",
+                "ERROR: Failed to load model 'sdxl-base': RuntimeError",
+            ],
+            "dispatch_failure",
+            "loading",
+        ),
+        # a model said to have failed to load, the model named first
+        (["Stable diffusion model failed to load"], "unknown", "loading"),
+        # a device, its command queue or an encode session set up as the program starts
+        (
+            ["ERROR: Can't initialize device [ID=1, GPU #1], cuda exception: out of memory"],
+            "device_oom",
+            "startup",
+        ),
+        (
+            ["[ERROR] Couldn't create OpenCL command queue (error: -5)!"],
+            "unknown",
+            "startup",
+        ),
+        (
+            ["nvenc : Error on nvEncOpenEncodeSessionEx: 15 (the call failed: invalid version)"],
+            "unknown",
+            "startup",
+        ),
+        # CUDA creating a device's primary context (the first CUDA call)
+        (
+            ["ERROR: CUDA error in cuDevicePrimaryCtxRetain: CUDA_ERROR_ECC_UNCORRECTABLE"],
+            "unknown",
+            "startup",
+        ),
+        # a fat binary's module loaded by the driver
+        (
+            ["[app/error] LoadModuleFromFatbin: loading fatbin kernels.fatbin failed: 209"],
+            "unknown",
+            "compile",
+        ),
     ],
 )
 def test_round78_mechanism(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
