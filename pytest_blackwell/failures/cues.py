@@ -232,6 +232,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # an assertion that a size is among those a kernel was compiled for ("assert Lq in {16, 32,
     # 64, 128, 256, 576}"): no kernel for the shape it was given
     ("dispatch_failure", (r"\bassert \w+ in [{\[(]\d+(?:, ?\d+){2,}[}\])]",)),
+    # (or a multiple of a tile's size: "assert n % 64 == 0 and k % 128 == 0", DeepGEMM's)
+    ("dispatch_failure", (r"^assert \w+ % (?:16|32|64|128|256) == 0\b",)),
     # a kernel's own check on the head size it was built for, or a head size refused
     ("dispatch_failure", (r"\b(?:assert\w*|expected|check failed)\b", r"\bhead_?(?:size|dim)\b")),
     ("dispatch_failure", (r"\bunsupported\b|\bnot supported\b", r"\bhead[ _]?(?:size|dim)s?\b")),
@@ -406,6 +408,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\byou must (?:have|set|specify|provide|pass)\b"
             # a size that does not split over the parallel ranks ("96 is not divisible by 64")
             r"|\b(?:is|are) not (?:evenly )?divisible by\b"
+            # (or an assertion that it does: "assert self.total_num_kv_heads % tp_size == 0")
+            r"|\bassert [\w.]+ % [\w.]*(?:tp|tensor_parallel|pp|pipeline|world|parallel)\w* == 0"
             # a setting left out ("Interactive mode was not specified, so expected port to be
             # specified. Perhaps you forgot `-i` or `--port`?")
             r"|\b(?:was|were|is|are) not specified\b|\bPerhaps you forgot\b"

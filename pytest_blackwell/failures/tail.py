@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from pytest_blackwell.failures.activity import activity_at, activity_stage
+from pytest_blackwell.failures.activity import ACTIVITY, activity_at, activity_stage
 from pytest_blackwell.failures.candidates import (
     LEVEL_ONLY,
     RING_LINES,
@@ -252,12 +252,23 @@ _WORK_ENDED = re.compile(
 )
 
 
+#: How many lines below the error a work loop's progress bar is its own (tqdm draws the bar once
+#: more as the loop is left by the exception: "Steps:   0%|          | 0/400 [00:07<?, ?it/s]").
+_BAR_AFTER_LINES = 6
+
+
 def work_ended(best: Candidate | None, tail: Iterable[tuple[int, str]]) -> Candidate | None:
     """``best`` told ``execute`` by the end of the work it broke reported among the last lines
-    (:data:`_WORK_ENDED`), when nothing shown before it or after it tells its stage."""
+    (:data:`_WORK_ENDED`), or by the progress bar of the loop it broke drawn right below it
+    (:data:`_BAR_AFTER_LINES`), when nothing shown before it or after it tells its stage."""
     if best is None or best.after is not None or best.activity is not None:
         return best
+    bar = ACTIVITY[-1][0]  # (a bare bar, not a download's byte rate)
     for lineno, raw in tail:
         if lineno > best.line and (m := _WORK_ENDED.search(raw)) is not None:
             return replace(best, after=("execute", f"activity {m.group(0)!r} (after the error)"))
+        if best.line < lineno <= best.line + _BAR_AFTER_LINES and bar.search(raw):
+            # (what the bar says it counts: "Loading checkpoint shards: 0%|...")
+            stage, why = activity_stage([raw]) or ("execute", "")
+            return replace(best, after=(stage, f"{why} (its loop's bar after the error)"))
     return best

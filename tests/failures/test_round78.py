@@ -241,6 +241,46 @@ _CUDA_IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
             "unknown",
             "compile",
         ),
+        # a work loop's progress bar drawn right below the error (tqdm, as the loop is left)
+        (
+            [
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+                "Epoch 0:   3%|▎         | 12/400 [00:09<05:01,  1.29it/s, loss=0.71]",
+            ],
+            "device_oom",
+            "execute",
+        ),
+        # (its words say what it counts: a checkpoint's shards being read)
+        (
+            [
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 80.00 MiB",
+                "Loading checkpoint shards:  25%|██▌       | 1/4 [00:03<00:09,  3.10s/it]",
+            ],
+            "device_oom",
+            "loading",
+        ),
+        # a bare assertion on a size that must split over the parallel ranks
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/srv/model/attention.py", line 88, in __init__',
+                "    assert self.num_heads % tensor_parallel_size == 0",
+                "AssertionError",
+            ],
+            "unsupported_config",
+            "unknown",
+        ),
+        # (or on a multiple of a kernel's tile size)
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/srv/kernels/gemm.py", line 41, in grouped_gemm',
+                "    assert k % 128 == 0",
+                "AssertionError",
+            ],
+            "dispatch_failure",
+            "unknown",
+        ),
     ],
 )
 def test_round78_mechanism(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
