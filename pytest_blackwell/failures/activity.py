@@ -330,6 +330,11 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # an installer or a launcher checking that its packages import ("Checking PyTorch,
         # Triton, and vLLM imports...")
         r"|\bChecking [\w ,.\-]{1,80} imports\b"
+        # a program announcing a part it sets up ("Initializing AmgX Linear Solver p",
+        # "Initializing dreambooth training..."): not a model, its weights or a pipeline, which
+        # are read (below, loading)
+        r"|(?i:^\W*initiali[sz]ing (?!.*\b(?:model|chat|weights?|checkpoint|pipeline|tokenizer"
+        r"|lora|vae|unet|text encoder|clip)s?\b)[\w -]{2,60}?(?:\.\.\.|…)?\s*$)"
         # a program announcing that it sets up its runtime ("--> Init runtime environment",
         # Rockchip's RKNN examples; "Initializing runtime...")
         r"|(?i:^\W*init(?:iali[sz]e|iali[sz]ing)? (?:the )?runtime(?: environment)?\W*$)"

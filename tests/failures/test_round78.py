@@ -281,6 +281,18 @@ _CUDA_IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
             "dispatch_failure",
             "unknown",
         ),
+        # a program announcing a part it sets up
+        (
+            ["Initializing the linear solver...", _CUDA_IMA],
+            "illegal_memory_access",
+            "startup",
+        ),
+        # (not a model it reads: the loading activity's words decide)
+        (
+            ["Initializing model weights from ./ckpt/pretrained...", _CUDA_IMA],
+            "illegal_memory_access",
+            "loading",
+        ),
     ],
 )
 def test_round78_mechanism(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
