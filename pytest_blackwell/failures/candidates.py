@@ -13,6 +13,7 @@ from typing import Any
 from pytest_blackwell.failures.cues import says_shortage
 from pytest_blackwell.failures.errorwords import (
     ACCESS_RECORD,
+    DEATH_GAP,
     MORE_TRIGGERS,
     SELF_INFLICTED,
     TRIGGERS,
@@ -70,6 +71,8 @@ class Candidate:
     #: a printed error line that ends in a colon: its message is the next line
     #: (:func:`~pytest_blackwell.failures.continuation.message_below` keeps it for its words)
     message_below: bool = False
+    #: the program said below the error that it went on (a success line): not its last word
+    went_on: bool = False
 
 
 @dataclass
@@ -99,10 +102,6 @@ _CHECKED = re.compile(
     r"\bCheck failed\b|\bNon-OK-status: |\bthread '[^']*' panicked at "
     r"|\bLLVM ERROR: |\bLLVM Translation failed\b"
 )
-
-
-#: How many lines below an error line no rule knows a death is still that error's doing.
-DEATH_GAP = 5
 
 
 def wins(new: Candidate, cur: Candidate | None) -> bool:
@@ -150,12 +149,14 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
 
 
 def died_of(death: Candidate, said: Candidate) -> bool:
-    """Whether ``death``, a process ending itself (:data:`.errorwords.SELF_INFLICTED`), is
-    the doing of ``said``, an error line no rule knows right above it (:data:`DEATH_GAP`): the
-    error says what went wrong, the death only that the process could not go on (not a server's
-    access record of a failed request, which relays whatever failed)."""
+    """Whether ``death``, a process ending itself (``SELF_INFLICTED``), is the doing of
+    ``said``, an error line no rule knows right above it (``DEATH_GAP``, both in
+    :mod:`.errorwords`): the error says what went wrong, the death only that the process could
+    not go on (not a server's access record of a failed request, which relays whatever failed,
+    nor an error the program went on from: ``said.went_on``)."""
     return (
         said.rank == LEVEL_ONLY
+        and not said.went_on
         and death.rule == "fatal_signal"
         and 0 < death.start - said.line <= DEATH_GAP
         and SELF_INFLICTED.search(death.text) is not None

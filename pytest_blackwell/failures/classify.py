@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pytest_blackwell.failures import continuation as wrap
@@ -49,7 +50,13 @@ from pytest_blackwell.failures.candidates import (
     process_name,
     replaces_in_block,
 )
-from pytest_blackwell.failures.errorwords import is_aside, looked_at, says_error, triggers
+from pytest_blackwell.failures.errorwords import (
+    WENT_ON,
+    is_aside,
+    looked_at,
+    says_error,
+    triggers,
+)
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage
 from pytest_blackwell.failures.model import Failure
@@ -300,6 +307,8 @@ class StreamClassifier:
 
     def _process(self, lineno: int, line: LogicalLine) -> None:
         self._best = wrap.message_below(self._best, lineno, line) or self._best
+        if self._best and self._best.line < lineno and WENT_ON.search(line.text):
+            self._best = replace(self._best, went_on=True)  # (see candidates.died_of)
         rejoined = wrap.wrapped_cause(self._best, lineno, line, self._matcher(line.tag))
         if rejoined is not None:
             self._best = rejoined

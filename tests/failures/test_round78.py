@@ -187,6 +187,17 @@ _CUDA_IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
             "unknown",
             "unknown",
         ),
+        # (not after an error the program went on from: a probe, then a success line)
+        (
+            [
+                "library not found: failed to load library",
+                "dynamically linking ggml-cuda.so",
+                "GPU support successfully linked and loaded",
+                "Segmentation fault (core dumped)",
+            ],
+            "engine_died",
+            "unknown",
+        ),
         # (not after a server's access record of a failed request: the death is what failed)
         (
             [
