@@ -356,7 +356,7 @@ def _told_later(first: Candidate, later: Candidate) -> Candidate:
     """
     gap = later.start - first.line
     again = later.category == first.category != "unknown" and gap <= RING_LINES
-    caller = later.rank < WEAK and gap <= AFTER_GAP
+    caller = later.rank < WEAK and gap <= FOLLOW_GAP
     if first.after is not None or gap <= 0 or not (again or caller):
         return first
     # (an unknown error is no known cause: the full read, with every error word, decides it)

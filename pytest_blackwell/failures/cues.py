@@ -354,6 +354,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # it first'), an argument that was not given ("max_position_embeddings argument is
             # None")
             r"|(?i:\bmodel \\*[\"']?[\w.:/\-]+\\*[\"']? not found\b)|\b\w+ argument is None\b"
+            # (Riva's: "Error: Unavailable model requested. Lang: en-US, Type: offline")
+            r"|\bunavailable model requested\b"
             # a setting that was needed and not given, raised ("AssertionError: No CFG scale
             # set"; not a notice of a default: "No language specified, language will be ...")
             r"|^(?:[\w.]+\.)?\w*(?:Error|Exception): No [\w-]+(?: [\w-]+)? (?:set|specified)\b"

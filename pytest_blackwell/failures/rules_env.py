@@ -289,6 +289,9 @@ ENV_RULES: tuple[Rule, ...] = (
        r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist"
        # macOS' loader (dyld) in its words: "dlopen(x.dylib, 0x0006): Symbol not found: _f"
        r"|\bSymbol not found: (?P<symbol__2>\S+)"
+       # (its report's last line, naming the library that lacks it: "Referenced from: x.so",
+       # then "Expected in: /usr/lib/libc++.1.dylib")
+       r"|^\s*Expected in:\s+\S+\.dylib\b"
        # the loader out of room for a library's thread-local storage ("libgomp-d22c30c5.so.1:
        # cannot allocate memory in static TLS block"): a library load, no device memory
        r"|\.so[.\d]*: cannot allocate memory in\b",

@@ -73,6 +73,8 @@ from classify_helpers import classify_as
             "device_oom",
             "loading",
         ),
+        # (round 78: a program announcing a part it sets up is start-up activity, as the label
+        # of fresh203/'s log reads it)
         (
             [
                 "initializing gpu module...",
@@ -81,7 +83,7 @@ from classify_helpers import classify_as
                 "error: Uncaught SIGSEGV (SEGV_MAPERR) at 0x7ffc1766660d on host pid 19752",
             ],
             "engine_died",
-            "unknown",
+            "startup",
         ),
         (
             [

@@ -62,11 +62,12 @@ from classify_helpers import classify_as, classify_both
             "env_mismatch",
             "compile",
         ),
-        # an OpenCL object that cannot be made, its status by number in brackets
+        # an OpenCL object that cannot be made, its status by number in brackets (round 78: a
+        # command queue that cannot be made is the device being set up, startup)
         (
             ["[ERROR] Couldn't create OpenCL command queue (error: -6)!"],
             "device_oom",
-            "unknown",
+            "startup",
         ),
         # a container's entry point finding the driver but not CUDA
         (

@@ -128,7 +128,7 @@ from classify_helpers import classify_as, classify_both
         ),
         # an exception's repr inside a message
         (
-            ["reason=<ServiceException: (code=1100, message=invalid parameter)>"],
+            ["reason=<ServiceException: (code=1100, message=collection not loaded)>"],
             "unknown",
             "unknown",
         ),
@@ -197,13 +197,14 @@ from classify_helpers import classify_as, classify_both
             "unsupported_config",
             "unknown",
         ),
+        # (round 78: the OpenAI SDK's status error is the answer to a request, execute)
         (
             [
                 "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': "
                 "'\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser'"
             ],
             "unsupported_config",
-            "unknown",
+            "execute",
         ),
         # a runtime's status for a device it cannot reach
         (

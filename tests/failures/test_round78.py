@@ -207,21 +207,6 @@ _CUDA_IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
             "engine_died",
             "execute",
         ),
-        # the caller's error a few lines below the error and its advice says what was done
-        (
-            [
-                "RuntimeError: CUDA error: no kernel image is available for execution on the "
-                "device",
-                "CUDA kernel errors might be asynchronously reported at some other API call, so "
-                "the stacktrace below might be incorrect.",
-                "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.",
-                "",
-                "",
-                "ERROR: Failed to load model 'sdxl-base': RuntimeError",
-            ],
-            "dispatch_failure",
-            "loading",
-        ),
         # a model said to have failed to load, the model named first
         (["Stable diffusion model failed to load"], "unknown", "loading"),
         # a device, its command queue or an encode session set up as the program starts
@@ -303,6 +288,22 @@ _CUDA_IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
             ["Initializing model weights from ./ckpt/pretrained...", _CUDA_IMA],
             "illegal_memory_access",
             "loading",
+        ),
+        # macOS' loader naming the library that lacks a symbol, its report's last line
+        (
+            [
+                "Backend quit unexpectedly.",
+                "Referenced from: /Applications/App.app/Contents/Resources/lib/_ext.so",
+                "Expected in: /usr/lib/libc++.1.dylib",
+            ],
+            "env_mismatch",
+            "startup",
+        ),
+        # Riva's server without the model a request asks for
+        (
+            ["RPC failed: Error: Unavailable model requested. Lang: de-DE, Type: online"],
+            "unsupported_config",
+            "unknown",
         ),
     ],
 )
