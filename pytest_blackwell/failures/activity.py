@@ -314,6 +314,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bggml_(?:cuda_init|init_cublas): found \d+ \w+ devices?\b"  # (and its older name)
         r"|\bregister_(?:backend|device): registered\b"
         r"|\bggml_vulkan: Found \d+ Vulkan devices?\b"
+        r"|^ggml_metal_init: "  # (ggml's Metal backend setting its device up, line by line)
         # Android's Vulkan loader as an app creates its instance ("D/vulkan: searching for layers
         # in '/data/app/x/lib/arm'"): the GPU backend setting its device up
         r"|\bvulkan: searching for layers in\b"

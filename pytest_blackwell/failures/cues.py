@@ -97,6 +97,9 @@ DEVICE_NOT_SET_UP = (
     r"|\b[Nn]o (?:CUDA |GPU |Vulkan )?(?:GPUs|devices) are available\b"
     r"|\b[Nn]o (?:GPU |CUDA |Vulkan )?device could be (?:created|found|initiali[sz]ed)\b"
     r"|\b[A-Z]+_ERR(?:OR)?_DEVICE_UNAVAILABLE\b"  # (a runtime's status: RKNN_ERR_DEVICE_...)
+    # the GPUs that cannot be listed ("Unable to retrieve list of all GPU devices", GPT4All's)
+    r"|\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:retrieve|list|enumerate)"
+    r" (?:the )?(?:list of )?(?:all |any )?(?:GPU|CUDA|gpu|cuda) devices?\b"
 )
 
 #: A binding that cannot find the native library it wraps (.NET's "Native Library not found in

@@ -168,6 +168,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bError occurred when executing (?![^:]{0,60}?Load)[^:]{1,60}?:"
         r"|\bwhile running (?:the )?\w+ node\b"  # ONNX Runtime's executor running a graph node
         r"|(?i:error was encountered while running the model)"  # Ollama's runner
+        r"|\bError computing NN outputs\b"  # Core ML running a model on an input
         # a request being served: validation of one request (vLLM's "your request has N input
         # tokens", "However, you requested N tokens"), the API server's response generators
         r"|\byour request\b|\bHowever, you requested\b|\bcompletion stream generator\b"
@@ -260,7 +261,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\bfailed to initiali[sz]e the context\b)"
         r"|(?i:\ballocat\w* (?:\w+ ){0,2}for (?:the )?kv[ _-]?cache\b)"
         # the context reserving its compute graph's buffers (llama.cpp's graph_reserve)
-        r"|\bgraph_reserve\b",
+        r"|\bgraph_reserve\b"
+        # TVM's runtime creating a paged KV cache (MLC's "vm.builtin.paged_attention_kv_cache_
+        # create_reduced")
+        r"|\b\w*kv_cache_create\w*",
         "kv_alloc",
     ),
     (
@@ -364,6 +368,15 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bno CUDA-capable device is detected\b"
         # a server that could not be started (its model server, inference server)
         r"|(?i:\bfailed to start (?:the )?(?:model |inference )?server\b)"
+        # (or a worker, a daemon, a service, restarted too: dask's nanny "Failed to restart
+        # worker after its process exited", hivemind's "Daemon failed to start"; a server being
+        # set up: "Error initialising basecall server")
+        r"|(?i:\bfailed to (?:re)?start (?:the )?(?:\w+ )?(?:worker|daemon|service)\b"
+        r"|\b(?:server|worker|daemon|service) failed to start\b"
+        r"|\berror initiali[sz]ing (?:the )?(?:\w+ )?server\b"
+        # the devices queried through NVML as a program picks its GPUs ("Failed to query NVML
+        # device info: ...")
+        r"|\bfailed to query NVML\b)"
         # an error said to have happened while a session or a backend initialised
         r"|(?i:\b(?:exception|error|failure) during initiali[sz]ation\b)"
         # (or its set-up: "Error in Dynamo component setup: ...")

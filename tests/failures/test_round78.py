@@ -305,6 +305,54 @@ _CUDA_IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
             "unsupported_config",
             "unknown",
         ),
+        # a worker, a daemon or a server that could not be started or set up
+        (
+            ["distributed.nanny - ERROR - Failed to restart worker on tcp://127.0.0.1:40231"],
+            "unknown",
+            "startup",
+        ),
+        (["P2PDaemonError: Daemon failed to start: no bootstrap peers"], "unknown", "startup"),
+        (
+            ["[app/error] Error initialising inference server using port: 5555. Aborting."],
+            "unknown",
+            "startup",
+        ),
+        # the devices queried through NVML, or a list of them that cannot be had
+        (
+            ["Exception: Failed to query NVML device info: an internal driver error occured"],
+            "unknown",
+            "startup",
+        ),
+        (
+            ["ValueError: Unable to retrieve list of all GPU devices"],
+            "env_mismatch",
+            "startup",
+        ),
+        # ggml's Metal backend setting its device up
+        (
+            ["ggml_metal_init: allocating", "signal arrived during cgo execution"],
+            "engine_died",
+            "startup",
+        ),
+        # TVM's runtime creating a paged KV cache; Core ML running a model on its input
+        (
+            [
+                "TVMError: Function vm.builtin.paged_attention_kv_cache_create(...) expects 12 "
+                "arguments, but 11 were provided."
+            ],
+            "unknown",
+            "kv_alloc",
+        ),
+        (
+            [
+                "Execution of the command buffer was aborted due to an error during execution. "
+                "Caused GPU Timeout Error (00000002:kIOGPUCommandBufferCallbackErrorTimeout)",
+                "fatal error: 'try!' expression unexpectedly raised an error: Error "
+                'Domain=com.apple.CoreML Code=0 "Error computing NN outputs."',
+            ],
+            "timeout",
+            "execute",
+        ),
     ],
 )
 def test_round78_mechanism(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
