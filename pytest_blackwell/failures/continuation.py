@@ -166,7 +166,7 @@ def first_cause(
     lineno: int,
     line: LogicalLine,
     cand: Candidate | None,
-    ring: Iterable[tuple[int, str]],
+    ring: Sequence[tuple[int, str]],
 ) -> Candidate | None:
     """The error when ``line`` is the first cause that an anyhow report lists under ``said``, an
     error line no rule knows: the cause (``cand`` if the line is an error of its own) says what
@@ -176,8 +176,10 @@ def first_cause(
     Else ``None``."""
     if said is None or said.rank not in (LEVEL_ONLY, WRAPPER) or said.category != "unknown":
         return None
-    heading = [n for n, raw in ring if said.line < n < lineno and _CAUSED_BY.search(raw)]
-    if not heading or lineno - heading[0] != 1 or heading[0] - said.line > _CAUSES_GAP:
+    if not ring or not 0 < lineno - said.line <= _CAUSES_GAP + 1:
+        return None
+    heading, raw = ring[-1]  # (the line right above: the heading, a cause right below it)
+    if heading != lineno - 1 or heading == said.line or not _CAUSED_BY.search(raw):
         return None
     text = _CAUSE_NUMBER.sub("", line.text)
     if not text:
