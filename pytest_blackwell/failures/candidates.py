@@ -12,7 +12,6 @@ from typing import Any
 
 from pytest_blackwell.failures.cues import says_shortage
 from pytest_blackwell.failures.errorwords import (
-    ACCESS_RECORD,
     DEATH_GAP,
     MORE_TRIGGERS,
     SELF_INFLICTED,
@@ -21,7 +20,7 @@ from pytest_blackwell.failures.errorwords import (
 from pytest_blackwell.failures.frame_words import dispatched, worded_frame
 from pytest_blackwell.failures.frames import IPYTHON_FRAME, frame_stage
 from pytest_blackwell.failures.native_stacks import GO_FRAME, GO_GOROUTINE, MANAGED_FRAME
-from pytest_blackwell.failures.phrases import phrase_stage
+from pytest_blackwell.failures.phrases import ANSWERS, phrase_stage
 from pytest_blackwell.failures.stages import later_stage
 
 # Ranks of candidate errors, best last.
@@ -152,15 +151,15 @@ def died_of(death: Candidate, said: Candidate) -> bool:
     """Whether ``death``, a process ending itself (``SELF_INFLICTED``), is the doing of
     ``said``, an error line no rule knows right above it (``DEATH_GAP``, both in
     :mod:`.errorwords`): the error says what went wrong, the death only that the process could
-    not go on (not a server's access record of a failed request, which relays whatever failed,
-    nor an error the program went on from: ``said.went_on``)."""
+    not go on (not a server's answer to a failed request, :data:`.phrases.ANSWERS`, which
+    relays whatever failed, nor an error the program went on from: ``said.went_on``)."""
     return (
         said.rank == LEVEL_ONLY
         and not said.went_on
         and death.rule == "fatal_signal"
         and 0 < death.start - said.line <= DEATH_GAP
         and SELF_INFLICTED.search(death.text) is not None
-        and ACCESS_RECORD.search(said.text) is None
+        and ANSWERS.search(said.text) is None
     )
 
 

@@ -307,8 +307,9 @@ class StreamClassifier:
 
     def _process(self, lineno: int, line: LogicalLine) -> None:
         self._best = wrap.message_below(self._best, lineno, line) or self._best
-        if self._best and self._best.line < lineno and WENT_ON.search(line.text):
-            self._best = replace(self._best, went_on=True)  # (see candidates.died_of)
+        best = self._best
+        if best and not best.went_on and best.line < lineno and WENT_ON.search(line.text):
+            self._best = replace(best, went_on=True)  # (see candidates.died_of)
         rejoined = wrap.wrapped_cause(self._best, lineno, line, self._matcher(line.tag))
         if rejoined is not None:
             self._best = rejoined

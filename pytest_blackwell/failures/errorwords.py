@@ -342,8 +342,6 @@ SELF_INFLICTED = re.compile(
 )
 #: How many lines below an error line no rule knows a death is still that error's doing.
 DEATH_GAP = 5
-#: A server's access record of a request answered with an error: a relay of whatever failed.
-ACCESS_RECORD = re.compile(r"\bHTTP/[\d.]+\"? [45]\d\d\b")
 #: A program saying it went on after an error (a probe that failed, then "GPU support
 #: successfully linked and loaded").
 WENT_ON = re.compile(r"(?i)\bsuccessfully\b")
