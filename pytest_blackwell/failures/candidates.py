@@ -415,6 +415,7 @@ def is_frame(text: str) -> bool:
         text.startswith(("  File ", "    ", "\t", 'File "', ' File "', "   "))
         or text.lstrip().startswith(("^", "~"))
         or text.strip() in ELISIONS
+        or (text != "" and 'File "'.startswith(text))  # (a frame line the paste's end cut: "F")
         or IPYTHON_FRAME.match(text) is not None
         or _IPYTHON_ARROW.match(text) is not None
         or _CELL_FRAME.match(text) is not None

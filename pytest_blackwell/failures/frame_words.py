@@ -26,6 +26,7 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
     exercises a kernel, it serves nothing; nor does a command-line entry tell its stage.)"""
     for segment in frame_segments(lines):
         for frame in reversed(segment):
+            inner = frame is segment[-1]
             if frame.func.startswith("test_") or _COMMAND.search(frame.path):
                 continue
             if STDLIB.search(frame.path):  # json's "decode", not a model's
@@ -33,7 +34,8 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
             # the function its source line calls is deeper still (a remote call or a decorator's
             # wrapper may be the only frame printed for it); not what a program's entry calls,
             # its whole job ("main" calling "train_using_gin" loads the model too)
-            calls = "" if frame.func in _ENTRIES or frame.calls.startswith("test_") else frame.calls
+            entry = frame.func in _ENTRIES and not inner
+            calls = "" if entry or frame.calls.startswith("test_") else frame.calls
             for name, why in ((calls, f"call {calls}"), (frame.func, f"frame {frame.func}")):
                 # a function's camelCase name read by its words ("trainBatch"), not a class's
                 # ("InferenceSession" constructed is a session being created)

@@ -70,6 +70,11 @@ _METHOD = re.compile(
 )
 
 
+#: Python's report of a thread's uncaught exception, naming the function the thread ran
+#: ("Exception in thread Thread-2 (load_model):", Python 3.10 and later)
+_THREAD_TARGET = re.compile(r"^Exception in thread [^()]*\((?P<func>[A-Za-z_]\w*)\):\s*$")
+
+
 class Frame(NamedTuple):
     path: str
     func: str
@@ -173,9 +178,15 @@ def frame_segments(lines: Iterable[str]) -> list[list[Frame]]:
             native = True
             continue
         native = False
+        target = _THREAD_TARGET.match(text)
+        if target is not None:  # the thread's function is the outermost frame of what follows
+            _called(segments[-1], callee)
+            segments.append([Frame("", target.group("func"))])
+            callee, expect_source = "", False
+            continue
         if "(most recent call " in text or _PYSPY_THREAD.match(text):
             _called(segments[-1], callee)
-            if segments[-1]:
+            if segments[-1] and not (len(segments[-1]) == 1 and not segments[-1][0].path):
                 segments.append([])
             newest_first = "most recent call last" not in text
             callee, expect_source = "", False

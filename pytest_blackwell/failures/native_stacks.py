@@ -51,6 +51,9 @@ DEBUGGER_FRAME = re.compile(
     r"|^\s*\d+: (?!<?(?:std|core|alloc)::)(?:<(?P<path__6>[a-z_]\w*(?:::\w+)+)(?: as [^>]+)?>"
     r"|(?P<path__7>[a-z_]\w*(?:::\w+)*?))::(?P<func__5>[A-Za-z_]\w*)(?:::\{\{closure\}\})*"
     r"(?:::h[0-9a-f]{16})?\s*$"
+    # (glog's stack after a failed CHECK, innermost first: "    @     0x7fa7b3c77088
+    # caffe::Solver<>::Step()", Abseil's the same)
+    r"|^\s*@\s+0x[0-9a-fA-F]+\s+(?:[\w~]+(?:<[^<>]*>)?::)*(?P<func__6>[A-Za-z_]\w*)(?:<[^<>]*>)?\("
 )
 #: Where gdb says a frame's code is: its library ("from /x/libllama.so.0") or its source file
 #: ("at ../sysdeps/wait4.c:30").

@@ -224,8 +224,13 @@ _CHROMIUM_LEVEL = re.compile(
 # a level in brackets, padded to one width (stable-diffusion.cpp: "[WARN ] model.cpp:1 - ...")
 _PADDED_LEVEL = re.compile(r"^\[(?P<level>DEBUG|INFO|WARN|WARNING|ERROR|FATAL) *\] ")
 # a level letter before the logger's tag (Rockchip's RKNN runtimes: "E RKNN: [08:48:14.826] ...",
-# "I rkllm: ...", "W init_runtime: ...")
-_LETTER_TAG_LEVEL = re.compile(r"^(?P<level>[EWIDF]) (?=[A-Za-z][\w\-]{1,30}: )")
+# "I rkllm: ...", "W init_runtime: ..."); the function's tag in front of a traceback it logs
+# line by line goes too ("E init_runtime: Traceback (most recent call last):", its frames and its
+# exception line), so the traceback is read as one
+_LETTER_TAG_LEVEL = re.compile(
+    r"^(?P<level>[EWIDF]) (?:(?:[a-z][a-z_]{1,30}: )(?=Traceback \(most recent call last\)"
+    r"|  File \"|\w*(?:Error|Exception)\b)|(?=[A-Za-z][\w\-]{1,30}: ))"
+)
 # zerolog's console writer (LocalAI and other Go servers): "7:26PM DBG message key=value"
 _ZEROLOG_LEVEL = re.compile(
     r"^(?:\d{1,2}:\d\d(?:AM|PM) )?(?P<level>TRC|DBG|INF|WRN|ERR|FTL|PNC) (?=\w)"

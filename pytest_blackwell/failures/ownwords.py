@@ -35,8 +35,14 @@ _LEVEL_ALONE = re.compile(r"^\W*(?:ERROR|FATAL|CRITICAL|Error|Fatal)\W*$")
 
 def heads_its_message(text: str) -> bool:
     """Whether a printed error line's message is on the line below it: the line ends in a colon,
-    or is a level word alone."""
-    return text.rstrip().endswith(":") or _LEVEL_ALONE.match(text) is not None
+    or is a level word alone, or is a table's last cell that goes on in the next row (Triton's
+    model table wraps a status at its width: "UNAVAILABLE: ... CUDA runtime error |")."""
+    text = text.rstrip()
+    return (
+        text.endswith(":")
+        or _LEVEL_ALONE.match(text) is not None
+        or (text.endswith(" |") and "|" not in text[:-1])
+    )
 
 
 def own_words(text: str, traceback: Sequence[str]) -> list[str]:

@@ -370,8 +370,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\bfailed to start (?:the )?(?:model |inference )?server\b)"
         # (or a worker, a daemon, a service, restarted too: dask's nanny "Failed to restart
         # worker after its process exited", hivemind's "Daemon failed to start"; a server being
-        # set up: "Error initialising basecall server")
-        r"|(?i:\bfailed to (?:re)?start (?:the )?(?:\w+ )?(?:worker|daemon|service)\b"
+        # set up: "Error initialising basecall server"; Ray's dashboard, started with its cluster)
+        r"|(?i:\bfailed to (?:re)?start (?:the )?(?:\w+ )?(?:worker|daemon|service|dashboard)\b"
         r"|\b(?:server|worker|daemon|service) failed to start\b"
         r"|\berror initiali[sz]ing (?:the )?(?:\w+ )?server\b"
         # the devices queried through NVML as a program picks its GPUs ("Failed to query NVML
@@ -412,7 +412,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # NCCL WARN ...")
         r"|\b(?:\w+_)?(?:init|bootstrap)\w*(?:\.cc)?:\d+ NCCL WARN\b"
         # a Ray actor that failed as it was created (its constructor: a worker being set up)
-        r"|\berror raised in its creation task\b",
+        r"|\berror raised in its creation task\b"
+        # Android's framework failing to start an app's activity (the app starting up)
+        r"|\bUnable to start activity ComponentInfo\{",
         "startup",
     ),
 )

@@ -240,6 +240,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|Cuda failure (?:\d+ )?'out of memory'"
        # legacy torch's THC check: "THCudaCheck FAIL file=... line=66 error=2 : out of memory"
        r"|\bTHCudaCheck FAIL\b.{0,400}?\berror=2 :"
+       # a program's own check printing the status number of a cudaMalloc it names (2 is
+       # cudaErrorMemoryAllocation: nvdiffrast's "Cuda error: 2[cudaMalloc(&m_gpuPtr, bytes);]")
+       r"|(?i:\bcuda error):? 2\b\W*cudaMalloc\w*\("
        r"|\[Errno 12\] Cannot allocate"
        # ENOMEM by its number, as a runtime reports it ("Unable to map file ..., errno=12")
        r"|\berrno ?[=:]? ?12\b"

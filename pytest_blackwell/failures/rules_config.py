@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from pytest_blackwell.failures.rule import QUIET, Rule, rule
 
+#: The last part of a checkpoint tensor's name: a weight, a scale, a bias or a quantizer's
+#: tensor ("w13_weight", "weight_scale", "k_scale", "qweight", "g_idx", "qzeros", bitsandbytes'
+#: "weight.absmax").
+_TENSOR = r"\w*(?:weight|scale|bias|g_idx|zeros|absmax|quant_map|quant_state)\w*"
+
 # fmt: off
 #: Configurations and model files rejected, tried after the other known causes.
 CONFIG_RULES: tuple[Rule, ...] = (
@@ -183,10 +188,13 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|error loading model (?:architecture|hyperparameters|vocabulary)"
        r"|unknown (?:pre-tokenizer|tokenizer) type", stage_hint="loading"),
     # A KeyError on a parameter name (or vLLM's log of it, the bare quoted name): the checkpoint
-    # does not hold what the model built from its config expects.
+    # does not hold what the model built from its config expects. (A weight's, a scale's, a
+    # bias' or a quantizer's tensor: not a layer's module looked up by name, "...self_attn.attn",
+    # which is the program's own lookup.)
     rule("parameter_missing", "unsupported_config",
-       r"^(?:[\w.]+\.)?KeyError: '(?:\w+\.)*(?:layers?|blocks?|h)\.\d+\.[\w.]+'"
-       r"|^'(?:\w+\.)*(?:layers?|blocks?|h)\.\d+\.[\w.]+'$", stage_hint="loading"),
+       r"^(?:[\w.]+\.)?KeyError: '(?:\w+\.)*(?:layers?|blocks?|h)\.\d+\.(?:\w+\.)*" + _TENSOR + "'"
+       r"|^'(?:\w+\.)*(?:layers?|blocks?|h)\.\d+\.(?:\w+\.)*" + _TENSOR + "'$",
+       stage_hint="loading"),
     rule("architecture_unsupported", "unsupported_config",
        r"Model architectures? \[?'?(?P<architecture>\w+)'?\]? (?:are|is) not supported"
        r"|Model architectures? \[?'?(?P<architecture__2>\w+)'?\]? failed to be inspected"
@@ -201,6 +209,21 @@ CONFIG_RULES: tuple[Rule, ...] = (
     # setInputShape: "... does not satisfy any optimization profiles")
     rule("trt_shape_outside_profile", "unsupported_config",
        r"\bdoes not satisfy any optimi[sz]ation profiles?\b", keywords=("satisfy any optimi",)),
+    # TensorRT refusing a call's parameters (its API usage errors: "Parameter check failed at:
+    # ../builder/Network.cpp::addInput::992, condition: isValidDims(...)", "API Usage Error
+    # (Parameter check failed, condition: !config.getFlag(...))")
+    rule("trt_parameter_check", "unsupported_config",
+       r"\bParameter check failed(?: at: |, condition: )", keywords=("Parameter check failed",)),
+    # a workflow whose nodes' inputs are refused before it runs (ComfyUI's validation: "Required
+    # input is missing: images", "Value not in list: ckpt_name: ...")
+    rule("workflow_input_refused", "unsupported_config",
+       r"\bRequired input is missing: |\bValue not in list: "
+       r"|\bValue -?[\d.e+-]+ (?:smaller|bigger) than (?:min|max) of ",
+       keywords=("Required input is missing", "Value not in list", "than min of", "than max of")),
+    # a command line or a file of arguments that cannot be split into words (Python's shlex)
+    rule("arguments_unsplittable", "unsupported_config",
+       r"\bNo closing quotation\s*$|\bNo escaped character\s*$",
+       keywords=("No closing quotation", "No escaped character")),
     rule("config_limit", "unsupported_config",
        r"\bis (?:greater|larger) than (?:the )?(?:configured )?max_[a-z_]+\b"),
     # an option refused without another it needs (llama.cpp: "V cache quantization requires

@@ -255,6 +255,26 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        r"|\bop (?:has|had) not been implemented (?:on|for) (?:the )?(?P<backend__2>\w+) backend\b"),
     rule("extension_op_not_for_backend", "env_mismatch",
        r"Could not run '(?P<op>(?!aten::)\w+::[\w.]+)' with arguments from the "
-       r"'(?P<backend>\w+)' backend"),
+       r"'(?P<backend>\w+)' backend"
+       # (OpenMMLab's mmcv, whose ops register one implementation per device: "nms_impl:
+       # implementation for device cuda:0 not found.")
+       r"|^(?:\w+: )?(?P<op__2>\w+): implementation for device (?P<backend__2>\w+)(?::\d+)?"
+       r" not found"),
+    # A GPU shader the device's driver cannot compile (TensorFlow Lite's GPU delegate: "Shader
+    # compilation failed: ERROR: 0:6: 'data' : Syntax error"): the device compiler's own refusal,
+    # as for a JIT build's kernel (docs: JIT builds)
+    rule("shader_compile_failed", "dispatch_failure",
+       r"\b[Ss]hader compilation failed\b|\b[Ff]ailed to compile (?:the )?shader\b",
+       stage_hint="compile",
+       keywords=("hader compilation", "compile shader", "compile the shader")),
+    # an accelerator's delegate that has no kernel for ops of the model (TensorFlow Lite's
+    # "Next operations are not supported by GPU delegate")
+    rule("delegate_op_unsupported", "dispatch_failure",
+       r"\bnot supported by (?:the )?(?:GPU|NNAPI|Hexagon|XNNPACK|Core ?ML|QNN) delegate\b",
+       keywords=("delegate",)),
+    # Qualcomm QNN preparing a model's graph for its NPU without a kernel for one of its ops
+    # ("graph_prepare.cc:205:ERROR:could not create op: q::flat_from_vtcm")
+    rule("npu_op_not_created", "dispatch_failure", r"\bERROR:could not create op: ",
+       stage_hint="compile", keywords=("could not create op",)),
 )
 # fmt: on

@@ -143,6 +143,9 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|No (?:CUDA|HIP|XPU) GPUs are available|all CUDA-capable devices are busy or unavailable"
        # the kernel driver not loaded or not answering (nvidia-smi, the container runtime)
        r"|couldn't communicate with the NVIDIA driver|\bnvml error: driver not loaded\b"
+       # (an NPU runtime asking for its kernel module: RKNN's "failed to open rknpu module, need
+       # to insmod rknpu driver!")
+       r"|\bneed to (?:insmod|modprobe)\b"
        # a Jetson's memory manager (nvmap) that the process cannot open: no GPU it may use
        r"|\bNvRmMemInit\w* failed\b"
        r"|(?:cuda|hip)ErrorNoDevice\b|CUDA_ERROR_NO_DEVICE\b"

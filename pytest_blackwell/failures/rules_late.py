@@ -47,6 +47,9 @@ EXIT_STATUS = (
     r"(?:[Ee]xit(?:ed|s)?(?: with)? (?:status |return )?(?:code|status)(?: =)?[: ]+"
     # (a test harness comparing it: torch's "Expected zero exit code but got -11")
     r"|\bexit code,? but got "
+    # (Python's subprocess: a child's return code, negative when a signal killed it: Ray's
+    # "Failed to start the dashboard, return code -11")
+    r"|\b(?:with |, )return code:? "
     r"|退出代码为?\s*|退出码\s*[:\uff1a]?\s*)"
 )
 
@@ -74,8 +77,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|(?:Watchdog c|\] C)aught collective operation timeout|\bncclCommWatchdog\b"
        # (and its notice before it takes the process down, its file prefix taken off)
        r"|\bSome NCCL operations have failed or timed out\b"
-       # (c10d's record of it once the log prefix naming ProcessGroupNCCL.cpp is taken off)
-       r"|\bNCCL watchdog thread terminated\b"
+       # (c10d's record of it once the log prefix naming ProcessGroupNCCL.cpp is taken off; not
+       # when the exception it relays is the runtime's hardware fault, which stays unknown as
+       # docs/failures.md reads it, whatever relays it)
+       r"|\bNCCL watchdog thread terminated\b(?!.*\buncorrectable ECC error\b)"
        # and its heartbeat monitor finding the watchdog stuck ("[PG 0 Rank 3] Heartbeat monitor
        # timed out! Process will be terminated after dumping debug info.")
        r"|\bHeartbeat monitor timed out!"
@@ -171,10 +176,13 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|^(?P<signal>SIG[A-Z]+): [a-z ]+$|^rflags\s+0x[0-9a-f]+$",
        weak=True, keywords=("goroutine", "rflags", "SIG")),
     # Ollama's llama runner (older: "runner process has terminated: exit status 2"; newer, as
-    # logfmt: msg="llama runner terminated" error="exit status 1")
+    # logfmt: msg="llama runner terminated" error="exit status 1"), or its death on a CUDA error
+    # whose kind is not printed ("terminated: CUDA error"); not when the runner's line names the
+    # CUDA error (": signal: aborted (core dumped) CUDA error: CUBLAS_STATUS_EXECUTION_FAILED"),
+    # a cause the rules read
     rule("runner_terminated", "engine_died",
-       r"runner (?:process )?(?:has )?terminated(?::|\"? error=\")\s*"
-       r"(?:exit status (?P<status>[^\s\"]+)|signal: (?P<signal>[\w ]+))"
+       r"runner (?:process )?(?:has )?terminated(?::|\"? error=\")(?!.*\bCUDA error: \w)\s*"
+       r"(?:exit status (?P<status>[^\s\"]+)|signal: (?P<signal>[\w ]+)|CUDA error\s*$)"
        # (its API's answer once the runner died: "model runner has unexpectedly stopped, this
        # may be due to resource limitations or an internal error")
        r"|\bmodel runner has unexpectedly stopped\b",
@@ -283,6 +291,9 @@ LATE_RULES: tuple[Rule, ...] = (
        # violation reading 0x0000000000000000")
        r"|\bOSError: exception: (?P<signal__15>access violation|stack overflow"
        r"|illegal instruction|integer divide by zero)\b"
+       # (or as the crash's status, signed: "OSError: [WinError -1073741795] Windows Error
+       # 0xc000001d", an illegal instruction; 0xC0000000 and above)
+       r"|\b[Oo][Ss]Error: \[WinError (?P<exit_code__3>-107374\d{4})\]"
        # .NET's runtime ending the process on a native crash ("Fatal error. System.
        # AccessViolationException: Attempted to read or write protected memory.")
        r"|\bFatal error\. System\.(?P<signal__17>AccessViolation|StackOverflow)Exception\b"

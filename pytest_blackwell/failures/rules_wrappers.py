@@ -102,8 +102,11 @@ WRAPPER_RULES: tuple[Rule, ...] = (
     # load (an explicitly unloaded model reads "UNAVAILABLE: unloaded" and is no failure)
     rule("model_unavailable", "unknown", r"^UNAVAILABLE: (?!unloaded\b)\S",
        keywords=("UNAVAILABLE: ",)),
+    # (not vLLM's "Worker failed with error 'message'", nor its format string printed unformatted
+    # beside the message in a tuple: "('Worker failed with error %s, ...', \"'tuple' object ...\")",
+    # which are the message itself)
     rule("worker_wrapper", "unknown",
-       r"Worker failed with error(?! ')|Exception in worker \S+ while processing method"
+       r"Worker failed with error(?! '| %s)|Exception in worker \S+ while processing method"
        r"|Error executing method|Exception in thread ", wrapper=True),
     # the CUDA runtime's "operation not supported" (cudaErrorNotSupported, 801), also cut after
     # a memory pool's call: one of its own strings, which names no category (docs: hard cases)

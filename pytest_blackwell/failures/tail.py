@@ -255,20 +255,29 @@ _WORK_ENDED = re.compile(
 #: How many lines below the error a work loop's progress bar is its own (tqdm draws the bar once
 #: more as the loop is left by the exception: "Steps:   0%|          | 0/400 [00:07<?, ?it/s]").
 _BAR_AFTER_LINES = 6
+#: A program reporting, right below the error, that the model it was loading failed to load
+#: (AUTOMATIC1111's "Stable diffusion model failed to load" after CUDA's advice lines).
+_LOAD_FAILED = re.compile(r"(?i)\bmodel failed to load\b|^failed to load (?:the )?model\b")
 
 
 def work_ended(best: Candidate | None, tail: Iterable[tuple[int, str]]) -> Candidate | None:
     """``best`` told ``execute`` by the end of the work it broke reported among the last lines
     (:data:`_WORK_ENDED`), or by the progress bar of the loop it broke drawn right below it
-    (:data:`_BAR_AFTER_LINES`), when nothing shown before it or after it tells its stage."""
+    (:data:`_BAR_AFTER_LINES`), or told ``loading`` by the program's report right below it that
+    its model failed to load, when nothing shown before it or after it tells its stage."""
     if best is None or best.after is not None or best.activity is not None:
         return best
     bar = ACTIVITY[-1][0]  # (a bare bar, not a download's byte rate)
+    said = 0  # lines with words below the error
     for lineno, raw in tail:
+        said += lineno > best.line and bool(raw.strip())
         if lineno > best.line and (m := _WORK_ENDED.search(raw)) is not None:
             return replace(best, after=("execute", f"activity {m.group(0)!r} (after the error)"))
         if best.line < lineno <= best.line + _BAR_AFTER_LINES and bar.search(raw):
             # (what the bar says it counts: "Loading checkpoint shards: 0%|...")
             stage, why = activity_stage([raw]) or ("execute", "")
             return replace(best, after=(stage, f"{why} (its loop's bar after the error)"))
+        if 0 < said <= _BAR_AFTER_LINES and _LOAD_FAILED.search(raw.strip()):
+            report = raw.strip()[:60]
+            return replace(best, after=("loading", f"{report!r} (reported after the error)"))
     return best
