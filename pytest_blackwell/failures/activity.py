@@ -149,10 +149,11 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:^\W*(?:\w+ )?iteration:? \d+(?:\s*(?:/|of)\s*\d+)?\W*$)"
         # a ComfyUI error report's node (not a loader node: below)
         r"|\bNode Type:\W{0,4}(?!\w*Load)\w+"
-        # llama.cpp's perplexity tool working through its data ("perplexity: calculating
-        # perplexity over 565 chunks"); a speech recogniser's transcript, segment by segment
-        # (whisper's and whisper.cpp's "[00:06:04.000 --> 00:06:11.000]  text")
-        r"|\bcalculating perplexity over \d+ chunks\b"
+        # llama.cpp's perplexity and imatrix tools working through their data ("perplexity:
+        # calculating perplexity over 565 chunks", "compute_imatrix: computing over 307 chunks");
+        # a speech recogniser's transcript, segment by segment (whisper's and whisper.cpp's
+        # "[00:06:04.000 --> 00:06:11.000]  text")
+        r"|\b(?:calculating perplexity|computing) over \d+ chunks\b"
         r"|^\s*\[\d\d:\d\d(?::\d\d)?\.\d{3} --> \d\d:\d\d(?::\d\d)?\.\d{3}\]"
         # and its first step on an audio file ("Detected language 'en' with probability 0.97")
         r"|\bDetected language '?\w+'? with probability\b"

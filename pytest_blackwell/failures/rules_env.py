@@ -335,6 +335,11 @@ ENV_RULES: tuple[Rule, ...] = (
        # engine is set up: "No registered object with name: TokenizerCalculator; Unable to find
        # Calculator")
        r"|\bNo registered object with name: \S+; Unable to find Calculator\b"),
+    # (MLX's loaders import a module named for the checkpoint's model type: one that is not there
+    # is a model type the installed release does not support, ``unsupported_config``)
+    rule("model_type_module_missing", "unsupported_config",
+       r"No module named '(?P<module>mlx_(?:lm|vlm)\.models\.(?P<architecture>\w+))'",
+       stage_hint="loading", keywords=("mlx_",)),
     rule("module_missing", "env_mismatch", r"No module named '?(?P<module>[\w.]+)",
        ignore_at=QUIET),
     # a part of the installation the program needs and does not find: a server's backend
