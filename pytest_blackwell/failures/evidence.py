@@ -193,6 +193,14 @@ def decide(
         # What the message says was being done is the weakest evidence: only when nothing else
         # tells ("... so CUDA graph capture cannot proceed" names a consequence, not the stage).
         told = frame_stage(cand.traceback)
+        if told is not None and not decisive(told):
+            # a contextual frame (a chat module's reload) or a library's path holds later stages
+            # of the work: the message's own words may name the one it was in (creating the KV
+            # cache); not the process ending, which no frame's work holds
+            said = phrase_stage(_told_lines(cand))
+            if said is not None and said[0] not in ("shutdown", told[0]):
+                if later_stage((said[0], told[0])) == said[0]:
+                    told = said
         if told is None and moved_on(cand.activity):  # the marked stage is over (no frame says)
             options.append(cand.activity)
         if told is None and later_stage(stage for stage, _ in options) == "unknown":

@@ -199,6 +199,10 @@ CONTEXTUAL: dict[str, str] = {
     # a serving platform waiting for a worker to load its model (Xinference's wait_for_load;
     # not its launch_model, which also places the model and starts its worker process)
     "wait_for_load": "loading",
+    # a chat module (re)loading its model library and weights (MLC LLM's ChatModule.reload,
+    # its Python _reload)
+    "reload": "loading",
+    "_reload": "loading",
     # an RL trainer's rollout engine receiving new weights (OpenRLHF's update_weight method)
     "update_weight": "loading",
     # an engine reading the model's tokenizer files (vLLM's get_tokenizer and the functions
@@ -302,6 +306,9 @@ DISPATCHER_PATHS: tuple[tuple[str, str], ...] = (("modules/call_queue.py", "exec
 #: Library paths whose frames tell the stage like a decisive name (fragment of the file path).
 PATHS: tuple[tuple[str, str], ...] = (
     ("torch/serialization.py", "loading"),  # torch.load reading a checkpoint
+    # a safetensors checkpoint read (its Python API; Candle's reader in a Rust backtrace)
+    ("safetensors/torch.py", "loading"),
+    ("::safetensors::", "loading"),
     # JAX connecting its processes to the coordination service (jax.distributed.initialize)
     ("jax/_src/distributed.py", "startup"),
     # torchelastic's rendezvous of the nodes before it starts its workers

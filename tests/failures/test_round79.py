@@ -266,6 +266,45 @@ _NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for executi
             "device_oom",
             "unknown",
         ),
+        # a safetensors checkpoint read: Candle's reader in a Rust backtrace
+        (
+            [
+                'Error: DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")',
+                "   0: candle_core::error::Error::bt",
+                "   1: candle_core::tensor::Tensor::from_slice",
+                "   2: candle_core::safetensors::MmapedSafetensors::load",
+                "   3: candle_transformers::models::llama::Llama::load",
+            ],
+            "device_oom",
+            "loading",
+        ),
+        # a chat module reloading its model library and weights
+        (
+            [
+                "InternalError: Check failed: (e == cudaSuccess) is false: CUDA: out of memory",
+                "Traceback (most recent call last):",
+                '  File "chat.py", line 8, in <module>',
+                '    cm = ChatModule(model="m")',
+                '  File "/venv/mlc_chat/chat_module.py", line 713, in __init__',
+                "    self._reload(lib, path)",
+                '  File "/venv/mlc_chat/chat_module.py", line 927, in _reload',
+                "    self._reload_func(lib, path)",
+            ],
+            "device_oom",
+            "loading",
+        ),
+        # ... whose message names the later stage it was in: creating the KV cache
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/venv/mlc_chat/chat_module.py", line 927, in _reload',
+                "    self._reload_func(lib, path)",
+                "TVMError: Function vm.builtin.paged_attention_kv_cache_create(...) expects 12 "
+                "arguments, but 11 were provided.",
+            ],
+            "unknown",
+            "kv_alloc",
+        ),
         # guards: an entry calling the program's whole job stays unread when it is not the
         # innermost frame shown
         (
