@@ -198,9 +198,12 @@ def decide(
             # of the work: the message's own words may name the one it was in (creating the KV
             # cache); not the process ending, which no frame's work holds
             said = phrase_stage(_told_lines(cand))
-            if said is not None and said[0] not in ("shutdown", told[0]):
-                if later_stage((said[0], told[0])) == said[0]:
-                    told = said
+            if (
+                said is not None
+                and said[0] not in ("shutdown", told[0])
+                and later_stage((said[0], told[0])) == said[0]
+            ):
+                told = said
         if told is None and moved_on(cand.activity):  # the marked stage is over (no frame says)
             options.append(cand.activity)
         if told is None and later_stage(stage for stage, _ in options) == "unknown":
