@@ -243,8 +243,11 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        r"(?:\bdoes(?: not|n't) (?:yet )?support\b|\bis not (?:yet )?supported\b"
        r"|\bnot (?:yet )?supported\b"
        r"|\bno(?:t(?: s\w*)?)?\s*$)"),
+    # (not CUDA failing as torch counts the devices: no kernel is looked up there, the runtime
+    # cannot use the driver, ``device_count_failed``)
     rule("symbol_not_in_binary", "dispatch_failure",
-       r"cudaErrorSymbolNotFound|CUDA_ERROR_NOT_FOUND|named symbol not found"),
+       r"^(?!.*GetDeviceCount\(\)).*?"
+       r"(?:cudaErrorSymbolNotFound|CUDA_ERROR_NOT_FOUND|named symbol not found)"),
     # torch's dispatcher without a kernel of one of its own ops for a backend (a device, a
     # dtype or a layout); an extension's op (``_C::rms_norm``, ``torchvision::nms``) without one
     # is the extension built without that backend: an op missing from the installation

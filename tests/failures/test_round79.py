@@ -305,6 +305,16 @@ _NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for executi
             "unknown",
             "kv_alloc",
         ),
+        # CUDA failing as torch counts the devices: no kernel was looked up, whatever the error
+        (
+            [
+                "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda "
+                "functions before calling NumCudaDevices() that might have already set an error? "
+                "Error 500: named symbol not found"
+            ],
+            "env_mismatch",
+            "startup",
+        ),
         # guards: an entry calling the program's whole job stays unread when it is not the
         # innermost frame shown
         (
