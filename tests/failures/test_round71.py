@@ -45,7 +45,8 @@ _GLOG = (
             "engine_died",
             "loading",
         ),
-        (["An exception has occurred: No closing quotation"], "unknown", "unknown"),
+        # (a message no rule knows: shlex's "No closing quotation" is a refused command line)
+        (["An exception has occurred: the pipeline stopped"], "unknown", "unknown"),
         (
             [
                 "ggml_cuda_init: found 1 ROCm devices:",
