@@ -402,7 +402,7 @@ ELISIONS = ("...", "\u2026", "[...]", "(...)", "<snip>", "[snip]")
 #: <padding> Traceback (most recent call last)"), its frames are "path.py in func(args)"
 #: (:data:`.frames.IPYTHON_FRAME`), and an arrow marks the line that ran ("--> 1673 env=env)").
 _IPYTHON_HEADER = re.compile(r"^[\w.]+ {2,}Traceback \(most recent call last\)")
-_IPYTHON_ARROW = re.compile(r"^-*> ?\d+\s")
+IPYTHON_ARROW = re.compile(r"^-*> ?\d+\s")
 #: IPython's frame of a notebook cell ("Cell In[4], line 29", older "<ipython-input-3-a1b2>",
 #: Databricks' "File <command-2469377940857761>, line 10").
 _CELL_FRAME = re.compile(r"^(?:Cell In ?\[\d+\]|(?:File )?<(?:ipython-input|command)-[\w\-]+>),? ")
@@ -417,7 +417,7 @@ def is_frame(text: str) -> bool:
         or text.strip() in ELISIONS
         or (text != "" and 'File "'.startswith(text))  # (a frame line the paste's end cut: "F")
         or IPYTHON_FRAME.match(text) is not None
-        or _IPYTHON_ARROW.match(text) is not None
+        or IPYTHON_ARROW.match(text) is not None
         or _CELL_FRAME.match(text) is not None
         or GO_FRAME.match(text) is not None
         or MANAGED_FRAME.match(text) is not None  # a JVM or .NET stack's

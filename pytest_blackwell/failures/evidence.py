@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from pytest_blackwell.failures.activity import moved_on
-from pytest_blackwell.failures.candidates import Candidate
+from pytest_blackwell.failures.candidates import IPYTHON_ARROW, Candidate
 from pytest_blackwell.failures.cues import (
     NATIVE_LIBRARY_MISSING,
     READABLE_RULES,
@@ -129,9 +129,8 @@ def stage_prior(
 #: An activity that names the KV cache being allocated (see ``decide``).
 _KV_ACTIVITY = re.compile(r"(?i)activity '[^']*\bkv[ _-]?cache")
 
-#: IPython's traceback: an arrow at the line of a frame that ran ("----> 3 export(mq)", "--> 381
-#: raise e"), numbered lines of context around it that did not.
-_IPYTHON_ARROW = re.compile(r"^-+> ")
+#: IPython's numbered lines of context around the arrowed line that ran
+#: (:data:`.candidates.IPYTHON_ARROW`): they did not run.
 _IPYTHON_CONTEXT = re.compile(r"^ +\d+ ")
 
 #: Rules that only name an exception type: a frame that raises for one reason is better evidence.
@@ -143,7 +142,7 @@ def _told_lines(cand: Candidate) -> list[str]:
     where the traceback does not hold it (a Rust panic's message joined to its header; a line
     read from the tail alone)."""
     lines = list(cand.traceback)
-    if any(_IPYTHON_ARROW.match(line) for line in lines):
+    if any(IPYTHON_ARROW.match(line) for line in lines):
         # IPython shows the lines around the one that ran for context: they did not run
         lines = [line for line in lines if not _IPYTHON_CONTEXT.match(line)]
     if not any(cand.text in line for line in lines):
