@@ -340,6 +340,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # a program announcing that it sets up its runtime ("--> Init runtime environment",
         # Rockchip's RKNN examples; "Initializing runtime...")
         r"|(?i:^\W*init(?:iali[sz]e|iali[sz]ing)? (?:the )?runtime(?: environment)?\W*$)"
+        r"|\bsystemd\[\d+\]: Starting .{2,80}\.\.\.$"  # (systemd starting a unit: "Starting ...")
         # Ray reporting an actor that died in its constructor (the worker being set up), above
         # the traceback of the error it died of
         r"|\berror raised in its creation task\b",

@@ -151,6 +151,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # (not when it names the error that ended it: "process has terminated:
             # GGML_ASSERT(...) failed" is that error's; only an exit status or a signal)
             r"|\bprocess (?:has )?(?:terminated|exited)\b(?!: (?!exit status|signal)\S)"
+            # (nor systemd's word for a unit whose process returned an error status: "the control
+            # process exited with error code", "Main process exited, code=exited, status=1")
+            r"(?! with error code\b|, code=exited\b)"
             # (a worker of a pool: "A process in the process pool was terminated abruptly")
             r"|\bterminated abruptly\b"
             # a server or backend process gone: the connection to it ends (Go's "EOF")

@@ -246,6 +246,10 @@ ASIDE = re.compile(
     r"|\bOverriding (?:\w+ ){0,2}backend to\b"
     # a mismatch the library checked and tolerates (DeepSpeed's CUDA versions)
     r"|\baccepting this combination\b"
+    # a default taken and its cost foretold ("Using default W8A8 Block FP8 kernel config.
+    # Performance might be sub-optimal! Config file not found at ...", vLLM's and SGLang's tuned
+    # kernel configurations)
+    r"|\b[Pp]erformance (?:might|may|could|will) be (?:sub-?optimal|degraded|affected)\b"
     # an error that was caught and reported beside a notice (xFormers: "A matching Triton is not
     # available, some optimizations will not be enabled" then "Error caught was: ...")
     r"|^\W*Error caught was: "

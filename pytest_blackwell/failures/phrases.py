@@ -371,12 +371,16 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # (or a worker, a daemon, a service, restarted too: dask's nanny "Failed to restart
         # worker after its process exited", hivemind's "Daemon failed to start"; a server being
         # set up: "Error initialising basecall server"; Ray's dashboard, started with its cluster)
-        r"|(?i:\bfailed to (?:re)?start (?:the )?(?:\w+ )?(?:worker|daemon|service|dashboard)\b"
-        r"|\b(?:server|worker|daemon|service) failed to start\b"
+        # (or a plugin or a container: Kubernetes' device plugin, pyxis' "couldn't start
+        # container")
+        r"|(?i:\b(?:failed to|could not|couldn't|unable to) (?:re)?start (?:the )?(?:\w+ ){0,2}"
+        r"(?:worker|daemon|service|dashboard|plugin|container)\b"
+        r"|\b(?:server|worker|daemon|service|container) (?:failed to start|start failed)\b"
         r"|\berror initiali[sz]ing (?:the )?(?:\w+ )?server\b"
         # the devices queried through NVML as a program picks its GPUs ("Failed to query NVML
         # device info: ...")
-        r"|\bfailed to query NVML\b)"
+        # (or set up as it starts: "Failed to initialize NVML: ...", "Cannot init NVML library")
+        r"|\bfailed to (?:query|initiali[sz]e) NVML\b(?!: Unknown Error)|\bcannot init NVML\b)"
         # an error said to have happened while a session or a backend initialised
         r"|(?i:\b(?:exception|error|failure) during initiali[sz]ation\b)"
         # (or its set-up: "Error in Dynamo component setup: ...")

@@ -145,7 +145,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|\bWeights are outside of fp16 range\b"
        # its ONNX parser meeting an operator it has no importer for ("No importer registered
        # for op: Mish")
-       r"|\bNo importer registered for op: \w+",
+       # (not its notice that it tries a plugin of that name instead: "No importer registered
+       # for op: Custom. Attempting to import as plugin.")
+       r"|\bNo importer registered for op: \w+(?!\w|\. Attempting to import as plugin)",
        stage_hint="compile",
        keywords=("ModelImporter", "UNSUPPORTED_NODE", "no optimization profile",
                  "missing dimensions in profile")),

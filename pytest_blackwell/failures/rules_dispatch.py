@@ -215,9 +215,18 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        ignore_at=("DEBUG", "INFO")),
     # TensorRT-LLM's fused MHA runner finds no kernel for these parameters on this GPU (logged
     # at WARNING level, before the build fails or falls back)
+    # (or torch's memory-efficient attention, whose kernels check the architecture they were
+    # built for: "FATAL: kernel 'fmha_cutlassF_f32_aligned_32x128_gmem_sm80' is for sm80-sm100,
+    # but was built for sm121")
     rule("fmha_kernel_missing", "dispatch_failure",
-       r"FMHA [Kk]ernels? (?:are|is) not found|FMHA [Kk]ernels? (?:doesn't|does not|do not) exist",
-       keywords=("FMHA",)),
+       r"FMHA [Kk]ernels? (?:are|is) not found|FMHA [Kk]ernels? (?:doesn't|does not|do not) exist"
+       r"|\bkernel '\w+' is for sm\d+(?:-sm\d+)?, but was built for sm\d+",
+       keywords=("FMHA", "but was built for sm")),
+    # Triton refusing a block larger than it can build for ("ValueError('numel (2097152) exceeds
+    # triton maximum tensor numel (1048576)')"): no kernel for this shape
+    rule("triton_block_too_large", "dispatch_failure",
+       r"\bexceeds triton maximum tensor numel\b", stage_hint="compile",
+       keywords=("maximum tensor numel",)),
     rule("no_attention_backend", "dispatch_failure",
        r"No valid attention backend found|Only \w+ (?:attention )?backends? (?:is|are) supported"),
     rule("no_kernel_to_launch", "dispatch_failure", r"\bno kernel found to launch",

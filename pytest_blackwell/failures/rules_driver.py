@@ -12,13 +12,17 @@ from pytest_blackwell.failures.rule import Rule, rule
 # fmt: off
 #: Kernel driver rules, in the order they are tried.
 DRIVER_RULES: tuple[Rule, ...] = (
+    # (an Xid is also relayed by Kubernetes' device plugin as it marks the GPU unhealthy:
+    # "XidCriticalError: Xid=69 on Device=GPU-..., the device will go unhealthy.")
     rule("xid_fault", "illegal_memory_access",
-       r"NVRM: Xid \([^)]*\): (?P<xid>13|31|32|43|69)\b", keywords=("Xid",)),
+       r"NVRM: Xid \([^)]*\): (?P<xid>13|31|32|43|69)\b"
+       r"|\bXidCriticalError: Xid=(?P<xid__2>13|31|32|43|69)\b", keywords=("Xid",)),
     rule("xid_timeout", "timeout",
        r"NVRM: Xid \([^)]*\): (?P<xid>8|109)\b|NVRM: Xid \([^)]*\): (?P<xid__2>\d+)\b.{0,200}?"
-       r"(?i:timeout)\b", keywords=("Xid",)),
+       r"(?i:timeout)\b|\bXidCriticalError: Xid=(?P<xid__3>8|109)\b", keywords=("Xid",)),
     rule("gpu_lost", "unknown",
        r"NVRM: Xid \([^)]*\): (?P<xid>\d+)|fallen off the bus|NVRM: .{0,80}?(?:failed|error)"
+       r"|\bXidCriticalError: Xid=(?P<xid__2>\d+)"
        # Vulkan's lost device (vk::DeviceLostError, VK_ERROR_DEVICE_LOST, its result -4)
        r"|\bDeviceLostError\b|\bErrorDeviceLost\b|\bVK_ERROR_DEVICE_LOST\b"
        r"|\bvk[A-Z]\w+ failed -4\b",

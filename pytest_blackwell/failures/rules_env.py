@@ -72,9 +72,12 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bbackend API version does(?: not|n't) support\b"
        # an installer's own check of what it installed ("vLLM version is '0.26.0', expected
        # '0.26.0+cu128'")
-       r"|\bversion is '[^']+', expected '[^']+'",
+       r"|\bversion is '[^']+', expected '[^']+'"
+       # a program's check of the CUDA it found against the oldest it supports ("Triton only
+       # support CUDA 10.0 or higher, but got CUDA version: 12.8")
+       r"|\bonly supports? CUDA [\d.]+ or (?:higher|newer|later|above)\b",
        keywords=("driver", "HW", ".version", "SETUP", "you have", "source was compiled with",
-                 "version of", "API version")),
+                 "version of", "API version", "or higher")),
     # cudaErrorSystemNotReady: the node's GPU services (NVSwitch fabric manager) are not running
     # (not as NCCL relays a CUDA call's failure in its own chain, "Cuda failure 802 'system not
     # yet initialized'": that is the collective's failure, as NCCL's "Cuda failure 217" is)
@@ -143,6 +146,9 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|No (?:CUDA|HIP|XPU) GPUs are available|all CUDA-capable devices are busy or unavailable"
        # the kernel driver not loaded or not answering (nvidia-smi, the container runtime)
        r"|couldn't communicate with the NVIDIA driver|\bnvml error: driver not loaded\b"
+       # (or its module that the kernel refuses as it is installed: nvidia-installer's "Unable to
+       # load the kernel module 'nvidia.ko'", modprobe's "could not insert 'nvidia'")
+       r"|\bUnable to load the kernel module '?nvidia|\bcould not insert '?nvidia"
        # (an NPU runtime asking for its kernel module: RKNN's "failed to open rknpu module, need
        # to insmod rknpu driver!")
        r"|\bneed to (?:insmod|modprobe)\b"
@@ -159,6 +165,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r" with (?:CUDA|GPU|ROCm|HIP)(?: support)?\b"
        # a torch build without the collective backend asked for (torch on Windows has no NCCL)
        r"|\bDistributed package doesn't have (?:NCCL|MPI|Gloo|UCC) built in\b"
+       # (CuPy's: "NCCL is not available. Please confirm that NCCL is enabled in CuPy.")
+       r"|\bNCCL is not available\b"
        r"|\[Errno 28\] No space left on device"
        r"|\bNo supported gpu backend found\b"  # (Lightning's Trainer, given no GPU it can use)
        # a program's own check for a GPU raising ("NotImplementedError: Unsloth: No NVIDIA GPU
@@ -221,16 +229,26 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bFailed to get driver entry point\b|\bcudaErrorStubLibrary\b"
        # TensorRT's builder and runtime finding CUDA unusable as they start ("Cuda
        # initialization failure with error 2. Please check cuda installation")
-       r"|\bCuda initiali[sz]ation failure with error \d+",
+       r"|\bCuda initiali[sz]ation failure with error \d+"
+       # the driver's management library (NVML) that cannot be loaded or set up, as nvidia-smi,
+       # Kubernetes' device plugin or DCGM start ("Failed to initialize NVML: could not load NVML
+       # library", "Cannot init NVML library; err: ERROR_LIBRARY_NOT_FOUND"); not its "Unknown
+       # Error", which names no cause
+       r"|\bFailed to initiali[sz]e NVML(?:\W*$|: (?!Unknown Error))|\bCannot init NVML\b"
+       r"|\bcould not load NVML\b",
        stage_hint="startup",
        keywords=("backend failed to initiali", "cuInit", "initialization error", "Initialization",
                  "driver initiali", "CUDA initiali", "GetDeviceCount", "driver entry point",
-                 "StubLibrary", "failed to initiali")),
+                 "StubLibrary", "failed to initiali", "NVML")),
     # TensorRT: a serialized engine (plan) built by another TensorRT version
     # a TensorRT plugin whose library was not loaded: an op missing from the installation
     rule("trt_plugin_missing", "env_mismatch",
        r"\bgetPluginCreator could not find plugin\b|Plugin not found, are the plugin name, "
-       r"version, and namespace correct", keywords=("getPluginCreator", "Plugin not found")),
+       r"version, and namespace correct"
+       # (an engine using the plugin, deserialized: "Cannot deserialize plugin since
+       # corresponding IPluginCreator not found in Plugin Registry")
+       r"|\bIPluginCreator not found in Plugin Registry\b",
+       keywords=("getPluginCreator", "Plugin not found", "IPluginCreator")),
     rule("trt_plan_version", "env_mismatch",
        # (not the magic tag: a file that is no plan at all, see rules_config.model_file_rejected)
        r"Version tag does not match|Serialization assertion (?!magicTag)\w+ == \w+ failed"

@@ -50,6 +50,9 @@ EXIT_STATUS = (
     # (Python's subprocess: a child's return code, negative when a signal killed it: Ray's
     # "Failed to start the dashboard, return code -11")
     r"|\b(?:with |, )return code:? "
+    # (a launcher's words for a step of its own that ended so: pyxis' "container start failed
+    # with error code: 1")
+    r"|\bstart failed with error code:? "
     r"|退出代码为?\s*|退出码\s*[:\uff1a]?\s*)"
 )
 
@@ -106,13 +109,16 @@ LATE_RULES: tuple[Rule, ...] = (
        # Gloo's transport (the CPU collectives of torch.distributed) names its source file;
        # when it says it timed out, that is a timeout (below)
        r"|\bgloo/transport/\w+/\w+\.cc:\d+\](?! Timed out)"
+       # (its source path in torch's tree, the message cut before the file: "RuntimeError:
+       # [/pytorch/third_party/gloo/gl")
+       r"|: \[\S*/third_party/gloo/(?!\S*\] Timed out)"
        # an NCCL call named as failing ("ncclCommInitRank failed: unhandled cuda error", XLA's
        # "NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: ...")
        r"|\bnccl[A-Z]\w+(?:\([^()]{0,120}\))? failed\b"
        # the process group's own rendezvous: c10d's store that cannot open its server socket,
        # torch_xla's mesh service ("Failed to meet rendezvous 'init': Socket closed (14)")
        r"|\bserver socket has failed to (?:bind|listen)\b|\bFailed to meet rendezvous\b",
-       weak=True, keywords=("NCCL failure", "watchdog got stuck", "gloo/transport/", "nvshmem",
+       weak=True, keywords=("NCCL failure", "watchdog got stuck", "gloo/", "nvshmem",
                             "server socket", "rendezvous")),
     rule("custom_all_reduce", "nccl_error", r"custom_all_reduce\w*\.cuh?:\d+|CustomAllreduce\w*"),
     # NCCL's debug lines ("host:pid:tid [dev] file.cc:N NCCL WARN ..."; some builds leave out
@@ -327,6 +333,9 @@ LATE_RULES: tuple[Rule, ...] = (
        # (whisper-stream) of user 1000 dumped core.")
        r"|^\s*Signal: (?P<signal__30>\d+) \((?:SEGV|ABRT|BUS|ILL|FPE|TRAP|SYS)\)\s*$"
        r"|\bProcess \d+ \([^)]{1,80}\) of user \d+ dumped core\b"
+       # a notebook's kernel process gone, as the notebook reports it (Colab's "Your session
+       # crashed", Jupyter's "The kernel appears to have died. It will restart automatically.")
+       r"|\bYour session crashed\b|\b[Kk]ernel (?:for \S+ )?appears to have died\b"
        # torchelastic's agent stopping its workers on a signal it got ("Received 1 death signal,
        # shutting down workers"; not SIGINT or SIGTERM, which stop a job on purpose)
        r"|\bReceived (?P<signal__29>(?!(?:2|15)\b)\d+) death signal, shutting down workers\b"
@@ -349,7 +358,8 @@ LATE_RULES: tuple[Rule, ...] = (
                             "segfault at", "traps: ", "exception: ", "Fatal signal", "F DEBUG",
                             "SignalException", "fault addr", "(SIG", "Signal (",
                             "returned error: signal", "Exception 0x", "signal arrived during",
-                            "death signal", "Signal: ", "dumped core")),
+                            "death signal", "Signal: ", "dumped core", "session crashed",
+                            "appears to have died")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     # (not Python's or numpy's own messages, which a program's bug raises, not a check of its
     # configuration: "substring not found", "too many values to unpack", "x not in list"; nor a

@@ -136,7 +136,8 @@ WRAPPER_RULES: tuple[Rule, ...] = (
     # any other exit code but 0: the program ended in failure, for a reason printed elsewhere
     # or nowhere; it only points at the cause (a wrapper), which any error in the log replaces
     rule("exit_code", "unknown", EXIT_STATUS + r"(?P<exit_code>[1-9]\d*)\b", ignore_at=QUIET,
-       wrapper=True, keywords=("xit code", "xit status", "xited with", "退出代码", "退出码")),
+       wrapper=True, keywords=("xit code", "xit status", "xited with", "退出代码", "退出码",
+                                 "with error code")),
     # Python's exit raised with an error code or message (``exit(1)``; not 0 or None, a clean
     # exit): the same as an exit code
     rule("system_exit", "unknown", r"^SystemExit: (?!(?:0|None)\s*$)(?P<exit_code>\d+)?",
