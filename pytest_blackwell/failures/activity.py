@@ -170,8 +170,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     ),
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds
     (
-        r"(?i)\b(?:start(?:ing)? )?build(?:ing)? (?:the |an? )?(?:trt-llm |tensorrt |trt )?engine\b"
+        r"(?i)\b(?:start(?:ing)? )?build(?:ing)? (?:the |an? )?(?:trt-llm |tensorrt |trt )?"
+        r"engines?\b|\bengine build (?:starts|started|begins)\b"  # (TRT-LLM: "Engine build starts")
         r"|(?:^|[\s/])(?:nvcc|ptxas)\s+-|\bninja -v\b|\bEmitting ninja build file\b"
+        r"|^ptxas info\s*: Compiling entry function\b"  # (ptxas -v, a kernel being compiled)
         # CMake's generated build compiling a source ("Building NVCC (Device) object ...")
         r"|\bBuilding (?:NVCC|CUDA|CXX|C|HIP)(?: \(Device\))? object\b"
         # Inductor's max-autotune benchmarking its kernel choices (a table per op, then a total)

@@ -256,6 +256,8 @@ ASIDE = re.compile(
     # torch trying cuDNN's execution plans one by one: one that fails is a warning, the next is
     # tried ("UserWarning: Plan failed with a cudnnException: ... CUDNN_STATUS_NOT_SUPPORTED")
     r"|\bUserWarning: Plan failed with a cudnnException\b"
+    # (also without the prefix, as a paste may keep the message alone)
+    r"|^Plan failed with a cudnnException\b"
     # a warning whose message says it is one ("UserWarning: WARNING: failed to get cudart_version
     # from onnxruntime build info")
     r"|\bUserWarning: WARN(?:ING)?\b"

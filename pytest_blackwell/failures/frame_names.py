@@ -317,6 +317,7 @@ PATHS: tuple[tuple[str, str], ...] = (
     ("vllm/transformers_utils/config.py", "startup"),
     ("torch/_dynamo/", "compile"),
     ("torch/_inductor/", "compile"),
+    ("torch_tensorrt/", "compile"),  # Torch-TensorRT converting a module into an engine
     ("vllm/compilation/", "compile"),
     ("triton/compiler/", "compile"),
     ("triton/compiler.py", "compile"),  # (Triton 2.0's compiler, one module)

@@ -313,8 +313,12 @@ def strip_ansi(text: str) -> str:
     """Remove ANSI escape sequences (colours, cursor movement, hyperlinks), also in caret form."""
     if "\x1b" in text:
         text = _ANSI.sub("", text)
-    if "^[[" in text or "\u2190[" in text or "#033[" in text or "ESC[" in text or (
-        "\\" in text and "[" in text
+    if (
+        "^[[" in text
+        or "\u2190[" in text
+        or "#033[" in text
+        or "ESC[" in text
+        or ("\\" in text and "[" in text)
     ):
         text = _CARET_ANSI.sub("", text)
     if "m" in text and "[" in text and _BARE_RESET.search(text):

@@ -376,6 +376,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\b(?:failed to|could not|couldn't|unable to) (?:re)?start (?:the )?(?:\w+ ){0,2}"
         r"(?:worker|daemon|service|dashboard|plugin|container)\b"
         r"|\b(?:server|worker|daemon|service|container) (?:failed to start|start failed)\b"
+        # (or says it cannot: vLLM's "vLLM engine cannot start without GPU")
+        r"|\b(?:engine|server|worker) (?:cannot|can't|could not) start\b"
+        # (Ray's placement group for an engine's workers, made as the engine starts: "Waiting for
+        # creating a placement group of specs for 30 seconds")
+        r"|\bcreating a placement group\b"
         r"|\berror initiali[sz]ing (?:the )?(?:\w+ )?server\b"
         # the devices queried through NVML as a program picks its GPUs ("Failed to query NVML
         # device info: ...")

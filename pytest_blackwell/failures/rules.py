@@ -238,6 +238,8 @@ CAUSES: tuple[Rule, ...] = (
        # assertion `[MPSNDArray initWithDevice:descriptor:] Error: total bytes of NDArray > 2**32'")
        r"|\btotal bytes of NDArray > 2\*\*32\b"
        r"|Cuda failure (?:\d+ )?'out of memory'"
+       # TensorRT's runtime with the status by its number alone ("Cuda Error in allocate: 2")
+       r"|\bCuda Error in allocate: 2\b"
        # legacy torch's THC check: "THCudaCheck FAIL file=... line=66 error=2 : out of memory"
        r"|\bTHCudaCheck FAIL\b.{0,400}?\berror=2 :"
        # a program's own check printing the status number of a cudaMalloc it names (2 is

@@ -24,6 +24,13 @@ CONFIG_RULES: tuple[Rule, ...] = (
     # PyTorch Lightning asked for GPUs the machine does not have ("You requested GPUs: [0]",
     # "But your machine only has: []"): an environment without them (Lightning raises the first
     # line only for GPUs it cannot find, so it says the same when the second is cut off)
+    # a parallel configuration that asks for more GPUs than there are ("Only 8 GPUs are
+    # available, but 16 are required.", TensorRT-LLM's; vLLM's "The number of required GPUs
+    # exceeds the total number of available GPUs"): the configuration, checked as it starts
+    rule("more_gpus_than_available", "unsupported_config",
+       r"\bOnly \d+ (?:GPUs?|devices?) (?:is|are) available, but \d+ (?:is|are) required\b"
+       r"|\bnumber of required GPUs exceeds the total number of available GPUs\b",
+       stage_hint="startup", keywords=("are available, but", "required GPUs exceeds")),
     rule("lightning_gpus_missing", "env_mismatch",
        r"\bBut your machine only has: \[\]|\bMisconfigurationException: You requested GPUs: \[",
        keywords=("your machine only has", "You requested GPUs")),
@@ -128,8 +135,12 @@ CONFIG_RULES: tuple[Rule, ...] = (
     # model.embed_tokens.* in model")
     rule("model_tensors", "unsupported_config",
        r"\btensor '[^']*' (?:not found|not in model file|has wrong (?:size|shape))"
-       r"|\bunknown tensor '[^']*' in model file|\bCould not find [\w.]+\.\* in model\b",
-       stage_hint="loading", keywords=("tensor '", "in model"), ignore_at=QUIET),
+       r"|\bunknown tensor '[^']*' in model file|\bCould not find [\w.]+\.\* in model\b"
+       # (TensorRT-LLM's model, given weights without some of its tensors: "Required but not
+       # provided tensors:{'transformer.layers.3.mlp.fc.per_channel_scale', ...}")
+       r"|\bRequired but not provided tensors\b",
+       stage_hint="loading", keywords=("tensor '", "in model", "provided tensors"),
+       ignore_at=QUIET),
     # llama.cpp's loader rejecting the model file: an old GGML file, tensors it does not expect
     # TensorRT's ONNX parser refusing the model, its builder a network without a shape profile
     rule("trt_model_rejected", "unsupported_config",
@@ -194,7 +205,7 @@ CONFIG_RULES: tuple[Rule, ...] = (
     # bias' or a quantizer's tensor: not a layer's module looked up by name, "...self_attn.attn",
     # which is the program's own lookup.)
     rule("parameter_missing", "unsupported_config",
-       r"^(?:[\w.]+\.)?KeyError: '(?:\w+\.)*(?:layers?|blocks?|h)\.\d+\.(?:\w+\.)*" + _TENSOR + "'"
+       r"^(?:[\w.]+\.)?KeyError: '(?:\w+\.)+" + _TENSOR + "'"  # (also outside the layers: lm_head)
        r"|^'(?:\w+\.)*(?:layers?|blocks?|h)\.\d+\.(?:\w+\.)*" + _TENSOR + "'$",
        stage_hint="loading"),
     rule("architecture_unsupported", "unsupported_config",

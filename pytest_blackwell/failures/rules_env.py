@@ -165,8 +165,9 @@ ENV_RULES: tuple[Rule, ...] = (
        r" with (?:CUDA|GPU|ROCm|HIP)(?: support)?\b"
        # a torch build without the collective backend asked for (torch on Windows has no NCCL)
        r"|\bDistributed package doesn't have (?:NCCL|MPI|Gloo|UCC) built in\b"
-       # (CuPy's: "NCCL is not available. Please confirm that NCCL is enabled in CuPy.")
-       r"|\bNCCL is not available\b"
+       # (CuPy's: "NCCL is not available. Please confirm that NCCL is enabled in CuPy."; vLLM's
+       # NIXL connector: "NIXL is not available")
+       r"|\b(?:NCCL|NIXL|UCX) is not available\b"
        r"|\[Errno 28\] No space left on device"
        r"|\bNo supported gpu backend found\b"  # (Lightning's Trainer, given no GPU it can use)
        # a program's own check for a GPU raising ("NotImplementedError: Unsloth: No NVIDIA GPU
@@ -320,7 +321,7 @@ ENV_RULES: tuple[Rule, ...] = (
     rule("jit_build_failed", "env_mismatch",
        r"Error building extension '|ninja: build stopped: subcommand failed|Ninja build failed"
        # (ninja's failed edge, newer ninja with its exit code: "FAILED: [code=1] x.so")
-       r"|^:?/\S*/nvcc\s+-|^FAILED: (?:\[code=\d+\] )?\S+\.(?:(?:cuda\.)?o|so)\b"
+       r"|^:?/\S*/nvcc\s+-|^\s*FAILED: (?:\[code=\d+\] )?\S+\.(?:(?:cuda\.)?o|so)\b"
        r"|CalledProcessError: Command '\[['\"]ninja['\"]"
        # XLA's JIT running ptxas on a kernel it generated, the tool failing without a word of
        # its own ("ptxas exited with non-zero error code 139, output: ")

@@ -61,6 +61,7 @@ STAGE_MARKERS: tuple[tuple[str, str], ...] = (
     ("Start compiling", "compile"),
     ("Warming up model for the compilation", "compile"),
     ("Model loading took", "profile"),
+    ("Model weights loaded. Memory usage", "profile"),  # (Aphrodite, vLLM's fork, says it so)
     ("Starting profile run", "profile"),  # vLLM V0's multi-modal runner starting it
     # vLLM's profiling run measuring what its CUDA graphs will take, before the KV cache is sized
     ("Profiling CUDA graph memory", "profile"),
@@ -205,6 +206,11 @@ def _still_expected(text: str) -> bool:
 
 
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
+#: Ray's log deduplication, standing for the same line printed again by the processes of a
+#: cluster ("... [repeated 8x across cluster]"), and its autoscaler's reports of the cluster
+#: ("(autoscaler +1m2s) Tip: ..."), which are no progress of the program.
+_RAY_REPEATED = re.compile(r"\[repeated (\d+)x across cluster\]")
+_RAY_AUTOSCALER = re.compile(r"^\(autoscaler\b")
 
 
 #: What a paste wraps around a log (markdown fences, HTML tags), and a poster's elision ("...",
@@ -271,9 +277,11 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
                     full_stall = at  # neither prompts nor tokens move
             continue
         if _WAITING.search(text):
-            waiting.setdefault(_DIGITS.sub("#", text), []).append((at, lineno, text))
+            repeated = _RAY_REPEATED.search(text)
+            times = 1 if repeated is None else min(int(repeated.group(1)), 2)
+            waiting.setdefault(_DIGITS.sub("#", text), []).extend([(at, lineno, text)] * times)
             continue
-        if text.strip() and not _MARKUP_ONLY.match(text):
+        if text.strip() and not _MARKUP_ONLY.match(text) and not _RAY_AUTOSCALER.match(text):
             last_other = at
     if stuck is not None and not _progress_after(pieces[stuck[0] :]):
         # vLLM's broadcast queue waited a minute; a slow step (profiling, compiling) that then

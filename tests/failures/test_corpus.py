@@ -353,6 +353,10 @@ IN_TUNING = {
     "fresh341": (0.95, 0.80),
     "fresh342": (1.00, 0.94),
     "fresh343": (1.00, 0.73),
+    "fresh344": (1.00, 1.00),
+    "fresh346": (1.00, 0.84),
+    "fresh348": (1.00, 0.94),
+    "fresh350": (1.00, 0.94),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

@@ -29,8 +29,10 @@ from pytest_blackwell.failures.normalize import strip_ansi
             "startup",
         ),
         (
-            ['time=2026-01-01T10:00:00Z level=ERROR msg="Cannot init NVML library; err: '
-             'ERROR_LIBRARY_NOT_FOUND"'],
+            [
+                'time=2026-01-01T10:00:00Z level=ERROR msg="Cannot init NVML library; err: '
+                'ERROR_LIBRARY_NOT_FOUND"'
+            ],
             "env_mismatch",
             "startup",
         ),
@@ -50,8 +52,10 @@ from pytest_blackwell.failures.normalize import strip_ansi
         ),
         # the kernel module that cannot be loaded as the driver is installed
         (
-            ["ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most often when "
-             "the module was built for another kernel."],
+            [
+                "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most often "
+                "when the module was built for another kernel."
+            ],
             "env_mismatch",
             "unknown",
         ),
@@ -68,9 +72,11 @@ from pytest_blackwell.failures.normalize import strip_ansi
         ),
         # TensorRT: an engine using a plugin whose library was not loaded
         (
-            ["[TRT] [E] 1: [pluginV2Runner.cpp::load::300] Error Code 1: Serialization "
-             "(Serialization assertion creator failed.Cannot deserialize plugin since "
-             "corresponding IPluginCreator not found in Plugin Registry)"],
+            [
+                "[TRT] [E] 1: [pluginV2Runner.cpp::load::300] Error Code 1: Serialization "
+                "(Serialization assertion creator failed.Cannot deserialize plugin since "
+                "corresponding IPluginCreator not found in Plugin Registry)"
+            ],
             "env_mismatch",
             "unknown",
         ),
@@ -89,8 +95,10 @@ from pytest_blackwell.failures.normalize import strip_ansi
         (["[E] [TRT] No importer registered for op: MyOp"], "unsupported_config", "compile"),
         # torch's memory-efficient attention kernels checking their architecture
         (
-            ["FATAL: kernel 'fmha_cutlassF_f16_aligned_64x64_rf_sm80' is for sm80-sm100, but was "
-             "built for sm120"],
+            [
+                "FATAL: kernel 'fmha_cutlassF_f16_aligned_64x64_rf_sm80' is for sm80-sm100, but "
+                "was built for sm120"
+            ],
             "dispatch_failure",
             "unknown",
         ),
@@ -115,8 +123,10 @@ from pytest_blackwell.failures.normalize import strip_ansi
         (["RuntimeError: [/pytorch/third_party/gloo/gl"], "nccl_error", "unknown"),
         # (its timeout, whole, is a timeout)
         (
-            ["RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] "
-             "Timed out waiting 1800000ms for recv operation to complete"],
+            [
+                "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] "
+                "Timed out waiting 1800000ms for recv operation to complete"
+            ],
             "timeout",
             "unknown",
         ),
@@ -137,8 +147,10 @@ from pytest_blackwell.failures.normalize import strip_ansi
         ),
         # (a unit whose process a signal killed is still a death)
         (
-            ["Jan 01 10:00:00 host systemd[1]: demo.service: Main process exited, code=killed, "
-             "status=9/KILL"],
+            [
+                "Jan 01 10:00:00 host systemd[1]: demo.service: Main process exited, code=killed, "
+                "status=9/KILL"
+            ],
             "engine_died",
             "unknown",
         ),
@@ -166,8 +178,10 @@ from pytest_blackwell.failures.normalize import strip_ansi
             "unknown",
         ),
         (
-            ["Kernel Restarting", "The kernel for train.ipynb appears to have died. It will "
-             "restart automatically."],
+            [
+                "Kernel Restarting",
+                "The kernel for train.ipynb appears to have died. It will restart automatically.",
+            ],
             "engine_died",
             "unknown",
         ),
@@ -176,7 +190,7 @@ from pytest_blackwell.failures.normalize import strip_ansi
             [
                 "ESC[1;36m(VllmWorker pid=62)ESC[0;0m ERROR 01-01 10:00:00 [core.py:1] "
                 "Traceback (most recent call last):",
-                'ESC[1;36m(VllmWorker pid=62)ESC[0;0m ERROR 01-01 10:00:00 [core.py:1]   File '
+                "ESC[1;36m(VllmWorker pid=62)ESC[0;0m ERROR 01-01 10:00:00 [core.py:1]   File "
                 '"/x/vllm/worker/gpu_worker.py", line 9, in load_model',
                 "ESC[1;36m(VllmWorker pid=62)ESC[0;0m ERROR 01-01 10:00:00 [core.py:1]     "
                 "self.model_runner.load_model()",
