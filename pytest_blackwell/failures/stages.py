@@ -247,7 +247,8 @@ def hang_evidence(tail: Iterable[tuple[int, str]]) -> tuple[int, str, str] | Non
 
     Signs: vLLM's own "No available shared memory broadcast block found" warning; two or more
     throughput reports of ``0.0 tokens/s`` with requests running or waiting; or the same
-    "waiting for ..." message two or more times with nothing else happening in between, unless
+    "waiting for ..." message two or more times (Ray's ``[repeated 8x across cluster]`` counts
+    as repeats) with nothing else happening in between, unless
     the last of them says the wait is still within what is expected (a counted retry below its
     limit, a message trailing off in ``...``): that is progress reporting of a log cut short.
     """

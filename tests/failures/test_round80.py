@@ -173,6 +173,9 @@ from pytest_blackwell.failures.normalize import strip_ansi
             [
                 "Mounting Google Drive... external_polymer_binary.js:1928:55",
                 "Your session crashed. Automatically restarting. external_polymer_binary.js:1:1",
+                "Ignoring benign restart error: CustomError: Runtime restarted at: ",
+                " O7@https://colab.research.google.com/v2/external/external_polymer_binary.js:5:2",
+                "k.execute@https://colab.research.google.com/v2/external/external_polymer_binary.js:4:6",
             ],
             "engine_died",
             "unknown",
