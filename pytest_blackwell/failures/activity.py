@@ -165,7 +165,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\brunning (?:the )?(?:inference|generation|prediction)\b"
         r"|\brunning (?:the )?model(?:[_ ]\d+)?\W*$|\brunning (?:image|sample|batch|prompt) \d+)"
         # the work announced by a word alone on its line ("Transcribing..", "Generating...")
-        r"|(?i:^\W*(?:transcribing|generating|inferring|predicting|denoising)\W*$)",
+        r"|(?i:^\W*(?:transcribing|generating|inferring|predicting|denoising)\W*$)"
+        r"|^\[Fooocus\] (?:Processing prompts|Encoding (?:positive|negative))\b",  # (its task)
         "execute",
     ),
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds

@@ -44,13 +44,18 @@ _ARCH = (
     r"|\b(?:this|your|the current|current) (?:GPU|device|architecture|arch|hardware|platform)\b"
     r"|\bCUDA capabilit(?:y|ies)\b|\b\d\.\d capability\b|\bcapability \d\.\d\b"
     r"|\bcompute cap \d+\b"  # (as Rust's candle names it: "Runtime compute cap 52")
+    # (as an integer, vLLM's and FlashInfer's: "with capability 120", "min_capability = 70")
+    r"|\b(?:min_)?capability(?: is| =|:)? ?\d{2,3}\b"
+    # (a feature the hardware lacks: "Networks with FP8 precision require hardware with FP8
+    # support", TensorRT's builder)
+    r"|\bhardware with (?:\w+ ){1,2}support\b"
     r"|\bthe target (?:GPU|device)\b"
     # an architecture compared with a number ("not supported on CUDA arch < 89")
     r"|\b(?:CUDA |GPU |compute )?arch(?:itecture)?\s*[<>]=?\s*\d)"
 )
 #: A kernel-level thing that can be missing for a dtype, a shape or an architecture.
 _KERNEL = (
-    r"(?:\bkernels?\b|\bbackend\b|\battention\b|\battn\b|\bgemm\b|\bmatmul\b|\bwgmma\b|\bmma\b"
+    r"(?:\bkernels?\b|\bbackend\b|\battention\b|\battn\b|\b\w*gemm\b|\bmatmul\b|\bwgmma\b|\bmma\b"
     r"|\bflash\w*|\bcutlass\b|\bcublas\w*|\bcudnn\b|\bMLA\b|\bfmha\b|\bop(?:erator)?s?\b"
     r"|\bmetal\b|\bmps\b|\bvulkan\b|\bconv\d?d\b)"  # (a GPU backend, a convolution)
 )
@@ -411,6 +416,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # RAFT's "Invalid input argument: ..."), a size refused ("Picture size 8x30 is
             # invalid"); not the CUDA runtime's "invalid argument", which rules read
             r"|\binvalid (?:input )?parameters?\b|\binvalid input argument\b"
+            # (a configuration file's entry refused: Slurm's "invalid GRES core specification",
+            # "gres.conf duplicate records for gpu")
+            r"|\binvalid (?:\w+ ){0,3}specification\b|\bduplicate (?:records|entries)\b"
             r"|\b(?:size|resolution|dimensions?) \S{1,30} is invalid\b"
             # a setting the program asks for ("You must have a training stage starting at 1")
             r"|\byou must (?:have|set|specify|provide|pass)\b"

@@ -48,6 +48,8 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "ailure",
     "[GIN]",  # Gin's access log (Ollama's server): a request answered with a server error
     "command not found",  # a shell that cannot run a tool
+    ": Permission denied",  # (or cannot execute it: "/bin/sh: 1: vllm: Permission denied")
+    ": not found",  # (dash's words: "sh: 1: nvcc: not found")
     "out of memory",  # a runtime's error string printed alone
     "allocate memory",  # ENOMEM's "Cannot allocate memory", a library's "cannot allocate memory"
     "object has no attribute",  # Python's error messages printed without their type
@@ -146,6 +148,9 @@ ERRORISH = re.compile(
     # build tools: CMake's error records, make's failed recipe ("make[2]: *** [x.o] Error 1",
     # also with the star escaped by a markdown paste), a shell that cannot find a command
     r"|^CMake Error\b|^g?make(?:\[\d+\])?: \*\*\\?\* |\bcommand not found\s*$"
+    # (a shell that cannot run a program, as dash and bash word it: "/bin/sh: 1: vllm: Permission
+    # denied", "sh: 1: nvcc: not found")
+    r"|^(?:/\w+)*/?(?:ba|da|z)?sh: (?:line )?\d+: [^\s:]+: (?:Permission denied|not found)\b"
     # a tool's message ending in an error it could not name ("...: Unknown Error")
     r"|:\s*(?:Unknown|Unexpected|Internal) [Ee]rror\.?\s*$"
     # a runtime's error string alone on its line, or after the allocator that says it

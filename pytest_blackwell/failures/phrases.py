@@ -204,8 +204,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\berror (?:while )?(?:processing|transcribing|translating|generating|rendering)"
         r" (?:the |for )?"
         r"(?:image|prompt|audio|request|video|frame|batch|chunk|segment|text|client)\b)"
-        # the same said of the work itself ("Error during audio generation: CUDA error: ...")
-        r"|(?i:\b(?:error|exception|failure) (?:during|while|in) (?:the )?(?:\w+ )?"
+        # the same said of the work itself ("Error during audio generation: CUDA error: ...",
+        # "An error occurred during inference: ...")
+        r"|(?i:\b(?:error|exception|failure) (?:occurr?ed |happened )?(?:during|while|in) (?:the )?"
+        r"(?:\w+ )?"
         r"(?:generation|inference|sampling|decoding|prediction|transcription)\b)"
         # uvicorn's report of an exception raised while the app handled a request
         r"|\bException in ASGI application\b"
@@ -375,7 +377,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # container")
         r"|(?i:\b(?:failed to|could not|couldn't|unable to) (?:re)?start (?:the )?(?:\w+ ){0,2}"
         r"(?:worker|daemon|service|dashboard|plugin|container)\b"
-        r"|\b(?:server|worker|daemon|service|container) (?:failed to start|start failed)\b"
+        r"|\b(?:server|worker|daemon|service|container) "
+        r"(?:failed to start|(?:start|create) failed)\b"
         # (or says it cannot: vLLM's "vLLM engine cannot start without GPU")
         r"|\b(?:engine|server|worker) (?:cannot|can't|could not) start\b"
         # (Ray's placement group for an engine's workers, made as the engine starts: "Waiting for

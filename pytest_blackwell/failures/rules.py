@@ -53,7 +53,7 @@ CAUSES: tuple[Rule, ...] = (
     rule("illegal_address", "illegal_memory_access",
        r"an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS"
        # the runtime's message cut at the end of a pasted line
-       r"|\bCUDA error: an illegal memory(?: acc\w*)?\s*$"
+       r"|\bCUDA error: an illegal memory(?: acc\w*(?: was(?: \w*)?)?)?\s*$"
        # CUDA's number for it, after its CUDA error words ("Error code 700", "CUDA error = 700")
        # (or by its number before CUDA 10.1, 77: "details: CUDA error 77", FAISS' check)
        r"|(?i:\bcuda\b.{0,80}?\berror(?: code)?[ :=(#]*(?:700|77)\b"

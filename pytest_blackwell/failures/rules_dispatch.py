@@ -145,6 +145,11 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        r"No operator found for `?\w+`? with inputs|(?i:no (?:kernel|implementation|operator)s? "
        r"(?:found|available|registered) for (?:these|the given|this) (?:inputs|dtype|shape))",
        weak=True),
+    # vLLM choosing a kernel for a quantized layer, each candidate's reason below ("Failed to
+    # find a kernel that can implement the WNA16 linear layer. Reasons: ..."): the reasons are
+    # its own, not causes of their own
+    rule("no_kernel_for_layer", "dispatch_failure",
+       r"\bFailed to find a kernel that can implement\b", keywords=("kernel that can implement",)),
     rule("capability_unsupported", "dispatch_failure",
        r"Minimum capability: (?P<min_capability>\d+)\.? Current capability: "
        r"(?P<compute_capability>\d+)|compute capability (?P<compute_capability__2>\d+(?:\.\d+)?)"

@@ -121,7 +121,10 @@ ENV_RULES: tuple[Rule, ...] = (
     # Docker asked for GPUs without the NVIDIA container runtime set up
     rule("container_gpu_driver", "env_mismatch",
        r'could not select device driver "\w*" with capabilities'
-       r"|\bunknown or invalid runtime name: nvidia\b",  # (its runtime not registered at all)
+       r"|\bunknown or invalid runtime name: nvidia\b"  # (its runtime not registered at all)
+       # (Podman's Container Device Interface without a specification of the GPUs asked for:
+       # "Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all")
+       r"|\bunresolvable CDI devices?\b",
        stage_hint="startup"),
     # a file an installed package needs, missing from its own directory (a broken or partial
     # installation: "FileNotFoundError: [WinError 3] ...: '...\\site-packages\\ctranslate2/..'")
@@ -140,7 +143,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bbecause cuDNN failed to initialize\b"  # (TensorFlow's convolution, which needs it)
        r"|\bDNN library is not found\b"),  # (TensorFlow: no cuDNN it can load)
     rule("no_device", "env_mismatch",
-       r"Torch not compiled with CUDA enabled|(?<!" + PINNED_POOL + r")no CUDA-capable device is "
+       r"Torch not compiled with CUDA enabled"
+       r"|(?<!" + PINNED_POOL + r")(?i:no CUDA-capable) device is "
        r"detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"
        r"|No (?:CUDA|HIP|XPU) GPUs are available|all CUDA-capable devices are busy or unavailable"

@@ -36,6 +36,10 @@ TORCH_CAPABILITY_WARNINGS = (
     "is not compatible with the current PyTorch",
     "Minimum and Maximum cuda capability supported by this version of PyTorch",
     "PyTorch no longer supports this GPU because it is too old",
+    # (newer torch: "Found GPU0 NVIDIA GeForce RTX 5060 Ti which is of compute capability (CC)
+    # 12.0.", then "Your installed torch==2.13.0+cu126 does not include kernels for this GPU")
+    "which is of compute capability (CC)",
+    "does not include kernels for this GPU",
 )
 
 _DEATH_WORDS = (

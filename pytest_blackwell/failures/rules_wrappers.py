@@ -72,7 +72,9 @@ WRAPPER_RULES: tuple[Rule, ...] = (
     rule("torch_arch_missing", "env_mismatch",
        r"with CUDA capability (?P<arch>sm_\d+a?) is not compatible with the current PyTorch"
        r"|\bMinimum and Maximum cuda capability supported by this version of PyTorch\b"
-       r"|\bPyTorch no longer supports this GPU because it is too old\b",
+       r"|\bPyTorch no longer supports this GPU because it is too old\b"
+       r"|\bwhich is of compute capability \(CC\) \d+\.\d+"
+       r"|\bdoes not include kernels for this GPU\b",
        keywords=TORCH_CAPABILITY_WARNINGS, wrapper=True),
     # Triton server going on without its pinned memory pool because CUDA cannot run (a driver
     # too old, no device); the pools are set up as the server starts (:mod:`.phrases`)
