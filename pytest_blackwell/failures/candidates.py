@@ -18,8 +18,8 @@ from pytest_blackwell.failures.errorwords import (
     TRIGGERS,
 )
 from pytest_blackwell.failures.frame_words import dispatched, worded_frame
-from pytest_blackwell.failures.frames import IPYTHON_FRAME, frame_stage
-from pytest_blackwell.failures.native_stacks import GO_FRAME, GO_GOROUTINE, MANAGED_FRAME
+from pytest_blackwell.failures.frames import frame_stage
+from pytest_blackwell.failures.lineshapes import is_frame
 from pytest_blackwell.failures.phrases import ANSWERS, phrase_stage
 from pytest_blackwell.failures.stages import later_stage
 
@@ -34,7 +34,6 @@ FOLLOW_GAP = 3
 #: A traceback with no cause of its own starting this few lines after an error is that error's
 #: caller reporting it (torch follows a CUDA error with up to four lines of advice and a blank).
 AFTER_GAP = 10
-HEADERS = ("Traceback (most recent call last)", "Exception Group Traceback")
 #: A process death: its later reports (a faulthandler stack) may still tell its stage.
 DIED = "engine_died"
 #: Categories of memory that could not be had.
@@ -108,6 +107,8 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
     if cur is None:
         return True
     if new.rank == cur.rank:
+        if _consequence(cur) and not _consequence(new):
+            return True  # (asyncio's cancellation: another failure's consequence, never a cause)
         if (
             new.rank == WEAK
             and cur.category == "engine_died"
@@ -187,12 +188,20 @@ def holds_as_shortage(cur: Candidate, new: Candidate) -> bool:
     )
 
 
+def _consequence(cand: Candidate) -> bool:
+    """Whether ``cand`` is an error that only ever follows another (asyncio's ``CancelledError``:
+    a task cancelled because something else stopped or failed)."""
+    return cand.rule == "task_cancelled"
+
+
 def replaces_in_block(cand: Candidate, best: Candidate | None) -> bool:
     """Whether ``cand`` replaces ``best`` as the error of their block: a higher rank does, but
     not a death right after an unrecognised error of its own (that error's doing), nor another
     category after an unrecognised error that says memory ran out (:func:`holds_as_shortage`)."""
     if best is None or _carried(best, cand):
         return True  # (the exception a wrapper named, in the wrapper's own block)
+    if cand.rank == best.rank and _consequence(best) and not _consequence(cand):
+        return True  # (the error below a cancelled task's traceback: what it was cancelled for)
     if cand.rank <= best.rank or holds_as_shortage(best, cand):
         return False
     if best.rank == UNKNOWN and cand.rank == WEAK and cand.hint and cand.hint == best.hint:
@@ -373,70 +382,9 @@ def _told_later(first: Candidate, later: Candidate) -> Candidate:
     return replace(first, after=(told[0], f"{told[1]} ({why})"))
 
 
-def is_header(text: str) -> bool:
-    """A traceback header, also at the end of a message (``EngineCore hit an exception: ...``),
-    or Python's report of an exception a destructor raised (``Exception ignored in: ...``): a
-    report of its own, never the rest of the error above it."""
-    return (
-        # (and Android's runtime announcing a thread's uncaught exception: the exception follows,
-        # the header itself the error when the excerpt ends there)
-        text.startswith((*HEADERS, "Exception ignored in", "FATAL EXCEPTION: "))
-        or text.endswith(HEADERS[0] + ":")
-        or _IPYTHON_HEADER.match(text) is not None
-        or GO_GOROUTINE.match(text) is not None  # a Go crash dump's stack (Ollama's runner)
-        # a JVM or .NET stack, which opens below the exception it belongs to
-        or MANAGED_FRAME.match(text) is not None
-    )
-
-
 def process_name(tag: str) -> str:
     """``"EngineCore_DP0 pid=12"`` -> ``"EngineCore_DP0"`` (pids differ from run to run)."""
     return tag.split(" pid=", 1)[0]
-
-
-#: What people put where they cut lines out of a traceback.
-ELISIONS = ("...", "\u2026", "[...]", "(...)", "<snip>", "[snip]")
-
-
-#: IPython's and Jupyter's traceback: its header names the exception first ("CalledProcessError
-#: <padding> Traceback (most recent call last)"), its frames are "path.py in func(args)"
-#: (:data:`.frames.IPYTHON_FRAME`), and an arrow marks the line that ran ("--> 1673 env=env)").
-_IPYTHON_HEADER = re.compile(r"^[\w.]+ {2,}Traceback \(most recent call last\)")
-IPYTHON_ARROW = re.compile(r"^-*> ?\d+\s")
-#: IPython's frame of a notebook cell ("Cell In[4], line 29", older "<ipython-input-3-a1b2>",
-#: Databricks' "File <command-2469377940857761>, line 10").
-_CELL_FRAME = re.compile(r"^(?:Cell In ?\[\d+\]|(?:File )?<(?:ipython-input|command)-[\w\-]+>),? ")
-
-
-def is_frame(text: str) -> bool:
-    """A traceback frame line, its source line or caret marks, or an elision mark in a traceback."""
-    return (
-        # (also a traceback a paste took one space off: ' File "x.py"', its source at three)
-        text.startswith(("  File ", "    ", "\t", 'File "', ' File "', "   "))
-        or text.lstrip().startswith(("^", "~"))
-        or text.strip() in ELISIONS
-        or (text != "" and 'File "'.startswith(text))  # (a frame line the paste's end cut: "F")
-        or IPYTHON_FRAME.match(text) is not None
-        or IPYTHON_ARROW.match(text) is not None
-        or _CELL_FRAME.match(text) is not None
-        or GO_FRAME.match(text) is not None
-        or MANAGED_FRAME.match(text) is not None  # a JVM or .NET stack's
-    )
-
-
-#: The shape of an exception line (``ValueError: ...``, ``torch.OutOfMemoryError``, ``KeyError``).
-_EXCEPTION_SHAPE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?::|$)")
-
-
-def is_flat_source(text: str, before: str) -> bool:
-    """Whether ``text`` is the source line of the frame line ``before`` in a paste that lost the
-    traceback's indentation (``File "a.py", line 3, in f`` then ``x = f()`` at the margin)."""
-    return (
-        before.startswith('File "')
-        and bool(text.strip())
-        and not text.startswith(" ")
-        and _EXCEPTION_SHAPE.match(text) is None
-    )
 
 
 def cut_traceback(block: Block) -> Candidate:

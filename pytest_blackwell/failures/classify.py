@@ -31,7 +31,6 @@ from pytest_blackwell.failures.activity import activity_at, activity_before
 from pytest_blackwell.failures.candidates import (
     CHAIN,
     FOLLOW_GAP,
-    HEADERS,
     LEVEL_ONLY,
     RING_LINES,
     SOFT_WINDOW,
@@ -42,9 +41,6 @@ from pytest_blackwell.failures.candidates import (
     Block,
     Candidate,
     block_result,
-    is_flat_source,
-    is_frame,
-    is_header,
     may_reach_first,
     merged,
     process_name,
@@ -59,6 +55,7 @@ from pytest_blackwell.failures.errorwords import (
 )
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage
+from pytest_blackwell.failures.lineshapes import HEADERS, is_flat_source, is_frame, is_header
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.ownwords import heads_its_message

@@ -19,11 +19,10 @@ from pytest_blackwell.failures.candidates import (
     WEAK,
     WRAPPER,
     Candidate,
-    is_frame,
-    is_header,
 )
 from pytest_blackwell.failures.evidence import GENERIC_RULES
 from pytest_blackwell.failures.frames import IPYTHON_FRAME
+from pytest_blackwell.failures.lineshapes import is_frame, is_header
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.rule import Rule
 

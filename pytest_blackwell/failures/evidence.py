@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from pytest_blackwell.failures.activity import moved_on
-from pytest_blackwell.failures.candidates import IPYTHON_ARROW, Candidate
+from pytest_blackwell.failures.candidates import Candidate
 from pytest_blackwell.failures.cues import (
     NATIVE_LIBRARY_MISSING,
     READABLE_RULES,
@@ -28,6 +28,7 @@ from pytest_blackwell.failures.frame_words import (
     worded_frame,
 )
 from pytest_blackwell.failures.frames import backtrace_stage, decisive, frame_stage
+from pytest_blackwell.failures.lineshapes import IPYTHON_ARROW
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.ownwords import own_words
 from pytest_blackwell.failures.phrases import dispatcher_words, phrase_stage

@@ -20,13 +20,11 @@ from pytest_blackwell.failures.candidates import (
     RING_LINES,
     WRAPPER,
     Candidate,
-    is_flat_source,
-    is_frame,
-    is_header,
 )
 from pytest_blackwell.failures.cues import cue_category
 from pytest_blackwell.failures.errorwords import ASIDE, BENIGN, is_quiet
 from pytest_blackwell.failures.frame_words import THREAD_DUMP
+from pytest_blackwell.failures.lineshapes import is_flat_source, is_frame, is_header
 from pytest_blackwell.failures.native_stacks import DEBUGGER_FRAME, DEBUGGER_NOISE
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from classify_helpers import classify_as, classify_both
 
-from pytest_blackwell.failures.candidates import is_frame, is_header
+from pytest_blackwell.failures.lineshapes import is_frame, is_header
 
 
 def test_ipython_tracebacks_are_tracebacks_not_errors(tmp_path: Path) -> None:

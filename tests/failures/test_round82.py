@@ -151,3 +151,38 @@ def test_round82_a_setting_shown_is_no_failure(tmp_path: Path) -> None:
         "Server ready on port 8000",
     ]
     assert classify_both(tmp_path, lines) is None
+
+
+def test_round82_a_cancelled_task_gives_way_to_the_failure_it_was_cancelled_for(
+    tmp_path: Path,
+) -> None:
+    # asyncio's CancelledError ends the traceback of a server's lifespan task; the server's own
+    # record right below says why it stopped (the engine never came up)
+    classify_as(
+        tmp_path,
+        [
+            '  File "/x/starlette/routing.py", line 699, in lifespan',
+            "    await receive()",
+            '  File "/usr/lib/python3.12/asyncio/queues.py", line 158, in get',
+            "    await getter",
+            "asyncio.exceptions.CancelledError",
+            "2026-01-01 10:00:00.000 1 kserve ERROR [__main__.py:<module>():337] Failed to start "
+            "model server: Engine core initialization failed. See root cause above.",
+        ],
+        "engine_died",
+        "startup",
+    )
+
+
+def test_round82_a_cancelled_task_alone_stays_unknown(tmp_path: Path) -> None:
+    classify_as(
+        tmp_path,
+        [
+            "Traceback (most recent call last):",
+            '  File "/usr/lib/python3.12/asyncio/queues.py", line 158, in get',
+            "    await getter",
+            "asyncio.exceptions.CancelledError",
+        ],
+        "unknown",
+        "unknown",
+    )

@@ -1,0 +1,78 @@
+"""The shapes of traceback lines: headers, frames and their source lines, as printed and pasted.
+
+A traceback is read by the shape of its lines before their words: where one opens (Python's
+header, IPython's, a Go or JVM stack), which lines are its frames (also in IPython's, Go's and a
+managed runtime's forms, or cut by a paste), and which line is a frame's source that a paste set
+at the margin. The classifier's candidates and blocks (:mod:`.candidates`, :mod:`.classify`)
+and the readers of a log's end (:mod:`.tail`, :mod:`.continuation`) share these predicates.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pytest_blackwell.failures.frames import IPYTHON_FRAME
+from pytest_blackwell.failures.native_stacks import GO_FRAME, GO_GOROUTINE, MANAGED_FRAME
+
+HEADERS = ("Traceback (most recent call last)", "Exception Group Traceback")
+
+
+def is_header(text: str) -> bool:
+    """A traceback header, also at the end of a message (``EngineCore hit an exception: ...``),
+    or Python's report of an exception a destructor raised (``Exception ignored in: ...``): a
+    report of its own, never the rest of the error above it."""
+    return (
+        # (and Android's runtime announcing a thread's uncaught exception: the exception follows,
+        # the header itself the error when the excerpt ends there)
+        text.startswith((*HEADERS, "Exception ignored in", "FATAL EXCEPTION: "))
+        or text.endswith(HEADERS[0] + ":")
+        or _IPYTHON_HEADER.match(text) is not None
+        or GO_GOROUTINE.match(text) is not None  # a Go crash dump's stack (Ollama's runner)
+        # a JVM or .NET stack, which opens below the exception it belongs to
+        or MANAGED_FRAME.match(text) is not None
+    )
+
+
+#: What people put where they cut lines out of a traceback.
+ELISIONS = ("...", "\u2026", "[...]", "(...)", "<snip>", "[snip]")
+
+
+#: IPython's and Jupyter's traceback: its header names the exception first ("CalledProcessError
+#: <padding> Traceback (most recent call last)"), its frames are "path.py in func(args)"
+#: (:data:`.frames.IPYTHON_FRAME`), and an arrow marks the line that ran ("--> 1673 env=env)").
+_IPYTHON_HEADER = re.compile(r"^[\w.]+ {2,}Traceback \(most recent call last\)")
+IPYTHON_ARROW = re.compile(r"^-*> ?\d+\s")
+#: IPython's frame of a notebook cell ("Cell In[4], line 29", older "<ipython-input-3-a1b2>",
+#: Databricks' "File <command-2469377940857761>, line 10").
+_CELL_FRAME = re.compile(r"^(?:Cell In ?\[\d+\]|(?:File )?<(?:ipython-input|command)-[\w\-]+>),? ")
+
+
+def is_frame(text: str) -> bool:
+    """A traceback frame line, its source line or caret marks, or an elision mark in a traceback."""
+    return (
+        # (also a traceback a paste took one space off: ' File "x.py"', its source at three)
+        text.startswith(("  File ", "    ", "\t", 'File "', ' File "', "   "))
+        or text.lstrip().startswith(("^", "~"))
+        or text.strip() in ELISIONS
+        or (text != "" and 'File "'.startswith(text))  # (a frame line the paste's end cut: "F")
+        or IPYTHON_FRAME.match(text) is not None
+        or IPYTHON_ARROW.match(text) is not None
+        or _CELL_FRAME.match(text) is not None
+        or GO_FRAME.match(text) is not None
+        or MANAGED_FRAME.match(text) is not None  # a JVM or .NET stack's
+    )
+
+
+#: The shape of an exception line (``ValueError: ...``, ``torch.OutOfMemoryError``, ``KeyError``).
+_EXCEPTION_SHAPE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?::|$)")
+
+
+def is_flat_source(text: str, before: str) -> bool:
+    """Whether ``text`` is the source line of the frame line ``before`` in a paste that lost the
+    traceback's indentation (``File "a.py", line 3, in f`` then ``x = f()`` at the margin)."""
+    return (
+        before.startswith('File "')
+        and bool(text.strip())
+        and not text.startswith(" ")
+        and _EXCEPTION_SHAPE.match(text) is None
+    )
