@@ -28,7 +28,7 @@ from pytest_blackwell.failures.frame_words import (
     worded_frame,
 )
 from pytest_blackwell.failures.frames import backtrace_stage, decisive, frame_stage
-from pytest_blackwell.failures.lineshapes import IPYTHON_ARROW
+from pytest_blackwell.failures.lineshapes import IPYTHON_ARROW, IPYTHON_CONTEXT
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.ownwords import own_words
 from pytest_blackwell.failures.phrases import dispatcher_words, phrase_stage
@@ -130,10 +130,6 @@ def stage_prior(
 #: An activity that names the KV cache being allocated (see ``decide``).
 _KV_ACTIVITY = re.compile(r"(?i)activity '[^']*\bkv[ _-]?cache")
 
-#: IPython's numbered lines of context around the arrowed line that ran
-#: (:data:`.candidates.IPYTHON_ARROW`): they did not run.
-_IPYTHON_CONTEXT = re.compile(r"^ +\d+ ")
-
 #: Rules that only name an exception type: a frame that raises for one reason is better evidence.
 GENERIC_RULES = ("value_error", "exception")
 
@@ -145,7 +141,7 @@ def _told_lines(cand: Candidate) -> list[str]:
     lines = list(cand.traceback)
     if any(IPYTHON_ARROW.match(line) for line in lines):
         # IPython shows the lines around the one that ran for context: they did not run
-        lines = [line for line in lines if not _IPYTHON_CONTEXT.match(line)]
+        lines = [line for line in lines if not IPYTHON_CONTEXT.match(line)]
     if not any(cand.text in line for line in lines):
         lines.append(cand.text)
     return lines

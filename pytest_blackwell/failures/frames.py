@@ -85,6 +85,11 @@ class Frame(NamedTuple):
     calls: str = ""
 
 
+def _thread_target_only(segment: list[Frame]) -> bool:
+    """Whether ``segment`` holds only a thread's target (:data:`_THREAD_TARGET`), no frame yet."""
+    return len(segment) == 1 and not segment[0].path
+
+
 def parse_frame(text: str) -> Frame | None:
     """``File "x.py", line 3, in f`` -> ``Frame("x.py", "f")``; ``None`` for other lines.
 
@@ -186,8 +191,8 @@ def frame_segments(lines: Iterable[str]) -> list[list[Frame]]:
             continue
         if "(most recent call " in text or _PYSPY_THREAD.match(text):
             _called(segments[-1], callee)
-            if segments[-1] and not (len(segments[-1]) == 1 and not segments[-1][0].path):
-                segments.append([])
+            if segments[-1] and not _thread_target_only(segments[-1]):
+                segments.append([])  # (a thread's target heads the traceback below it)
             newest_first = "most recent call last" not in text
             callee, expect_source = "", False
             wrapper = _METHOD.search(text.partition("Traceback (")[0])

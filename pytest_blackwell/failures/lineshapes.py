@@ -42,6 +42,8 @@ ELISIONS = ("...", "\u2026", "[...]", "(...)", "<snip>", "[snip]")
 #: (:data:`.frames.IPYTHON_FRAME`), and an arrow marks the line that ran ("--> 1673 env=env)").
 _IPYTHON_HEADER = re.compile(r"^[\w.]+ {2,}Traceback \(most recent call last\)")
 IPYTHON_ARROW = re.compile(r"^-*> ?\d+\s")
+#: IPython's numbered lines of context around the arrowed one: shown, but they did not run.
+IPYTHON_CONTEXT = re.compile(r"^ +\d+ ")
 #: IPython's frame of a notebook cell ("Cell In[4], line 29", older "<ipython-input-3-a1b2>",
 #: Databricks' "File <command-2469377940857761>, line 10").
 _CELL_FRAME = re.compile(r"^(?:Cell In ?\[\d+\]|(?:File )?<(?:ipython-input|command)-[\w\-]+>),? ")

@@ -36,6 +36,10 @@ _ANSWERED = (
     r"|\bAPI error: (?:POST|GET|PUT|DELETE): https?://"
 )
 
+#: A model said not to have loaded, named first ("Stable diffusion model failed to load"): the
+#: loading stage, in the error's words or in a program's report right below it.
+MODEL_NOT_LOADED = r"\bmodel (?:failed to load|could not be loaded|loading failed)\b"
+
 _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph|cuda ?graph warm ?up"
@@ -57,8 +61,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"(?:load|init(?:iali[sz]e)?) (?:the )?(?:[\w-]+ )?model\b)"
         r"|\bError occurred when executing [^:]{0,60}?Load[^:]{0,60}?:"  # a ComfyUI loader node
         r"|(?i:\bload(?:ing)? model error\b)"
-        # (said of the model first: "Stable diffusion model failed to load")
-        r"|(?i:\bmodel (?:failed to load|could not be loaded|loading failed)\b)"
+        r"|(?i:" + MODEL_NOT_LOADED + ")"  # (said of the model first)
         r"|\bweights were not initialized from checkpoint\b"  # vLLM's check after loading
         # torch's load_state_dict copying a checkpoint's tensor; a checkpoint's header read;
         # a model's tokenizer or configuration files that cannot be loaded; a server launching

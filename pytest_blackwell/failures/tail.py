@@ -27,6 +27,7 @@ from pytest_blackwell.failures.frame_words import THREAD_DUMP
 from pytest_blackwell.failures.lineshapes import is_flat_source, is_frame, is_header
 from pytest_blackwell.failures.native_stacks import DEBUGGER_FRAME, DEBUGGER_NOISE
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
+from pytest_blackwell.failures.phrases import MODEL_NOT_LOADED
 
 #: How many of the last lines a failure without any error word may be on (see
 #: :func:`unmarked_error`): a pasted excerpt ends at its error.
@@ -255,7 +256,7 @@ _WORK_ENDED = re.compile(
 _BAR_AFTER_LINES = 6
 #: A program reporting, right below the error, that the model it was loading failed to load
 #: (AUTOMATIC1111's "Stable diffusion model failed to load" after CUDA's advice lines).
-_LOAD_FAILED = re.compile(r"(?i)\bmodel failed to load\b|^failed to load (?:the )?model\b")
+_LOAD_FAILED = re.compile(MODEL_NOT_LOADED + r"|^failed to load (?:the )?model\b", re.IGNORECASE)
 
 
 def work_ended(best: Candidate | None, tail: Iterable[tuple[int, str]]) -> Candidate | None:
