@@ -20,7 +20,8 @@ from pytest_blackwell.failures.errorwords import (
 from pytest_blackwell.failures.frame_words import dispatched, worded_frame
 from pytest_blackwell.failures.frames import frame_stage
 from pytest_blackwell.failures.lineshapes import is_frame
-from pytest_blackwell.failures.phrases import ANSWERS, phrase_stage
+from pytest_blackwell.failures.phrase_words import ANSWERS
+from pytest_blackwell.failures.phrases import phrase_stage
 from pytest_blackwell.failures.stages import later_stage
 
 # Ranks of candidate errors, best last.

@@ -15,12 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from pytest_blackwell.failures.activity import moved_on
 from pytest_blackwell.failures.candidates import Candidate
-from pytest_blackwell.failures.cues import (
-    NATIVE_LIBRARY_MISSING,
-    READABLE_RULES,
-    TWO_READINGS,
-    cue_category,
-)
+from pytest_blackwell.failures.cue_words import NATIVE_LIBRARY_MISSING
+from pytest_blackwell.failures.cues import READABLE_RULES, TWO_READINGS, cue_category
 from pytest_blackwell.failures.frame_words import (
     dispatched,
     frame_category,

@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from pytest_blackwell.failures.activity import ACTIVITY, activity_at, activity_stage
+from pytest_blackwell.failures.activity import activity_at, activity_stage
+from pytest_blackwell.failures.activity_words import ACTIVITY
 from pytest_blackwell.failures.candidates import (
     LEVEL_ONLY,
     RING_LINES,
@@ -27,7 +28,7 @@ from pytest_blackwell.failures.frame_words import THREAD_DUMP
 from pytest_blackwell.failures.lineshapes import is_flat_source, is_frame, is_header
 from pytest_blackwell.failures.native_stacks import DEBUGGER_FRAME, DEBUGGER_NOISE
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
-from pytest_blackwell.failures.phrases import MODEL_NOT_LOADED
+from pytest_blackwell.failures.phrase_words import MODEL_NOT_LOADED
 
 #: How many of the last lines a failure without any error word may be on (see
 #: :func:`unmarked_error`): a pasted excerpt ends at its error.

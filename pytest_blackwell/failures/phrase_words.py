@@ -1,0 +1,438 @@
+"""The wording of error messages that says what was being done, and the stage each names.
+
+Pairs of a pattern, in the libraries' own words ("error loading model", "while capturing CUDA
+graphs", "failed to compile", "your request has N input tokens"), and the stage it tells;
+``phrases`` reads error lines against them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pytest_blackwell.failures.cue_words import DEVICE_NOT_SET_UP
+
+#: What an error message itself says was being done, for excerpts without frames or markers.
+#: A server answering a request with an error: the request was being served, unless the error
+#: lines say what failed while it was (see :data:`ANSWERS`).
+_ANSWERED = (
+    r"\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b|\bHTTPException: [45]\d\d\b"
+    r"|\b500 Internal Server Error\b|^\s*Internal Server Error\s*$"  # (its reason phrase alone)
+    r"|\bstatus code:? 5\d\d\b"  # a client's words ("... call failed with status code 500")
+    # (an API client's report of any refused request: the OpenAI SDK's status errors, "Error
+    # code: 400 - {'object': 'error', ...}"; "API request failed with status code 404: ...")
+    r"|\bError code: [45]\d\d - [{'\"]|\bAPI request failed with status code:? [45]\d\d\b"
+    r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"  # Gin's access log: a request answered 5xx
+    # (uvicorn's access log: '"POST /v1/completions HTTP/1.1" 503'; KServe's 'http_status:500')
+    r"|\"[A-Z]+ \S+ HTTP/[\d.]+\" 5\d\d\b|\bhttp_status:5\d\d\b"
+    # a key=value access record (zerolog, logfmt) of a request answered 5xx
+    r"|\bmethod=(?:POST|GET|PUT)\b.{0,200}?\bstatus=5\d\d\b"
+    r"|\bstatus=5\d\d\b.{0,200}?\bmethod=(?:POST|GET|PUT)\b"
+    # a web UI's own report of a request its API failed (stable-diffusion-webui, SD.Next:
+    # "API error: POST: http://127.0.0.1:7860/sdapi/v1/img2img {'error': ...}")
+    r"|\bAPI error: (?:POST|GET|PUT|DELETE): https?://"
+)
+
+#: A model said not to have loaded, named first ("Stable diffusion model failed to load"): the
+#: loading stage, in the error's words or in a program's report right below it.
+MODEL_NOT_LOADED = r"\bmodel (?:failed to load|could not be loaded|loading failed)\b"
+
+_PHRASES: tuple[tuple[str, str], ...] = (
+    (
+        r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph|cuda ?graph warm ?up"
+        r"|\bgraph capture failed\b|\bcuda ?graph preparation\b"
+        # the CUDA graph API itself: a graph being captured or instantiated
+        r"|(?-i:\bcu(?:da)?(?:Graph[A-Z]|StreamBeginCapture|StreamEndCapture)\w*)",
+        "graph_capture",
+    ),
+    (
+        r"(?i)\bfailed to load (?:[\w-]+ ){0,2}model\b|\bfailed to load ['\"]"
+        r"|\bloading failed\b|error loading model|\berror loading llama server\b"
+        r"|llama(?: runner|-server) to start|start a llama runner|\bllama_model_load\b"
+        # (Triton's model table: a cell or line that starts so, not a gRPC status in a message)
+        r"|(?-i:(?:^|\|\s*)UNAVAILABLE: )"
+        r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
+        r"|\bfailed to load all models\b"  # Triton server's model repository
+        r"|\bload failed for model\b"  # (and its client's report: "load failed for model 'm'")
+        r"|(?i:\b(?:could not|couldn't|unable to|cannot|can't|failed to) "
+        r"(?:load|init(?:iali[sz]e)?) (?:the )?(?:[\w-]+ )?model\b)"
+        r"|\bError occurred when executing [^:]{0,60}?Load[^:]{0,60}?:"  # a ComfyUI loader node
+        r"|(?i:\bload(?:ing)? model error\b)"
+        r"|(?i:" + MODEL_NOT_LOADED + ")"  # (said of the model first)
+        r"|\bweights were not initialized from checkpoint\b"  # vLLM's check after loading
+        # torch's load_state_dict copying a checkpoint's tensor; a checkpoint's header read;
+        # a model's tokenizer or configuration files that cannot be loaded; a server launching
+        # a model it was asked for (Xinference)
+        r"|\bWhile copying the parameter named\b|\bError while deserializing header\b"
+        r"|\bAttempting to deserialize object on\b"  # torch.load reading a checkpoint's tensors
+        r"|\bFailed to parse NetParameter file\b"  # Caffe reading a .caffemodel's weights
+        r"|\bCan't load (?:the )?(?:tokenizer|config|configuration) for\b"
+        # (or the file itself: "Can't load /models/gpt/1/config.ini")
+        r"|(?i:\b(?:can't|cannot|could not|unable to|failed to) (?:load|read|open) "
+        r"\S*\b(?:config|tokenizer)\w*\.(?:ini|json|ya?ml|pbtxt)\b)"
+        r"|\bFailed to launch model\b"
+        r"|\bLoad model from \S+ failed\b"  # ONNX Runtime's session reading its model file
+        # a ggml model's weights given their buffer (stable-diffusion.cpp's "alloc params backend
+        # buffer failed"; not the compute buffer of a graph)
+        r"|\balloc params backend buffer\b"
+        # a server's model backend that could not start (text-embeddings-inference's "Could not
+        # start Candle backend: ..."), an error raised while a file was loaded (not the dynamic
+        # linker's "error while loading shared libraries", which is a program starting)
+        r"|\bCould not start (?:the )?(?:\w+ )?backend\b|(?i:\bwhile loading\b(?! shared librar))"
+        # torch's load_state_dict naming what it did ("Error(s) in loading state_dict for X:"),
+        # and each tensor it could not copy ("size mismatch for w: copying a param with shape
+        # torch.Size([8]) from checkpoint, ...")
+        r"|\bError\(s\) in loading state_dict\b|\bcopying a param with shape\b.* from checkpoint\b"
+        # a remote call named for a load that failed (LM Studio's "[Endpoint=loadModel]", a gRPC
+        # server's "Method LoadAdapter encountered an error")
+        r"|(?-i:\b(?:[Ee]ndpoint=|[Mm]ethod )[Ll]oad(?:[A-Z]\w*)?\b)"
+        # or a request to a runner's load route (Ollama's "do load request: Post
+        # \"http://127.0.0.1:43111/load\": EOF")
+        r"|\bdo load request\b|\bPOST \S*/load\b|(?-i:\bPost \"?https?://\S+/load\"?:)"
+        # the model's files being fetched before they are read ("An error occured while
+        # synchronizing the model X from the Hugging Face Hub")
+        r"|(?i:\bwhile (?:synchroniz|download)ing (?:the )?model\b)",
+        "loading",
+    ),
+    (
+        r"(?i)\bbuild(?:ing)? (?:the |an? )?(?:tensorrt )?engine\b|\bbuild_engine\b"
+        r"|engine build(?:ing)?\b|BackendCompilerFailed|InductorError|CppCompileError"
+        r"|\bbuild_and_load\b|No working C\+\+ compiler|failed to compile|InvalidCxxCompiler"
+        r"|\bbuildSerializedNetwork\b"  # TensorRT's builder
+        r"|\b(?:PTX|NVRTC)[- ]?JIT\b|\bJIT compil"
+        # Inductor's and Triton's autotuners (the kernel choices are compiled and benchmarked)
+        r"|\bduring autotuning\b|\bNo valid triton configs\b"
+        # TensorRT's builder: its tactics, its source files, trtexec's report of it
+        r"|Skipping tactic\b|\bbuilder\.cpp\b|\bBuilder creation failed\b|(?:^|[\s/])builder/\w+/"
+        # the driver JIT-compiling a PTX module while loading it
+        r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*|\bError loading CUDA module\b"
+        r"|\bfailed to load PTX text as a module\b"  # XLA handing its PTX to the driver
+        # (or a fat binary: "Common::LoadModuleFromFatbin: Loading fatbin file shared.fatbin")
+        r"|\bLoadModuleFromFatbin\b|(?i:\bloading fatbin\b)"
+        # a GPU program built or linked at run time by the OpenCL or CUDA driver API, or NVRTC
+        # ("clBuildProgram(): CL_OUT_OF_HOST_MEMORY", "cuLinkAddData(): the provided PTX ...")
+        r"|\bcl(?:Build|Compile|Link)Program\b|\bcuLink(?:AddData|Create|Complete)\w*"
+        r"|\bnvrtcCompileProgram\b"
+        # LLVM's crash report naming the tool that crashed: a linker or compiler a JIT ran
+        # ("Program arguments: /opt/rocm/llvm/bin/ld.lld -flavor gnu -shared ...")
+        r"|\bProgram arguments: \S*\b(?:ld\.lld|lld|llc|clang(?:\+\+)?|opt)\s"
+        r"|\berrors? detected in the compilation of\b"  # nvcc's count of a file's errors
+        r"|\bunable to compile\b|\b(?:error|exception) happened while compiling\b"
+        # a compiler's own error line (nvcc, ptxas, nvlink, cicc), TensorRT's builder namespace
+        # (the device linker in its lower case: "NVLink error" is the interconnect's fault)
+        r"|\b(?:nvcc|ptxas|(?-i:nvlink)|cicc)(?:\.exe)?\s*(?:fatal|error)\b|::builder::"
+        # TensorRT's builder timing tactics and calibrating INT8 ("GPU memory allocation error
+        # during getBestTactic", "[calibrator.cpp::add::779]"); LLVM giving up on a kernel it
+        # was compiling ("LLVM ERROR: Broken function found, compilation aborted!")
+        r"|(?-i:\bgetBestTactic\b|\bcalibrator\.cpp::)|\bcompilation aborted\b"
+        # rustc's own error records ("error[E0432]: unresolved import `metal_backend`")
+        r"|^error\[E\d{4}\]: "
+        # MLIR's translation of a kernel to LLVM IR failing (Triton's compiler: "error: LLVM
+        # Translation failed for operation: ...", "Failed to translate TritonGPU to LLVM IR.")
+        r"|(?-i:\bLLVM Translation failed\b|\bFailed to (?:emit|translate \w+ to) LLVM IR\b)"
+        # a host compiler driver's own error ("clang++: error: no such file or directory: ...")
+        r"|(?:^|\] )(?:clang(?:\+\+)?|g\+\+|gcc|c\+\+|cc1(?:plus)?|hipcc)(?:\.exe)?: "
+        r"(?:fatal )?error:"
+        # ptxas naming the PTX file and line it stopped at ("ptxas /tmp/k.ptx, line 5; fatal :")
+        r"|\bptxas \S+, line \d+; (?:fatal|error)\s*:"
+        # an MLIR diagnostic at a kernel's Python source (Triton lowering a kernel: "chunk.py:208:
+        # 39: error: operand #2 does not dominate this use")
+        # (or as MLIR prints its location: 'loc("chunk.py":105:22): error: ...')
+        r"|^\S+\.py:\d+:\d+: error: |^loc\(\"[^\"]+\.py\":\d+:\d+\): error: "
+        # XLA's autotuner (its profiling of kernel configs, its C++ frames in a native stack)
+        r"|\bconfigs? failed during profiling\b|\bAutotuner\w*::\w+"
+        # a program building its kernels at run time (OpenMM's platforms, NVRTC): the compiler
+        # cannot be started, or the program does not compile
+        r"|\bError launching (?:the )?(?:CUDA |HIP |OpenCL )?compiler\b"
+        r"|\bError compiling program\b"
+        # Dynamo's advice, printed only under an error raised while it compiles a frame
+        r"|\btorch\._dynamo\.config\.suppress_errors\b"
+        # an exception of Dynamo's own, raised only while it traces or compiles a frame
+        # ("torch._dynamo.exc.TorchRuntimeError: Failed running call_function ...")
+        r"|\btorch\._dynamo\.exc\.[A-Z]\w+",
+        "compile",
+    ),
+    (
+        r"\bcompute_forward\b|Error in model execution|\bforward(?:Sync|Async)\b"
+        r"|^Watchdog timeout\b|probability tensor contains|SamplingFromProbs"
+        r"|prompt \(length \d+\) is longer than|Dumping (?:input data|scheduler output)"
+        r"|\bdump_input\b"
+        # TensorRT-LLM's executor loop: "Encountered an error in forward function: ..."
+        r"|\b(?:error|failure|exception) in (?:the )?forward (?:function|pass|step)\b"
+        r"|inputs? of failed execution|_raise_exception_on_finish"
+        r"|\bEngine iteration timed out\b"  # vLLM's async engine: a step of running requests
+        r"|\bEngine loop failed\b"  # LMDeploy's engine loop, which steps the running requests
+        # a program's work loop ("Exception in main training loop", "error in main cuda loop")
+        r"|(?i:\bin (?:the )?(?:main )?training loop\b|\bin (?:the )?main (?:\w+ )?loop\b)"
+        # ComfyUI running a node (not a loader; by class or display name)
+        r"|\bError occurred when executing (?![^:]{0,60}?Load)[^:]{1,60}?:"
+        r"|\bwhile running (?:the )?\w+ node\b"  # ONNX Runtime's executor running a graph node
+        r"|(?i:error was encountered while running the model)"  # Ollama's runner
+        r"|\bError computing NN outputs\b"  # Core ML running a model on an input
+        # a request being served: validation of one request (vLLM's "your request has N input
+        # tokens", "However, you requested N tokens"), the API server's response generators
+        r"|\byour request\b|\bHowever, you requested\b|\bcompletion stream generator\b"
+        r"|\b\w*completion_(?:stream|full)_generator\b"  # vLLM's serving of a chat request
+        r"|(?:^|:)(?:prefill|decode|generate)\{"  # TGI's tracing spans of a request
+        r"|\"span\":\{\"name\":\"(?:prefill|decode|generate)\""  # the same, logged as JSON
+        r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b"
+        r"|(?i:\b(?:could not|failed to|unable to) predict\b)"  # a model's prediction of an input
+        # a server's handler of a request that failed (Ray Serve's "Encountered failure while
+        # handling request")
+        r"|(?i:\b(?:failure|error|exception) while handling\b(?! argument))"
+        r"|(?i:\bfailed for request\b)"  # the work of one request ("Decode transfer failed ...")
+        # a scheduler's step for one request ("Prefill failed for 63445a4b-...: ...")
+        r"|\b(?:Prefill|Decode|Prefilling|Decoding) failed for\b"
+        # a benchmark of the model failing while it runs ("Error during benchmark: ...")
+        r"|(?i:\berror (?:during|while running|in) (?:the )?benchmark\b)"
+        # the work a served model does, said to have failed ("Transcription failed: ...")
+        r"|(?i:\b(?:transcription|inference|prediction|translation) failed\b)"
+        # (or said of its run: Qiskit Aer's "Circuit execution failed", Triton's "model failed
+        # during inference"; not XLA's "Execution of replica 0 failed", which any first run of a
+        # compiled program says, set-up included)
+        r"|(?i:\b(?:circuit|simulation|graph|program) execution failed\b"
+        r"|\bfailed during (?:inference|execution|prediction)\b)"
+        # llama.cpp's older API evaluating a prompt's tokens ("llama_eval: failed to eval", "Failed
+        # to process prompt")
+        r"|(?i:\bfailed to (?:eval|evaluate|decode|process (?:the )?prompt)\b)"
+        r"|(?i:\berror while invoking\b)"  # a served session's step (InvokeAI's invocations)
+        # Triton Inference Server answering an inference request that its model failed
+        r"|\bFailed to process the request\(s\)"
+        # an OpenAI-compatible API's error object, the answer to a request
+        r"|\"object\":\s*\"error\"|\{\"error\":\s*\{\"(?:code|message)\""
+        # the work item the error broke ("Error processing image: CUDA error: ...")
+        r"|(?i:\berror (?:while )?(?:processing|transcribing|translating|generating|rendering)"
+        r" (?:the |for )?"
+        r"(?:image|prompt|audio|request|video|frame|batch|chunk|segment|text|client)\b)"
+        # the same said of the work itself ("Error during audio generation: CUDA error: ...",
+        # "An error occurred during inference: ...")
+        r"|(?i:\b(?:error|exception|failure) (?:occurr?ed |happened )?(?:during|while|in) (?:the )?"
+        r"(?:\w+ )?"
+        r"(?:generation|inference|sampling|decoding|prediction|transcription)\b)"
+        # uvicorn's report of an exception raised while the app handled a request
+        r"|\bException in ASGI application\b"
+        # a served request named by its OpenAI-style id ("cmpl-<hex>", "chatcmpl-<hex>") as the
+        # thing that failed or waits
+        r"|\b(?:chat)?cmpl-[0-9a-f]{8}"
+        # ONNX Runtime's executor running a session's nodes (a record of sequential_executor.cc)
+        r"|\b(?:sequential|parallel)_executor\.cc:\d+"
+        # TensorFlow naming the function of the op that failed: Keras' training step
+        r"|\[Op:__inference_train_function_\d+\]",
+        "execute",
+    ),
+    # a server answering a request with an error (see _ANSWERED)
+    (_ANSWERED, "execute"),
+    # a destructor's report (Python's __del__, Cython's __dealloc__)
+    (
+        r"Exception ignored in.{0,80}__(?:del|dealloc)__|likely shutting down|interpreter shutdown"
+        # the CUDA runtime already unloaded at exit (cudaErrorCudartUnloading): a free or a
+        # destroy made while the process goes down
+        # (not a check that tolerates it: "Check failed: e == cudaSuccess || e ==
+        # cudaErrorCudartUnloading: CUDA: an illegal memory access ...", DGL's)
+        r"|\bdriver shutting down\b|(?<!== )\bcudaErrorCudartUnloading\b"
+        # a server that cannot stop in time (Triton's "failed to stop server: ... Exit timeout
+        # expired")
+        r"|\bfailed to stop server\b|\bExit timeout expired\b",
+        "shutdown",
+    ),
+    # also the tracing span of TGI's (and its forks') router warming the shards up
+    (
+        r"(?i)unable to warm ?up|warm[ -]?up (?:failed|model|error)\b|while warming up"
+        # a warm-up of a given size that failed ("Warm-up for 6144 tokens failed with status 6")
+        r"|\bwarm[ -]?up for \d+ \w+ failed\b"
+        r"|(?:^|[\s:])warmup\{|\"span\":\{\"name\":\"warmup\""  # as text, as JSON
+        r"|\bError: Warmup\(",  # the router's error naming the warm-up it ran
+        "warmup",
+    ),
+    # TensorRT: a serialized engine read back from its plan file
+    # (and an execution context created for the engine read back, before it runs anything:
+    # "ICudaEngine::createExecutionContextWithoutDeviceMemory: Error Code 1: ...")
+    (
+        r"(?i)deserializ\w* (?:the )?(?:cuda )?engine|engine deserialization"
+        # (its constructor or initialisation, "executionContext.cpp::initializeExecutionContext::
+        # 625"; not a shape set on it before a run: "executionContext.cpp::setInputShape")
+        r"|(?-i:\bcreateExecutionContext\w*)"
+        r"|(?-i:\bexecutionContext\.cpp::(?:\w+::)*?(?:initialize)?ExecutionContext::\d)",
+        "loading",
+    ),
+    (r"(?i)\b(?:error|failed|failure) (?:in|during|of) (?:the )?memory profil", "profile"),
+    # llama.cpp creates its context (KV cache and compute buffers) after loading the weights
+    # and a KV cache being allocated is the KV-cache stage, whatever the engine
+    (
+        r"failed to create (?:the )?(?:llama_)?context|llama_new_context_with_model\b"
+        r"|(?i:\bfailed to initiali[sz]e the context\b)"
+        r"|(?i:\ballocat\w* (?:\w+ ){0,2}for (?:the )?kv[ _-]?cache\b)"
+        # the context reserving its compute graph's buffers (llama.cpp's graph_reserve)
+        r"|\bgraph_reserve\b"
+        # TVM's runtime creating a paged KV cache (MLC's "vm.builtin.paged_attention_kv_cache_
+        # create_reduced")
+        r"|\b\w*kv_cache_create\w*",
+        "kv_alloc",
+    ),
+    (
+        r"(?i)waiting for .{0,60}(?:to start(?: ?up)?|READY|initial message)\b|\binit\.cc:\d+"
+        r"|waiting for (?:the )?(?:engines?|engine cores?|workers?)\b"
+        r"|(?i:\b(?:did not|to) become (?:ready|healthy)\b)"  # a server awaited until it is up
+        r"|ncclCommInit\w*|\bncclGetUniqueId\b|inspecting model architecture"
+        # NCCL's check as a communicator is set up: two ranks on one GPU
+        r"|\bDuplicate GPU detected\b"
+        # TRL's GRPO trainer checking its batch sizes as it is built
+        r"|\bmust be evenly divisible by the number of generations\b"
+        # (not Dynamo's advice after a compile error: "import torch._dynamo" to suppress it)
+        # (not a console script's "from x.cli import main", which a rich traceback shows as the
+        # context of its entry frame, whatever failed below it)
+        r"|\bimport(?:ing)? (?!torch\._dynamo\s*$|main\b)\w+|ImportError"
+        r"|(?i:unable to initialize backend|failed to create stream executor)"
+        # the CUDA stack or a library's CUDA set-up, initialised while the process starts
+        r"|(?i:cuda (?:driver )?initiali[sz]ation|backend failed to initiali[sz]e|cuda setup)"
+        # the CUDA runtime that cannot initialise itself (cudaErrorInitializationError, 3)
+        r"|\bCUDA error\(3\)|\bcudaErrorInitializationError\b|\bCUDA_ERROR_NOT_INITIALIZED\b"
+        r"|\bCUDA error: initialization error\b"
+        # torch's lazy CUDA set-up failing ("CUDA call failed lazily at initialization with error")
+        r"|\bfailed lazily at initiali[sz]ation\b"
+        # (or refusing to, in a child forked after its parent had set CUDA up)
+        r"|\bCannot re-initialize CUDA in forked subprocess\b"
+        # a server setting its memory pools up as it starts (Triton's pinned memory pool)
+        r"|\bpinned memory pool will not be available\b|\bfailed to allocate pinned system memory\b"
+        # a ggml backend setting its device up (CUDA's, Metal's, Vulkan's, SYCL's, OpenCL's)
+        r"|\bggml_(?:cuda|metal|vulkan|vk|sycl|opencl)_init\b"
+        # ONNX Runtime's CUDA provider being added to a session's options
+        r"|\bAppendExecutionProvider_\w+"
+        r"|\bOrt\w*ProviderOptions\b"  # (its options for the provider, in .NET's frames)
+        # the device, its command queue or an encoder session set up as a program starts ("Can't
+        # initialize device [ID=0, GPU #0]", "Couldn't create OpenCL command queue", NVENC's
+        # session opened: "Error on nvEncOpenEncodeSessionEx: 10"); a CUDA context created
+        r"|(?i:\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:initiali[sz]e|init"
+        r"|create) (?:the |an? )?(?:OpenCL |CUDA |GPU |Vulkan |HIP )?(?:device|command queue"
+        r"|encoder session)\b)"
+        r"|\bnvEncOpenEncodeSession\w*|\bcuDevicePrimaryCtxRetain\b|\bcuCtxCreate\w*"
+        r"|\bcuInit\b"
+        # devices counted or selected: what a process does first with CUDA
+        r"|\b(?:cu(?:da)?|hip)(?:GetDeviceCount|SetDevice|DeviceGetCount)\b"
+        r"|\bNum(?:Cuda|Hip)Devices\b"
+        r"|(?i:\b(?:failed to|unable to|could not|cannot) (?:fetch|enumerate|list|query|detect"
+        r"|get) (?:any |the )?(?:number of )?(?:cuda |gpu )?devices\b)"
+        # a device the program cannot find or set up
+        r"|(?i:" + DEVICE_NOT_SET_UP + ")"
+        # an argument check: the message names a command-line flag it refuses
+        r"|\bnot (?:supported|compatible|allowed) (?:with|when using) --[a-z]"
+        r"|(?<![\w-])--[a-z][\w-]+ (?:is not supported|is not allowed|must be|cannot be used)"
+        # a check that asks for another command-line flag, or pydantic validating the arguments
+        # of an engine's config (vLLM: "[type=value_error, input_value=ArgsKwargs(...")
+        r"|\bsetting the ?`?\w+`? flag in (?:the )?CLI\b|\binput_value=ArgsKwargs\("
+        r"|\b[Ss]et --[a-z][\w-]+ to\b"
+        # a command-line parser refusing a flag's value ('error while handling argument
+        # "--cache-type-k": ...', argparse's "argument --dtype: invalid choice")
+        r"|\b(?:error while (?:handling|parsing) argument|argument) [\"']?--[a-z][\w-]*[\"']?:"
+        # clap's refusals (Rust launchers, TGI's): "invalid value 'True' for '--flag <X>'",
+        # "unexpected argument '--flag' found"
+        r"|\b(?:invalid value '[^']*' for|unexpected argument) '--?[a-z]"
+        # vLLM's engine arguments built from what a caller passed, refusing one this version
+        # does not take ("EngineArgs.__init__() got an unexpected keyword argument 'x'")
+        r"|\b(?:Async)?EngineArgs(?:\.__init__)?\(\) got an unexpected keyword argument\b"
+        # vLLM's check of the model's dtype against the GPU, run while the engine is created
+        r"|\bBfloat16 is only supported on GPUs with compute capability\b"
+        # the engine's parallel-configuration check against the model's shape
+        r"|\bmust be divisible by (?:the )?(?:tensor|pipeline)[ _]parallel[ _]size\b"
+        # (Megatron's check of its arguments, named as their flags: "Number of layers should be
+        # divisible by the pipeline-model-parallel size"; not the model's own check as its
+        # blocks are built, "num_layers should be divisible by pipeline_model_parallel_size")
+        r"|\b(?:must|should) be divisible by (?:the )?(?:tensor|pipeline)-model-parallel size\b"
+        # torch.distributed's store waiting for every rank to join the process group
+        r"|\bDistStoreError\b|\bwaiting for clients\. \d+/\d+ clients joined\b"
+        # its store-based barrier ("Waiting in store based barrier to initialize process group")
+        r"|(?i:\binitiali[sz](?:e|ing) (?:the )?process group\b)"
+        # a communicator being set up: TensorRT-LLM's NCCL communicator, NVSHMEM's bootstrap and
+        # initialisation (DeepEP's buffers)
+        r"|\bcreateComm\b|\bnvshmem\w* initialization failed\b"
+        r"|/nvshmem\w*/src/(?:modules/bootstrap|host/init)/"  # (its source tree, any name)
+        # c10d's client socket connecting to the process group's store (TCPStore)
+        r"|\bclient socket has timed out after \S+ while trying to connect to\b"
+        r"|\bconnect\(\) timed out\. Original timeout was\b"  # (its older wording)
+        # and its server socket (the store itself, on the master port) that cannot be opened
+        r"|\bserver socket has failed to (?:bind|listen)\b"
+        # (or a server's own listener: "could not bind to address: 0.0.0.0:8000", "failed to
+        # bind to 0.0.0.0:8000"; a server binds its port once, as it starts)
+        r"|\b(?:could not|couldn't|cannot|failed to|unable to) (?:bind|listen)(?: to| on)? "
+        r"(?:address:? )?[\w.\-\[\]:]+:\d+\b"
+        # torch_xla's first rendezvous of the spawned processes ("Failed to meet rendezvous
+        # 'init'")
+        r"|\bFailed to meet rendezvous 'init'"
+        # torchelastic's rendezvous of the nodes, which it runs before it starts its workers
+        # ("RendezvousTimeoutError", "RendezvousConnectionError", "RendezvousClosedError")
+        r"|\bRendezvous\w*Error\b"
+        # Lightning checking the Trainer's settings as it is built (its accelerator, its devices)
+        r"|\bMisconfigurationException\b"
+        # a distributed runtime reaching the services it coordinates through as it starts
+        # (Dynamo's etcd and NATS)
+        r"|\bFailed to connect to (?:the )?(?:etcd|NATS|nats|Redis|redis)\b"
+        # CUDA finding no device: the first thing a process does with CUDA
+        r"|\bno CUDA-capable device is detected\b"
+        # a server that could not be started (its model server, inference server)
+        r"|(?i:\bfailed to start (?:the )?(?:model |inference )?server\b)"
+        # (or a worker, a daemon, a service, restarted too: dask's nanny "Failed to restart
+        # worker after its process exited", hivemind's "Daemon failed to start"; a server being
+        # set up: "Error initialising basecall server"; Ray's dashboard, started with its cluster)
+        # (or a plugin or a container: Kubernetes' device plugin, pyxis' "couldn't start
+        # container")
+        r"|(?i:\b(?:failed to|could not|couldn't|unable to) (?:re)?start (?:the )?(?:\w+ ){0,2}"
+        r"(?:worker|daemon|service|dashboard|plugin|container)\b"
+        r"|\b(?:server|worker|daemon|service|container) "
+        r"(?:failed to start|(?:start|create) failed)\b"
+        # (or says it cannot: vLLM's "vLLM engine cannot start without GPU")
+        r"|\b(?:engine|server|worker) (?:cannot|can't|could not) start\b"
+        # (Ray's placement group for an engine's workers, made as the engine starts: "Waiting for
+        # creating a placement group of specs for 30 seconds")
+        r"|\bcreating a placement group\b"
+        r"|\berror initiali[sz]ing (?:the )?(?:\w+ )?server\b"
+        # the devices queried through NVML as a program picks its GPUs ("Failed to query NVML
+        # device info: ...")
+        # (or set up as it starts: "Failed to initialize NVML: ...", "Cannot init NVML library")
+        r"|\bfailed to (?:query|initiali[sz]e) NVML\b(?!: Unknown Error)|\bcannot init NVML\b)"
+        # an error said to have happened while a session or a backend initialised
+        r"|(?i:\b(?:exception|error|failure) during initiali[sz]ation\b)"
+        # (or its set-up: "Error in Dynamo component setup: ...")
+        r"|(?i:\b(?:exception|error|failure) (?:in|during) (?:the )?(?:[\w-]+ ){0,2}set-?up:)"
+        # a program's own initialisation said to have failed, as the whole message
+        # ("RuntimeError: Initialization failed. controller_init_state: ..."; not a kernel's
+        # "Initialization failed: Failed to set the allowed dynamic shared memory size")
+        r"|(?:^|: )Initiali[sz]ation failed(?:\.|$)"
+        # a rank fetching the communicator's id from the store (torch.distributed's first call);
+        # a JAX process registering with the coordination service of a multi-process run
+        r"|\bis setting up NCCL communicator\b|\bCoordinationService/RegisterTask\b"
+        # MediaPipe validating a task's graph as its engine is set up
+        r"|\bValidatedGraphConfig Initiali[sz]ation failed\b"
+        # Open MPI asking its collective components about a communicator being created
+        r"|\bmca_coll_\w+_comm_query\b"
+        # NCCL's bootstrap finding no network interface to use, its socket set-up failing
+        r"|\bBootstrap ?: no socket interface found\b|\bncclSocketInit: "
+        # (or its socket that cannot connect to a peer's, after retrying: "socket.h:390 NCCL
+        # WARN Connect to 10.0.0.1<21724> failed : Connection refused")
+        r"|\bNCCL WARN Connect to\b"
+        r"|\bWait_for_all_tasks_to_register\b"  # (the barrier of that registration)
+        # vLLM's check of which ranks share a node, run while its distributed environment is
+        # set up
+        r"|\bis_in_the_same_node\b"
+        # the container runtime refusing to start a container: its program never started
+        # (like Docker finding no NVIDIA runtime, round 14)
+        r"|\bnvidia-container-cli: |\bOCI runtime create failed\b"
+        # (or the Docker daemon refusing the run itself: an image it cannot pull, a device it
+        # cannot give)
+        r"|^docker: Error response from daemon: "
+        # NCCL's own record of a warning raised in its initialisation or bootstrap, its
+        # function or file named before the level ("ofi_init:700 NCCL WARN ...", "init.cc:1203
+        # NCCL WARN ...")
+        r"|\b(?:\w+_)?(?:init|bootstrap)\w*(?:\.cc)?:\d+ NCCL WARN\b"
+        # a Ray actor that failed as it was created (its constructor: a worker being set up)
+        r"|\berror raised in its creation task\b"
+        # Android's framework failing to start an app's activity (the app starting up)
+        r"|\bUnable to start activity ComponentInfo\{",
+        "startup",
+    ),
+)
+PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), stage) for pattern, stage in _PHRASES
+)
+#: The phrase of a request answered with an error. A server answers so whatever failed while it
+#: served the request (Ollama loads a model for the request that asks for it), so it tells the
+#: stage only when no other error line does.
+ANSWERS = next(pattern for pattern, _ in PHRASES if pattern.pattern == _ANSWERED)
