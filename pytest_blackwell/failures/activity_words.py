@@ -28,6 +28,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bNew request\b.{0,80}?\breceived\b"
         r"|\bRunning: [1-9]\d* reqs?\b|generation throughput: (?:[1-9]|0\.\d*[1-9])"
         r"|\b(?:Decode|Prefill) batch\b|\bStep function failed\b|\bDumping scheduler\b"
+        # a request named by its OpenAI-style id ("for request cmpl-c583ae01a6a349e5...",
+        # "Reqid: chatcmpl-88db78d3..."): requests being handled
+        r"|\b(?:chat)?cmpl-[0-9a-f]{16,}"
         # an interactive chat waiting for or answering the user's input (LMDeploy's chat CLI)
         r"|\bdouble enter to end input\b"
         r"|(?i:(?:\bplease |^[>\s]*)(?:enter|type|input) (?:an? |the |your )?(?:\w+ )?"
@@ -164,6 +167,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|^ptxas info\s*: Compiling entry function\b"  # (ptxas -v, a kernel being compiled)
         # CMake's generated build compiling a source ("Building NVCC (Device) object ...")
         r"|\bBuilding (?:NVCC|CUDA|CXX|C|HIP)(?: \(Device\))? object\b"
+        # (or a makefile's echo of the source it compiles: "Compiling  common.cu > ../common.o")
+        r"|^\s*Compiling\s+\S+\.(?:cu|cpp|cc|cxx|c)\b"
         # Inductor's max-autotune benchmarking its kernel choices (a table per op, then a total)
         r"|\bAUTOTUNE (?:[a-z_]\w*\(|benchmarking takes)"
         # TensorRT's builder choosing kernels: tactics are timed and picked only while it builds

@@ -29,8 +29,13 @@ from pytest_blackwell.failures.rule import Rule
 #: ``text -> (rule, detail)`` of the first rule matching ``text``, else ``None``.
 MatchFn = Callable[[str], "tuple[Rule, dict[str, Any]] | None"]
 
-#: A Rust panic's header since Rust 1.73: the location, with the message on the next line.
-_PANIC_AT = re.compile(r"\bpanicked at [^\s']+:\d+:\d+:$")
+#: Headers that name where a program stopped, with the message on the next line: a Rust panic's
+#: since Rust 1.73, a native abort at its source line that names only the kind of error (ggml's
+#: "ggml-cann.cpp:67: CANN error", then "CANN error: EZ9903: ... is not implemented").
+_PANIC_AT = re.compile(
+    r"\bpanicked at [^\s']+:\d+:\d+:$"
+    r"|\.(?:c|cc|cpp|cu|cuh|h|hpp):\d+: (?:[A-Za-z]\w* )?(?:error|Error|ERROR)$"
+)
 #: Lines after an exception line that may continue its wrapped message.
 MAX_WRAPPED = 3
 #: An exception's type with no message.
@@ -121,8 +126,9 @@ def wrapped_cause(
     """``said`` (an error line no rule knew) read again with ``line``, the rest of its message
     wrapped onto the next line, when together they name a known cause; else ``None``.
 
-    A Rust panic's header names only where it panicked: the next line is its message, whatever
-    it looks like, and is read with it even when no rule knows it (its words may still tell)."""
+    A Rust panic's header names only where it panicked (a native abort's, where it stopped and
+    the kind of error): the next line is its message, whatever it looks like, and is read with it
+    even when no rule knows it (its words may still tell)."""
     if said is None or said.rank != LEVEL_ONLY or said.line != lineno - 1:
         return None
     panic = _PANIC_AT.search(said.text) is not None and bool(line.text.strip())

@@ -24,6 +24,10 @@ SHORTAGE = (
     r"|\bmemory (?:is )?(?:exhausted|insufficient)\b"
     r"|\bexceeds? (?:the )?(?:available|free|total) (?:\w+ ){0,2}memory\b"
     r"|\bmore (?:\w+ ){0,2}memory\b.{0,40}?\bthan (?:is |are )?(?:available|free)\b"
+    # (a size asked for, then what is left: "allocating memory for tmp_v with size 536346624
+    # ..., but only 413138944 bytes available")
+    r"|\bbut only [\d.,]+ ?(?:[KMGT]i?B|bytes)\b (?:of (?:\w+ )?memory )?(?:are |is )?"
+    r"(?:available|free|left)\b"
     r"|ERROR_OUT_OF_(?:DEVICE_|HOST_)?MEMORY|\bRESOURCE_EXHAUSTED\b"
 )
 #: What a GPU architecture, a compiled target or a device is called in refusals.
@@ -143,6 +147,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"(?! with error code\b|, code=exited\b)"
             # (a worker of a pool: "A process in the process pool was terminated abruptly")
             r"|\bterminated abruptly\b"
+            # (a server's loop that gave up: "Scheduler terminated after 3 consecutive errors")
+            r"|\bterminated after \d+ (?:consecutive )?(?:errors|failures)\b"
             # a server or backend process gone: the connection to it ends (Go's "EOF")
             r"|\b(?:rpc error|server|backend|Post|Get)\b.{0,100}?(?::|\bfrom server) EOF\b"
             r"|\bconnection (?:reset|refused|closed) by (?:the )?(?:remote |peer|server)"
@@ -236,8 +242,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "dispatch_failure",
         (
-            r"\bno (?:suitable |compatible |valid |matching )?(?:kernel|implementation|algorithm"
-            r"|tactic)s? (?:found|available|exists?|for)\b"
+            r"\bno (?:suitable |compatible |valid |matching |available )?(?:[\w\-]+ )?"
+            r"(?:kernel|implementation|algorithm|tactic)s? (?:(?:is|are|was|were) )?"
+            r"(?:found|available|exists?|for)\b"
             r"|\bno suitable (?:kernel|implementation)s?\b"
             r"|\b(?:failed|unable|cannot|could not) (?:to )?dispatch\b|\bdispatch(?:ing)? failed\b"
             # TensorRT's builder: "Could not find any implementation for node ..."
@@ -375,7 +382,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # be built with paged context FMHA support")
             r"|\b(?:has|have) to be (?:built|set|enabled|configured|specified)\b"
             r"|\bnot a valid\b|\b(?:must|should) be (?:[<>]|one of|a |an |greater|less|between"
-            r"|divisible|positive|at least|at most)|\b(?:size|shape) mismatch\b"
+            r"|divisible|positive|at least|at most|smaller|larger|lower|higher|fewer)"
+            r"|\b(?:size|shape) mismatch\b"
             r"|\bmust divisible by\b"  # (as a kernel's check words it: "size_k must divisible by")
             # an argument the program requires, not given ("assert args.seq_length is not None")
             r"|\bassert (?:self\.)?args\.\w+ is not None\b"
@@ -420,6 +428,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # a value over the limit a setting allows ("The sum of prompt length (9351.0),
             # query length (0) should not exceed max_num_tokens (8192)")
             r"|\b(?:should|must|cannot|can't|can not) (?:not )?exceed (?:the )?(?:max\w*|limit)"
+            # (or said as a comparison: "Number of draft tokens (56) is larger than maximum
+            # number of draft tokens (0)")
+            r"|\b(?:is|are) (?:larger|greater|bigger|more) than (?:the )?max(?:imum)?\b"
             # (a request longer than the context: "The input is too long for the available
             # context length")
             r"|\btoo long for the (?:[\w']+ )?context\b",

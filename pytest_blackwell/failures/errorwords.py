@@ -12,6 +12,15 @@ from collections.abc import Reversible
 
 #: A shell's words for the signal a job died of (zsh's "[1]  2771 floating point exception  x").
 SIGNAL_DEATH = r"\bfloating point exception\b|\billegal hardware instruction\b|\bbus error\b"
+#: A line that starts with a C, C++ or CUDA source file and line and then a message (no column):
+#: how native programs abort or assert (ggml_abort's "ggml/src/ggml-backend.cpp:898: pre-allocated
+#: tensor ...", C's assert, glog's fatal records), not a compiler's warning or note. (A shell's job
+#: number may come first: "[1] f.cpp:9: ...".)
+SOURCE_ABORT = (
+    r"^(?:\[\d+\] )?(?:[A-Za-z]:)?(?:<[^<>\n]{1,40}>|[\w.\\/+\-])*"
+    r"\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp):\d+:\s*(?!(?:warning|note|remark|info|[Ii]n function)\b)"
+    r"[A-Za-z(]"
+)
 #: Literal strings found in (nearly) every error line; lines without any of them (and without a
 #: rule keyword or live stage marker) are skipped unless an error block is open.
 TRIGGERS: tuple[str, ...] = ("rror", "ERROR")
@@ -56,6 +65,13 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "object is not ",
     "UNAVAILABLE: ",  # a model status table's cell for a model that could not be loaded
     "\tat ",  # a JVM stack's frame, below the exception it belongs to
+    # a native program's abort at its source line (:data:`SOURCE_ABORT`)
+    ".c:",
+    ".cc:",
+    ".cpp:",
+    ".cu:",
+    ".cuh:",
+    ".h:",
     "Non-OK-status",  # XLA's status check, a fatal glog record behind a TensorFlow-style prefix
     # TensorFlow's C++ records at an error level ("2024-09-02 12:48:12.7: E tensorflow/x.cc:9]")
     ": E ",
@@ -180,6 +196,11 @@ ERRORISH = re.compile(
     r"|^Result = FAIL\b"
     # glog's (and absl's) report of a failed CHECK, its message line not in the paste
     r"|^\*\*\* Check failure stack trace: \*\*\*"
+    # a native program's abort or assert at its source line, the line starting with the file
+    # ("ggml/src/ggml-backend.cpp:537: GGML_ASSERT(...) failed", ggml_abort's "common.cuh:112:
+    # ggml was not compiled with any CUDA arch <= 750"): a source line and a message, no column,
+    # not a compiler's warning or note; a logger's record of that shape starts with its time
+    r"|(?:" + SOURCE_ABORT + r")"
     # ComfyUI's report of a node that raised, the exception's message after it
     r"|^!!! Exception during processing !!!"
 )
@@ -249,6 +270,9 @@ ASIDE = re.compile(
     # (or the backend put in its place: "... on an unsupported architecture! Overriding blas
     # backend to hip")
     r"|\bOverriding (?:\w+ ){0,2}backend to\b"
+    # (or a choice made and its reason given: TGI's "Forcing attention to 'flashdecoding'
+    # because head dim is not supported by flashinfer")
+    r"|\b(?:Forcing|Switching|Defaulting|Setting) (?:\w+ ){0,3}to \S+ because\b"
     # a mismatch the library checked and tolerates (DeepSpeed's CUDA versions)
     r"|\baccepting this combination\b"
     # a default taken and its cost foretold ("Using default W8A8 Block FP8 kernel config.
@@ -327,6 +351,12 @@ def is_quiet(text: str, level: str) -> bool:
     return level in QUIET_LEVELS or (not level and _QUIET_WORD.search(text) is not None)
 
 
+#: A frame of the stack that glog's (absl's) failure signal handler prints below its "*** SIGSEGV
+#: received ***" line ("PC: @     0x7f3e  (unknown)  raise", "@ ... and at least 2 more frames"),
+#: at the error level of the record it was written in (Ray's): part of that crash, no error itself.
+_SIGNAL_HANDLER_FRAME = re.compile(r"\s*(?:PC: )?@\s+(?:0x[0-9a-fA-F]+\s|\.\.\. and at least)")
+
+
 def says_error(text: str, level: str) -> bool:
     """Whether a line no rule knows is still an error (``unknown``, never "no failure").
 
@@ -334,7 +364,7 @@ def says_error(text: str, level: str) -> bool:
     level, any shape of an error does (:data:`ERRORISH`) unless the line is routine
     (:data:`BENIGN`).
     """
-    if not text.strip():
+    if not text.strip() or _SIGNAL_HANDLER_FRAME.match(text):
         return False
     if level in ERROR_LEVELS:
         return True

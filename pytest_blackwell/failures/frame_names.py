@@ -229,12 +229,14 @@ CONTEXTUAL: dict[str, str] = {
     "event_loop_normal": "execute",
     "event_loop_overlap": "execute",
     "run_event_loop": "execute",  # (SGLang's scheduler entering the one of the two it runs)
+    "event_loop": "execute",  # (SGLang's diffusion scheduler: one loop for both)
     "add_one_req": "execute",  # SGLang's scheduler admitting a request into a prefill batch
     "_executor_loop": "execute",
     "_forward_step": "execute",
     "generate": "execute",
     "output_handler": "execute",
     "create_chat_completion": "execute",
+    "create_messages": "execute",  # (the Anthropic-style messages endpoint of vLLM's server)
     "create_completion": "execute",
     "engine_step": "execute",
     "step_async": "execute",

@@ -219,6 +219,8 @@ def frame_segments(lines: Iterable[str]) -> list[list[Frame]]:
             frame = Frame(frame.path, callee)  # "in determine_avail" cut: the call above says
         elif not newest_first and frame.func == "__init__" and callee[:1].isupper():
             frame = Frame(frame.path, frame.func, callee)
+        elif not newest_first and frame.func == "__init__" and _known(callee):
+            frame = Frame(frame.path, callee)  # a class called by a known name: executor_class()
         callee, expect_source = "", not newest_first
         if newest_first:
             segments[-1].insert(0, frame)
@@ -294,9 +296,13 @@ _MODEL_CLASS = re.compile(
 )
 
 
-#: Functions named for setting up the collectives' communicators ("_func_init_nccl",
-#: "init_nccl_comm", "nccl_init"): a distributed program's start.
-_COMMS_SETUP = re.compile(r"(?:^|_)(?:init_nccl|nccl_init|init_comms?|init_communicators?)(?:_|$)")
+#: Functions named for setting up the collectives' communicators or the process group
+#: ("_func_init_nccl", "init_nccl_comm", "nccl_init", fairseq's "distributed_init", DeepSpeed's
+#: "init_distributed", "setup_distributed"): a distributed program's start.
+_COMMS_SETUP = re.compile(
+    r"(?:^|_)(?:init_nccl|nccl_init|init_comms?|init_communicators?|distributed_init"
+    r"|init_distributed|init_dist|setup_distributed|dist_init)(?:_|$)"
+)
 #: Classes whose construction sets a communicator up between the ranks (vLLM's
 #: ``PyNcclCommunicator``, ``CustomAllreduce``, a ``ProcessGroupNCCL``): distributed start-up.
 _COMMUNICATOR_CLASS = re.compile(

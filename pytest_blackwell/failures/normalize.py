@@ -144,6 +144,9 @@ _ENTITIES = (("&gt;", ">"), ("&lt;", "<"), ("&quot;", '"'), ("&#39;", "'"), ("&a
 _RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+|default\d+|[A-Za-z][\w.\-]*:\d+)\]:\s?")
 # Open MPI's output tags (mpirun --tag-output): "[1,0]<stderr>:" (job, rank, stream)
 _MPI_TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:\s?")
+# A Python logger's source location left alone at the start of a line, the level and time before
+# it cut by the paste ("[multiproc_executor.py:671]   File ..."): the record's text follows.
+_SOURCE_TAG = re.compile(r"^\[[\w.\-]+\.py:\d+\] ")
 # A deployment's own label in front of a record header: "[vllm]: [rank0]: ...", "[Stage-1] ERROR
 # 01-29 ...", kubectl's "[pod/name/container] (Worker pid=3) ...";
 _LABEL = re.compile(
@@ -350,6 +353,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
             _PROC_TAG,
             _RANK_TAG,
             _MPI_TAG,
+            _SOURCE_TAG,
             _PROGRESS,
         ):
             m = rx.match(text)

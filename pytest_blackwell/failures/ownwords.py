@@ -64,7 +64,30 @@ def own_words(text: str, traceback: Sequence[str]) -> list[str]:
             return [text, shown[-1].split("  #", 1)[0]]  # (not a comment after it)
     if heads_its_message(text) or _SIGNATURE_END.search(text):
         at = next((i for i, line in enumerate(traceback) if line == text), None)
-        rest = None if at is None else next((t for t in traceback[at + 1 :] if t.strip()), None)
-        if rest is not None:
-            return [text, rest]
+        below = [] if at is None else _message_lines(traceback[at + 1 :])
+        if below:
+            return [text, " ".join(below)]
     return [text]
+
+
+#: How many indented lines below its heading a message may run on (FlashInfer's "Buffer
+#: overflow when allocating memory for tmp_v" / "with size 536346624 and alignment 16," / "but
+#: only 413138944 bytes available in AlignedAllocator.").
+_MESSAGE_LINES = 4
+
+
+def _message_lines(after: Sequence[str]) -> list[str]:
+    """The message below a heading: the first line with words, and when it is indented the lines
+    right after it indented as it is (one message wrapped over a few lines)."""
+    first = next((i for i, line in enumerate(after) if line.strip()), None)
+    if first is None:
+        return []
+    head = after[first]
+    indent = head[: len(head) - len(head.lstrip())]
+    lines = [head.strip()]
+    if indent:
+        for line in after[first + 1 : first + _MESSAGE_LINES]:
+            if not line.startswith(indent) or not line.strip() or line[len(indent)] in " \t":
+                break
+            lines.append(line.strip())
+    return lines

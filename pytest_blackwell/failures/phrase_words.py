@@ -38,7 +38,7 @@ MODEL_NOT_LOADED = r"\bmodel (?:failed to load|could not be loaded|loading faile
 
 _PHRASES: tuple[tuple[str, str], ...] = (
     (
-        r"(?i)capture cuda ?graph|cuda ?graph capture|capturing cuda ?graph|cuda ?graph warm ?up"
+        r"(?i)capture cuda ?graph|cuda ?graph capture\b|capturing cuda ?graph|cuda ?graph warm ?up"
         r"|\bgraph capture failed\b|\bcuda ?graph preparation\b"
         # the CUDA graph API itself: a graph being captured or instantiated
         r"|(?-i:\bcu(?:da)?(?:Graph[A-Z]|StreamBeginCapture|StreamEndCapture)\w*)",
@@ -144,6 +144,18 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # cannot be started, or the program does not compile
         r"|\bError launching (?:the )?(?:CUDA |HIP |OpenCL )?compiler\b"
         r"|\bError compiling program\b"
+        # a GPU program built from source at run time by its driver ("TVMError: OpenCL build
+        # error for device=0x6fc6718ae0", the reason on the next line)
+        r"|\b(?:OpenCL|Metal|Vulkan) (?:program )?build (?:error|failed)\b"
+        # torch's extension builder finding a toolkit of another CUDA version than torch's ("The
+        # detected CUDA version (12.4) mismatches the version that was used to compile PyTorch")
+        r"|\bdetected CUDA version \([\d.]+\) mismatches the version that was used to compile\b"
+        # a compiler's diagnostic on a source line, as nvcc's front end and MSVC write it
+        # ("common.cu(542): error: identifier ... is undefined", "x.cpp(12): error C2065")
+        r"|^\S+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp)\(\d+\): (?:catastrophic )?error\b"
+        # Triton's frontend refusing a kernel's source, its position first and the kernel's
+        # source below, also relayed without its type ("Worker failed with error 'at 1:0:")
+        r"|(?:\bCompilationError|\berror)\W{0,3}at \d+:\d+:\s*$"
         # Dynamo's advice, printed only under an error raised while it compiles a frame
         r"|\btorch\._dynamo\.config\.suppress_errors\b"
         # an exception of Dynamo's own, raised only while it traces or compiles a frame

@@ -42,11 +42,13 @@ def phrase_stage(lines: Sequence[str]) -> tuple[str, str] | None:
     for text in lines:
         for pattern, stage in PHRASES:
             m = pattern.search(text)
-            if m is not None:
-                (answered if pattern is ANSWERS else found).append(
-                    (stage, f"phrase {m.group(0)!r}")
-                )
-                break
+            if m is None:
+                continue
+            if pattern is ANSWERS:  # (the answer may relay what failed, said on the same line)
+                answered.append((stage, f"phrase {m.group(0)!r}"))
+                continue
+            found.append((stage, f"phrase {m.group(0)!r}"))
+            break
     found = found or answered
     if not found:
         return None

@@ -57,7 +57,10 @@ CAUSES: tuple[Rule, ...] = (
        # CUDA's number for it, after its CUDA error words ("Error code 700", "CUDA error = 700")
        # (or by its number before CUDA 10.1, 77: "details: CUDA error 77", FAISS' check)
        r"|(?i:\bcuda\b.{0,80}?\berror(?: code)?[ :=(#]*(?:700|77)\b"
-       r"|\berror code[ :=(]*700\b.{0,120}?\bcuda\b)"
+       r"|\berror code[ :=(]*700\b.{0,120}?\bcuda\b"
+       # (or a stream synchronize that returned it: TensorRT's Myelin, "Final synchronize failed
+       # (700)"; the sticky error of a kernel surfaces at the next synchronize)
+       r"|\bsynchroni[sz]e failed\W{0,3}(?:with (?:error )?(?:code )?)?\(?700\b)"
        r"|CUDA Exception: Warp (?:Out-of-range|Illegal|Misaligned) Address"
        r"|cudaErrorIllegalAddress|hipErrorIllegalAddress"
        # the driver API's description of it (cuda.h), and its name in .NET bindings (CUResult)
@@ -120,7 +123,11 @@ CAUSES: tuple[Rule, ...] = (
        r"|(?i:(?:cannot|can't|not (?:allowed|permitted|supported)|unsupported)\b[^.]{0,80}?"
        r"\b(?:during|while|when) (?:the )?(?:cuda ?)?(?:graph|stream) (?:is )?captur)"
        # the CUDA graph API call that failed, as ggml prints it under its "CUDA error: ..."
-       r"|^\s*cuda(?:Graph\w+|Stream(?:Begin|End)Capture\w*)\(",
+       r"|^\s*cuda(?:Graph\w+|Stream(?:Begin|End)Capture\w*)\("
+       # (or quoted in a check's report of the call: 'CUDA RT call "cudaGraphInstantiate(&g,
+       # graph, 0)" in line 142 of file test.cpp failed with invalid argument')
+       r"|[\"'`](?:cuda|hip)(?:Graph\w+|Stream(?:Begin|End)Capture\w*)\([^\"'`]{0,200}\)[\"'`]"
+       r".{0,80}?\bfailed\b",
        stage_hint="graph_capture"),
     # --- KV cache budget --------------------------------------------------------------------------
     rule("kv_no_memory", "kv_cache_oom", r"No available memory for the cache blocks",

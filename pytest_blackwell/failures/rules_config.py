@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pytest_blackwell.failures.rule import QUIET, Rule, rule
 
-#: The last part of a checkpoint tensor's name: a weight, a scale, a bias or a quantizer's
-#: tensor ("w13_weight", "weight_scale", "k_scale", "qweight", "g_idx", "qzeros", bitsandbytes'
-#: "weight.absmax").
-_TENSOR = r"\w*(?:weight|scale|bias|g_idx|zeros|absmax|quant_map|quant_state)\w*"
+#: The last part of a checkpoint tensor's name: a weight, a scale, a bias, a quantizer's tensor
+#: ("w13_weight", "weight_scale", "k_scale", "qweight", "g_idx", "qzeros", bitsandbytes'
+#: "weight.absmax") or a LoRA adapter's matrix ("lora_A").
+_TENSOR = r"\w*(?:weight|scale|bias|g_idx|zeros|absmax|quant_map|quant_state|lora_[AB])\w*"
 
 # fmt: off
 #: Configurations and model files rejected, tried after the other known causes.

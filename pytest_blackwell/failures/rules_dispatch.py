@@ -58,8 +58,9 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        r"|(?i:\b(?:cuda|hip) error[ :=(#]*98\b)"
        # rocBLAS without the kernel library of this GPU's architecture
        r"|\bTensileLibrary\S*.{0,120}?\bfor GPU arch\b"
-       # (or its kernel library that cannot be read at all: the one of this architecture)
-       r"|\b(?i:rocblas(?:lt)? error): (?:Cannot read|Could not load) .{0,200}?TensileLibrary"
+       # (or its kernel library that cannot be read at all: the one of this architecture; also
+       # with a console's stream tag glued before it: "stderrrocblaslt error: Cannot read")
+       r"|(?i:rocblas(?:lt)? error): (?:Cannot read|Could not load) .{0,200}?TensileLibrary"
        # cuBLASLt finding no algorithm for this GEMM (an FP8 layout on a GPU without one)
        r"|cublasLtMatmulAlgoGetHeuristic\b.{0,400}?\bfailed"
        r"|CUDNN_STATUS_NOT_SUPPORTED"
@@ -256,7 +257,11 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        r"(?: V\d)?(?: (?:attention )?backend)?\b[^.:]{0,60}?"
        r"(?:\bdoes(?: not|n't) (?:yet )?support\b|\bis not (?:yet )?supported\b"
        r"|\bnot (?:yet )?supported\b"
-       r"|\bno(?:t(?: s\w*)?)?\s*$)"),
+       r"|\bno(?:t(?: s\w*)?)?\s*$)"
+       # (or the backend named after what it refuses: "attn_mask is not supported for
+       # flash-attn 2")
+       r"|\b(?:is|are) not (?:yet )?supported (?:for|by|with|in) (?:the )?"
+       r"(?i:flash[-_ ]?attn(?:ention)?|flashinfer|xformers|flexattention|cutlass|trtllm)\b"),
     # (not CUDA failing as torch counts the devices: no kernel is looked up there, the runtime
     # cannot use the driver, ``device_count_failed``)
     rule("symbol_not_in_binary", "dispatch_failure",

@@ -104,8 +104,12 @@ LATE_RULES: tuple[Rule, ...] = (
        # DistBackendError): ...")
        r"|\bDistBackendError\b" + _STORE_TIMEOUT +
        # NVSHMEM (DeepEP's transport): its source naming a failed status, its own init failure
-       r"|/nvshmem/src/\S+:\d+: (?:non-zero status|NULL value)|nvshmem\w* initialization failed"
+       r"|/nvshmem\w*/src/\S+:\d+: (?:non-zero status|NULL value)|nvshmem\w* initialization failed"
        r"|(?:^|: )(?:Test )?NCCL failure \S+:\d+"
+       # (or with NCCL's own string for the result: "NCCL failure: unhandled cuda error in f.cu
+       # at line: 86", a program's check of an NCCL call)
+       r"|\bNCCL failure: (?:unhandled (?:cuda|system) error|internal error|invalid (?:argument"
+       r"|usage)|remote process exited)"
        r"|watchdog got stuck for \d+ seconds without making progress"
        # NCCL's own error strings, as another library prints them ("CUDA error: unhandled cuda
        # error (run with NCCL_DEBUG=INFO for details)" from a ncclGroupEnd it checked)
@@ -298,9 +302,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|^Windows fatal exception: (?P<signal__11>access violation|stack overflow"
        r"|illegal instruction|int divide by zero)"
        # ctypes on Windows: a native call that crashed, raised as OSError ("exception: access
-       # violation reading 0x0000000000000000")
+       # violation reading 0x0000000000000000"; also its message printed alone, an address after)
        r"|\bOSError: exception: (?P<signal__15>access violation|stack overflow"
        r"|illegal instruction|integer divide by zero)\b"
+       r"|^exception: (?P<signal__31>access violation) (?:reading|writing|executing) 0x"
        # (or as the crash's status, signed: "OSError: [WinError -1073741795] Windows Error
        # 0xc000001d", an illegal instruction; 0xC0000000 and above)
        r"|\b[Oo][Ss]Error: \[WinError (?P<exit_code__3>-107374\d{4})\]"
@@ -337,6 +342,10 @@ LATE_RULES: tuple[Rule, ...] = (
        # (whisper-stream) of user 1000 dumped core.")
        r"|^\s*Signal: (?P<signal__30>\d+) \((?:SEGV|ABRT|BUS|ILL|FPE|TRAP|SYS)\)\s*$"
        r"|\bProcess \d+ \([^)]{1,80}\) of user \d+ dumped core\b"
+       # Open MPI's signal handler, under "[host:2001] *** Process received signal ***": the
+       # signal's name, then its number ("[host:02001] Signal: Aborted (6)")
+       r"|^(?:\[[\w.\-]+:\d+\] )?Signal: (?P<signal__32>Segmentation fault|Aborted|Bus error"
+       r"|Illegal instruction|Floating point exception) \(\d+\)\s*$"
        # a notebook's kernel process gone, as the notebook reports it (Colab's "Your session
        # crashed", Jupyter's "The kernel appears to have died. It will restart automatically.")
        r"|\bYour session crashed\b|\b[Kk]ernel (?:for \S+ )?appears to have died\b"

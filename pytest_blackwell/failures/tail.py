@@ -23,7 +23,7 @@ from pytest_blackwell.failures.candidates import (
     Candidate,
 )
 from pytest_blackwell.failures.cues import cue_category
-from pytest_blackwell.failures.errorwords import ASIDE, BENIGN, is_quiet
+from pytest_blackwell.failures.errorwords import ASIDE, BENIGN, SOURCE_ABORT, is_quiet
 from pytest_blackwell.failures.frame_words import THREAD_DUMP
 from pytest_blackwell.failures.lineshapes import is_flat_source, is_frame, is_header
 from pytest_blackwell.failures.native_stacks import DEBUGGER_FRAME, DEBUGGER_NOISE
@@ -33,11 +33,8 @@ from pytest_blackwell.failures.phrase_words import MODEL_NOT_LOADED
 #: How many of the last lines a failure without any error word may be on (see
 #: :func:`unmarked_error`): a pasted excerpt ends at its error.
 UNMARKED_LINES = 3
-#: A C or C++ program's last word naming its own source line (ggml's and glog's aborts:
-#: ``ggml/src/ggml-backend.cpp:898: pre-allocated tensor ...``), not a compiler's warning.
-_ABORT_AT = re.compile(
-    r"^(?:\[\d+\] )?\S+\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp):\d+:\s*(?!(?:warning|note|info)\b)[A-Za-z(]"
-)
+#: A C or C++ program's last word naming its own source line (ggml's and glog's aborts).
+_ABORT_AT = re.compile(SOURCE_ABORT)
 
 #: The start of a line cut short, which no exception line is: an indented piece or a lone
 #: bracket or punctuation ("  Fil", "(").
