@@ -21,6 +21,7 @@ from typing import TypeGuard
 
 from pytest_blackwell.failures.activity_words import ACTIVITY, BAR_BLOCKS
 from pytest_blackwell.failures.candidates import RING_LINES
+from pytest_blackwell.failures.lineshapes import IPYTHON_ARROW, IPYTHON_CONTEXT
 from pytest_blackwell.failures.normalize import logical_lines
 from pytest_blackwell.failures.stages import later_stage
 
@@ -150,6 +151,9 @@ def activity_stage(
         else:
             glued = ""
         lines.append(text)
+    if any(IPYTHON_ARROW.match(text) for text in lines):
+        # IPython's numbered lines around the arrowed one were shown, not run
+        lines = [text for text in lines if not IPYTHON_CONTEXT.match(text)]
     for text in reversed(lines):
         found = _line_activity(text, patterns)
         if found is not None:

@@ -336,6 +336,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # Rockchip's RKNN examples; "Initializing runtime...")
         r"|(?i:^\W*init(?:iali[sz]e|iali[sz]ing)? (?:the )?runtime(?: environment)?\W*$)"
         r"|\bsystemd\[\d+\]: Starting .{2,80}\.\.\.$"  # (systemd starting a unit: "Starting ...")
+        # a program announcing its own start by its name ("Starting SD.Next", "Starting ComfyUI")
+        r"|^\W*Starting [A-Z][\w.]*(?:-[A-Za-z][\w.]*)?\s*(?:\.\.\.|…)?\s*$"
         # Ray reporting an actor that died in its constructor (the worker being set up), above
         # the traceback of the error it died of
         r"|\berror raised in its creation task\b",

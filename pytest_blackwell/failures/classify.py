@@ -271,8 +271,8 @@ class StreamClassifier:
             if says_error(line.text, line.level):
                 detail = {"process": process_name(line.tag)} if line.tag else {}
                 # (a printed line whose message is below it; a logger's record at an error level
-                # stands alone, records of their own follow)
-                below = not line.level and heads_its_message(line.text)
+                # takes only a line of no record of its own: see ``message_below``)
+                below = heads_its_message(line.text)
                 return Candidate(
                     LEVEL_ONLY,
                     "unknown",

@@ -149,8 +149,8 @@ def message_below(said: Candidate | None, lineno: int, line: LogicalLine) -> Can
     """``said`` (a printed error line that ends in a colon, ``message_below``) with ``line``, the
     next line (after one blank line at most), kept as its message for its words; else ``None``.
     The line is still read for itself: it may be an error of its own."""
-    if said is None or not said.message_below or not line.text.strip():
-        return None
+    if said is None or not said.message_below or not line.text.strip() or line.level:
+        return None  # (a logger's record of its own is no message of the line above)
     # (any other line in between has been read as the message already)
     if lineno - said.line not in (1, 2):
         return None

@@ -20,7 +20,7 @@ SHORTAGE = (
     r"|\b(?:allocation|malloc)\b.{0,60}?\b(?:failed|failure|error)\b"
     # (the failure named first: "error when allocating memory or building DAG")
     r"|\b(?:error|failure|failed) (?:when |while )?(?:allocating|reserving) (?:\w+ ){0,2}memory\b"
-    r"|\b(?:insufficient|not enough) (?:\w+ ){0,2}(?:memory|v?ram)\b"
+    r"|\b(?:insufficient|unsufficient|not enough) (?:\w+ ){0,2}(?:memory|v?ram)\b"
     r"|\bmemory (?:is )?(?:exhausted|insufficient)\b"
     r"|\bexceeds? (?:the )?(?:available|free|total) (?:\w+ ){0,2}memory\b"
     r"|\bmore (?:\w+ ){0,2}memory\b.{0,40}?\bthan (?:is |are )?(?:available|free)\b"
@@ -36,6 +36,7 @@ _ARCH = (
     r"|\bgfx\d{3,4}\w*|\b(?:Blackwell|Hopper|Ampere|Lovelace|Turing|Volta|Pascal)\b"
     r"|\bAscend ?\d{3}\w*"  # (Huawei's NPUs, as CANN names them: "Ascend910B")
     r"|\b(?:this|your|the current|current) (?:GPU|device|architecture|arch|hardware|platform)\b"
+    r"(?<!request the support for this architecture)"  # (a model's, in transformers' words)
     r"|\bCUDA capabilit(?:y|ies)\b|\b\d\.\d capability\b|\bcapability \d\.\d\b"
     r"|\bcompute cap \d+\b"  # (as Rust's candle names it: "Runtime compute cap 52")
     # (as an integer, vLLM's and FlashInfer's: "with capability 120", "min_capability = 70")
@@ -384,7 +385,13 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bnot a valid\b|\b(?:must|should) be (?:[<>]|one of|a |an |greater|less|between"
             r"|divisible|positive|at least|at most|smaller|larger|lower|higher|fewer)"
             r"|\b(?:size|shape) mismatch\b"
+            # (torch's words for it: "The expanded size of the tensor (3840) must match the
+            # existing size (4080) at non-singleton dimension 1")
+            r"|\bmust match the existing size\b"
             r"|\bmust divisible by\b"  # (as a kernel's check words it: "size_k must divisible by")
+            # a key a configuration must hold, asserted ("assert \"factor\" in rope_scaling")
+            r"|\bassert ['\"][\w.\-]+['\"] in (?:self\.)?\w*(?:config|cfg|scaling|args|kwargs"
+            r"|params|options|settings)\w*\b"
             # an argument the program requires, not given ("assert args.seq_length is not None")
             r"|\bassert (?:self\.)?args\.\w+ is not None\b"
             # an assertion that two shapes are the same ("assert param.shape == loaded.shape")

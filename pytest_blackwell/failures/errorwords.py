@@ -238,7 +238,8 @@ BENIGN = re.compile(
 
 #: Python's warnings of kinds that never stop a program (a library's UserWarning may name a real
 #: problem, such as a GPU the installed torch has no kernels for, so it is read).
-_HARMLESS_WARNING = r"^\S+:\d+: (?:Runtime|Deprecation|PendingDeprecation|Future|Resource)Warning: "
+_HARMLESS_KINDS = r"(?:Runtime|Deprecation|PendingDeprecation|Future|Resource)Warning: "
+_HARMLESS_WARNING = r"^\S+:\d+: " + _HARMLESS_KINDS
 #: Host memory that could not be pinned: an optimisation given up, ggml and others go on without
 #: it ("ggml_vulkan: Failed to allocate pinned memory (... ErrorOutOfDeviceMemory)").
 #: (Triton server's "Unable to allocate pinned system memory, pinned memory pool will not be
@@ -273,6 +274,10 @@ ASIDE = re.compile(
     # (or a choice made and its reason given: TGI's "Forcing attention to 'flashdecoding'
     # because head dim is not supported by flashinfer")
     r"|\b(?:Forcing|Switching|Defaulting|Setting) (?:\w+ ){0,3}to \S+ because\b"
+    # a report of what is available, an error kept as the reason a part is not ("Found
+    # comfy_kitchen backend triton: {'available': False, ..., 'unavailable_reason': \"ImportError:
+    # No module named 'triton'\"}"): the program goes on without it
+    r"|['\"]unavailable_reason['\"]\s*:"
     # a mismatch the library checked and tolerates (DeepSpeed's CUDA versions)
     r"|\baccepting this combination\b"
     # a default taken and its cost foretold ("Using default W8A8 Block FP8 kernel config.
@@ -306,7 +311,7 @@ ASIDE = re.compile(
 )
 #: Such a warning whose message goes on past a colon: the next line is the rest of the message
 #: ("RuntimeWarning: Failed to read commit hash:" then "No module named 'x._version'").
-_ASIDE_GOES_ON = re.compile(_HARMLESS_WARNING + r".*:\s*$")
+_ASIDE_GOES_ON = re.compile(r"(?:^|\s)\S+:\d+\)?: " + _HARMLESS_KINDS + r".*:\s*$")
 #: The same notice on a line of its own ("ggml_vulkan: Failed to allocate pinned memory."), its
 #: out-of-memory detail on the next.
 _PINNED_NOTICE = re.compile(_PINNED + r"\.?\s*$")
@@ -325,7 +330,9 @@ def is_aside(text: str, lineno: int, recent: Reversible[tuple[int, str]]) -> boo
         return True  # the source line Python's warnings module shows under its warning
     if _PINNED_NOTICE.search(before) and _OUT_OF_MEMORY.search(text):
         return True  # the detail of host memory that could not be pinned (ggml's Vulkan backend)
-    return _ASIDE_GOES_ON.match(before.strip()) is not None
+    # (the line above as printed: a process tag or an editor's link around the source may be
+    # before the warning's kind)
+    return _ASIDE_GOES_ON.search(before.strip()) is not None
 
 
 #: A warning as Python's warnings module prints it (the source line it warned at follows; also

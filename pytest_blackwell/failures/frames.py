@@ -331,6 +331,9 @@ _SETTINGS_MODULE = re.compile(
 #: "validate_args"): a program's start (not "_check_arguments", which an engine runs on each
 #: request's arguments too).
 _ARGS_FUNC = re.compile(r"^_?(?:get|parse|read|validate)_(?:\w+_)?(?:args|arguments|argv)$")
+#: Functions named for checking settings ("_get_and_verify_max_len", "verify_with_parallel_config",
+#: "validate_config"): in a settings module, the configuration is being checked.
+_CHECKS = re.compile(r"^_?(?:get_and_)?(?:verify|validate|check)(?:_\w+)?$")
 _BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|make|setup)_\w+)$")
 
 
@@ -373,6 +376,8 @@ def _named(frame: Frame) -> str | None:
         stage = "startup"  # a function named for reading the command line's arguments
     if stage is None and frame.func == "__post_init__" and _SETTINGS_MODULE.search(frame.path):
         stage = "startup"  # arguments or settings running their checks as they are built
+    if stage is None and _CHECKS.match(frame.func) and _SETTINGS_MODULE.search(frame.path):
+        stage = "startup"  # a settings module checking them (vLLM's _get_and_verify_max_len)
     if stage is None and frame.func == "__init__" and any(p in frame.path for p in MODEL_PATHS):
         stage = "loading"
     if stage is None and _MODEL_CLASS.search(frame.constructs):

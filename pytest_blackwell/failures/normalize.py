@@ -118,7 +118,7 @@ _OTHER_STAMP = re.compile(
     r"|\d{2,4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d[.,]?\d*(?:Z|[+-]\d\d:?\d\d)?(?::(?= ))?"
     # (a CI runner's "Nov 26 23:08:31 " alone, with no host or program after it)
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d(?= )"
-    r"|\d\d:\d\d:\d\d(?:[.,]\d+)?(?= ))\s?"
+    r"|\d\d:\d\d:\d\d(?:[.,\-]\d+)?(?= ))\s?"  # (SD.Next's "23:45:01-326615 ")
 )
 # A tqdm progress bar that an error was printed onto: "Processed prompts:  5%|▌ | 429/8535 [...] "
 # (or printed right against the bar's end: "... 0/2 [00:00<?, ?it/s]Killed", "...]loc(...): error")
@@ -225,7 +225,11 @@ _CHROMIUM_LEVEL = re.compile(
     r"^\s*\[\d+:\d+/\d+\.\d+:(?P<level>INFO|WARNING|ERROR|FATAL|VERBOSE)\d*:[^\]]{1,120}\]\s?"
 )
 # a level in brackets, padded to one width (stable-diffusion.cpp: "[WARN ] model.cpp:1 - ...")
-_PADDED_LEVEL = re.compile(r"^\[(?P<level>DEBUG|INFO|WARN|WARNING|ERROR|FATAL) *\] ")
+_PADDED_LEVEL = re.compile(
+    r"^\[(?P<level>DEBUG|INFO|WARN|WARNING|ERROR|FATAL) *\] "
+    # (or Rich's logging handler, the level padded to its column: "ERROR    Git: None")
+    r"|^(?P<rich>DEBUG|INFO|WARNING|ERROR|CRITICAL) {2,}(?=\S)"
+)
 # a level letter before the logger's tag (Rockchip's RKNN runtimes: "E RKNN: [08:48:14.826] ...",
 # "I rkllm: ...", "W init_runtime: ..."); the function's tag in front of a traceback it logs
 # line by line goes too ("E init_runtime: Traceback (most recent call last):", its frames and its
@@ -249,7 +253,7 @@ _LEVEL_NAMES = {
 # Places where a flattened paste had line breaks.
 _FLAT_SPLIT = re.compile(
     r"(?<=\S)\s+(?="
-    r"\((?:[A-Za-z][\w\-]*)(?: rank=\d+)? pid=\d+\)"
+    r"\((?:[A-Za-z][\w\-]*)(?: rank=\d+)? pid=\d+(?:, ip=[\d.]+)?\)"
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d"
     r"|\[\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d"
     # TensorFlow's C++ records ("2021-02-19 22:59:40.420862: I tensorflow/x.cc:983] ...")
@@ -310,6 +314,14 @@ _CARET_ANSI = re.compile(r"(?:\^\[|\u2190|#033|\bESC|\\(?:x1[bB]|u001[bB]|033))\
 # carries a reset code, so a bracketed "[5m]" in a message is left alone.
 _BARE_ANSI = re.compile(r"\[[0-9;]{1,12}m")
 _BARE_RESET = re.compile(r"\[0(?:;0)?m")
+# (or on a line that starts with one right before a process tag, its reset lost too: Ray's
+# "[36m(main_task pid=3523385) ValueError: ...")
+_BARE_LEAD = re.compile(r"^[`\s]*\[[0-9;]{1,12}m\(")
+# A markdown link a notebook or an editor made of a path (VS Code's "[/x/connections.py:8](
+# https://vscode-remote+...:8): RuntimeWarning: ..."): its text is what the program printed.
+_MD_LINK = re.compile(
+    r"\[([^\[\]\s]{0,400}[/\\][^\[\]\s]{0,400})\]\((?:https?|vscode|file):[^()\s]*\)"
+)
 
 
 def strip_ansi(text: str) -> str:
@@ -324,7 +336,7 @@ def strip_ansi(text: str) -> str:
         or ("\\" in text and "[" in text)
     ):
         text = _CARET_ANSI.sub("", text)
-    if "m" in text and "[" in text and _BARE_RESET.search(text):
+    if "m" in text and "[" in text and (_BARE_RESET.search(text) or _BARE_LEAD.match(text)):
         text = _BARE_ANSI.sub("", text)
     return text
 
@@ -438,6 +450,8 @@ def logical_lines(raw: str) -> list[LogicalLine]:
         raw = _INLINE_CODE.sub("", _HTML.sub("", raw))
     if raw.startswith("**") and (bold := _EMPHASIS.match(raw)) is not None:
         raw = bold.group("line")
+    if "](" in raw:
+        raw = _MD_LINK.sub(r"\1", raw)
     if "&" in raw:
         for entity, char in _ENTITIES:
             raw = raw.replace(entity, char)

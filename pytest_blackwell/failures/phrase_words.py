@@ -117,6 +117,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bProgram arguments: \S*\b(?:ld\.lld|lld|llc|clang(?:\+\+)?|opt)\s"
         r"|\berrors? detected in the compilation of\b"  # nvcc's count of a file's errors
         r"|\bunable to compile\b|\b(?:error|exception) happened while compiling\b"
+        r"|\bcompilation failed\b"  # (Inductor's "Triton compilation failed: triton_poi_...")
+        r"|\b(?:error|failure|failed) (?:in|during|while) (?:the )?build(?:ing)?\b"
         # a compiler's own error line (nvcc, ptxas, nvlink, cicc), TensorRT's builder namespace
         # (the device linker in its lower case: "NVLink error" is the interconnect's fault)
         r"|\b(?:nvcc|ptxas|(?-i:nvlink)|cicc)(?:\.exe)?\s*(?:fatal|error)\b|::builder::"
@@ -155,7 +157,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|^\S+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp)\(\d+\): (?:catastrophic )?error\b"
         # Triton's frontend refusing a kernel's source, its position first and the kernel's
         # source below, also relayed without its type ("Worker failed with error 'at 1:0:")
-        r"|(?:\bCompilationError|\berror)\W{0,3}at \d+:\d+:\s*$"
+        r"|\bCompilationError\W{0,3}at \d+:\d+:|\berror\W{0,3}at \d+:\d+:\s*$"
         # Dynamo's advice, printed only under an error raised while it compiles a frame
         r"|\btorch\._dynamo\.config\.suppress_errors\b"
         # an exception of Dynamo's own, raised only while it traces or compiles a frame

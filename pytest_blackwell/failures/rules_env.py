@@ -89,6 +89,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"ipc path .{0,300}? is longer than (?P<limit>\d+) characters"),
     rule("missing_compiler", "env_mismatch",
        r"No working C\+\+ compiler found|InvalidCxxCompiler|Failed to find C compiler"
+       # (Inductor's check of the compiler it was told to use: "Compiler: cl is not found.")
+       r"|\bCompiler: (?:cl|gcc|g\+\+|clang(?:\+\+)?|c\+\+|cc)(?:\.exe)? is not found\b"
        r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"
        r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory"
        # (or the C compiler Triton ships on Windows, wherever it lies: "...\\tcc\\tcc.exe'")
@@ -267,9 +269,12 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bstdArchiveReader\b(?!.*[Mm]agic)",
        stage_hint="loading"),
     # A name missing from an installed package: packages of versions that do not fit together
+    # (also as a program relays the message: ComfyUI's "Cannot import x module for custom nodes:
+    # cannot import name '_ignored_ops' from 'torch.utils.checkpoint'")
     rule("import_name_missing", "env_mismatch",
-       r"^(?:[\w.]+\.)?ImportError: cannot import name '(?P<name>\w+)' from '(?P<module>[\w.]+)'",
-       ignore_at=QUIET),
+       r"(?:^(?:[\w.]+\.)?ImportError|^Cannot import \S.{0,300}?): cannot import name "
+       r"'(?P<name>\w+)' from '(?P<module>[\w.]+)'",
+       ignore_at=QUIET, keywords=("cannot import name",)),
     # a runtime library that cannot be found or loaded: cuDNN's own loader ("Could not locate
     # cudnn_ops64_9.dll", "Unable to load any of {libcudnn_ops.so.9...}", "Invalid handle. Cannot
     # load symbol cudnnCreateTensorDescriptor"), Windows' LoadLibrary (126: a module or one it

@@ -369,6 +369,10 @@ IN_TUNING = {
     "fresh370": (0.93, 0.93),
     "fresh372": (1.00, 1.00),
     "fresh374": (0.94, 1.00),
+    "fresh376": (0.94, 0.94),
+    "fresh378": (0.94, 0.94),
+    "fresh380": (1.00, 1.00),
+    "fresh382": (0.85, 0.85),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
