@@ -54,8 +54,8 @@ from pytest_blackwell.failures.errorwords import (
     triggers,
 )
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
-from pytest_blackwell.failures.frames import frame_stage
-from pytest_blackwell.failures.lineshapes import HEADERS, is_flat_source, is_frame, is_header
+from pytest_blackwell.failures.frames import frame_stage, is_flat_source
+from pytest_blackwell.failures.lineshapes import HEADERS, is_frame, is_header
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.ownwords import heads_its_message

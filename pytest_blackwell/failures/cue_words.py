@@ -105,7 +105,10 @@ DEVICE_NOT_SET_UP = (
 #: A binding that cannot find the native library it wraps (.NET's "Native Library not found in
 #: default paths"): the environment lacks it, and it is looked for as the program starts
 #: (:mod:`.evidence`).
-NATIVE_LIBRARY_MISSING = r"\bnative librar(?:y|ies) (?:\w+ )?not found\b"
+NATIVE_LIBRARY_MISSING = (
+    r"\bnative librar(?:y|ies) (?:\w+ )?(?:not found|cannot be (?:correctly )?loaded"
+    r"|could not be (?:correctly )?loaded)\b"  # (LLamaSharp's "cannot be correctly loaded")
+)
 
 #: ``(category, patterns)``: the cue holds when every pattern is found in the text.
 _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -217,7 +220,12 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # GPU without its kernels)
     (
         "dispatch_failure",
-        (r"\brequires (?:the )?(?:\w*(?:Attn|Attention) ?[Bb]ackend|Flash ?Attention)\b",),
+        (
+            r"\brequires (?:the )?(?:\w*(?:Attn|Attention) ?[Bb]ackend|Flash ?Attention)\b"
+            # (or asked for by name: "Please use Flashinfer backend for models with
+            # logits_soft_cap", vLLM's)
+            r"|\bplease use (?:the )?\w+ (?:attention )?backend for\b",
+        ),
     ),
     # a GPU backend without the kernel function asked for ("Metal error Error while loading
     # function: \"Function 'cast_bf16_f32' does not exist\"")

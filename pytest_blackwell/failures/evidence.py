@@ -69,7 +69,11 @@ _CAPABILITY_WARNINGS = (
 #: Loads that happen when a library is first used, not when the process starts: cuDNN loading
 #: one of its sub-libraries ("Could not load library libcudnn_ops_infer.so.8"), an import in
 #: the body of a model's layer or forward function (a kernel package imported on first call).
-_FIRST_USE = re.compile(r"\bCould not load library |/layers/|\b_?forward\w*\(|\bin _?forward\w*$")
+#: (and a weakly linked symbol missing when it is called: "dyld: missing symbol called")
+_FIRST_USE = re.compile(
+    r"\bCould not load library |/layers/|\b_?forward\w*\(|\bin _?forward\w*$"
+    r"|\bmissing symbol called\b"
+)
 
 
 #: An engine that says it never finished starting, when its wrapper is all the excerpt shows

@@ -90,6 +90,21 @@ def _thread_target_only(segment: list[Frame]) -> bool:
     return len(segment) == 1 and not segment[0].path
 
 
+#: The shape of an exception line (``ValueError: ...``, ``torch.OutOfMemoryError``, ``KeyError``).
+_EXCEPTION_SHAPE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?::|$)")
+
+
+def is_flat_source(text: str, before: str) -> bool:
+    """Whether ``text`` is the source line of the frame line ``before`` in a paste that lost the
+    traceback's indentation (``File "a.py", line 3, in f`` then ``x = f()`` at the margin)."""
+    return (
+        before.startswith('File "')
+        and bool(text.strip())
+        and not text.startswith(" ")
+        and _EXCEPTION_SHAPE.match(text) is None
+    )
+
+
 def parse_frame(text: str) -> Frame | None:
     """``File "x.py", line 3, in f`` -> ``Frame("x.py", "f")``; ``None`` for other lines.
 
@@ -205,7 +220,13 @@ def frame_segments(lines: Iterable[str]) -> list[list[Frame]]:
             if alone is not None:  # "line 572, in" / "stream_generate_chat_completion"
                 frame = Frame(frame.path, alone.group("func").rsplit(".", 1)[-1])
         if frame is None:
-            if expect_source and text.startswith("    ") and text.strip()[:1] not in ("^", "~"):
+            if expect_source and not text.strip():
+                continue  # (a paste that doubled the line breaks: the source line comes next)
+            if (
+                expect_source
+                and (text.startswith("    ") or is_flat_source(text, 'File "'))
+                and text.strip()[:1] not in ("^", "~")
+            ):
                 callee = _callee(text)
                 segments[-1][-1] = segments[-1][-1]._replace(calls=callee)
             expect_source = False

@@ -63,18 +63,3 @@ def is_frame(text: str) -> bool:
         or GO_FRAME.match(text) is not None
         or MANAGED_FRAME.match(text) is not None  # a JVM or .NET stack's
     )
-
-
-#: The shape of an exception line (``ValueError: ...``, ``torch.OutOfMemoryError``, ``KeyError``).
-_EXCEPTION_SHAPE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?::|$)")
-
-
-def is_flat_source(text: str, before: str) -> bool:
-    """Whether ``text`` is the source line of the frame line ``before`` in a paste that lost the
-    traceback's indentation (``File "a.py", line 3, in f`` then ``x = f()`` at the margin)."""
-    return (
-        before.startswith('File "')
-        and bool(text.strip())
-        and not text.startswith(" ")
-        and _EXCEPTION_SHAPE.match(text) is None
-    )

@@ -320,6 +320,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist"
        # macOS' loader (dyld) in its words: "dlopen(x.dylib, 0x0006): Symbol not found: _f"
        r"|\bSymbol not found: (?P<symbol__2>\S+)"
+       # (or a weakly linked symbol that is missing, called: "dyld: missing symbol called")
+       r"|^dyld(?:\[\d+\])?: missing symbol called\b"
        # (its report's last line, naming the library that lacks it: "Referenced from: x.so",
        # then "Expected in: /usr/lib/libc++.1.dylib")
        r"|^\s*Expected in:\s+\S+\.dylib\b"

@@ -43,6 +43,9 @@ WRAPPER_RULES: tuple[Rule, ...] = (
        # ValueError(...)", which is read as that error)
        r"EngineDeadError(?!.{0,200}?\boriginal error: \w+\()"
        r"|EngineCore encountered (?:an issue|a fatal error)|Engine loop has died"
+       # (Ray's ActorDiedError for an actor whose constructor raised: "The actor died because of
+       # an error raised in its creation task", that error's traceback below it)
+       r"|\bThe actor died because of an error raised in its creation task\b"
        r"|Background loop has errored|Engine background task failed|Server exited unexpectedly"
        # (vLLM's older async engine: its loop's task ended, "Task finished unexpectedly. This
        # should never happen!")

@@ -25,7 +25,8 @@ from pytest_blackwell.failures.candidates import (
 from pytest_blackwell.failures.cues import cue_category
 from pytest_blackwell.failures.errorwords import ASIDE, BENIGN, SOURCE_ABORT, is_quiet
 from pytest_blackwell.failures.frame_words import THREAD_DUMP
-from pytest_blackwell.failures.lineshapes import is_flat_source, is_frame, is_header
+from pytest_blackwell.failures.frames import is_flat_source
+from pytest_blackwell.failures.lineshapes import is_frame, is_header
 from pytest_blackwell.failures.native_stacks import DEBUGGER_FRAME, DEBUGGER_NOISE
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.phrase_words import MODEL_NOT_LOADED
@@ -82,7 +83,8 @@ def tail_candidates(
             elif open_traceback and (
                 is_frame(line.text)
                 or not line.text.strip()
-                or is_flat_source(line.text, open_traceback[-1])
+                # (its frame line the last with words: a paste may double the line breaks)
+                or is_flat_source(line.text, next(t for t in reversed(open_traceback) if t.strip()))
             ):
                 open_traceback.append(line.text)
                 last = lineno if line.text.strip() else last

@@ -373,6 +373,10 @@ IN_TUNING = {
     "fresh378": (0.94, 0.94),
     "fresh380": (1.00, 1.00),
     "fresh382": (0.85, 0.85),
+    "fresh384": (1.00, 1.00),
+    "fresh386": (1.00, 0.86),
+    "fresh388": (1.00, 0.91),
+    "fresh390": (0.91, 0.91),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
