@@ -1,11 +1,15 @@
 """The names and paths of engine functions whose frames tell a stage or a category.
 
 Function names from the engines' own sources (vLLM V0 and V1, SGLang, TensorRT-LLM, TGI, ...),
-library paths (Dynamo/Inductor, the model loaders, CUDA graphs) and checks that raise for one
-reason only. :mod:`pytest_blackwell.failures.frames` reads tracebacks against these tables.
+library paths (Dynamo/Inductor, the model loaders, CUDA graphs), checks that raise for one
+reason only, and the shapes of names that tell a stage in any program (a function named for
+setting up the collectives, a settings module checking its values).
+:mod:`pytest_blackwell.failures.frames` reads tracebacks against these tables.
 """
 
 from __future__ import annotations
+
+import re
 
 #: Function names that tell the stage wherever they appear on the stack.
 DECISIVE: dict[str, str] = {
@@ -367,3 +371,44 @@ CATEGORY_FRAMES: dict[str, str] = {
     "alloc_paged_token_slots_extend": "kv_cache_oom",
     "alloc_paged_token_slots_decode": "kv_cache_oom",
 }
+
+
+#: Functions named for setting up the collectives' communicators or the process group
+#: ("_func_init_nccl", "init_nccl_comm", "nccl_init", fairseq's "distributed_init", DeepSpeed's
+#: "init_distributed", "setup_distributed"): a distributed program's start.
+COMMS_SETUP = re.compile(
+    r"(?:^|_)(?:init_nccl|nccl_init|init_comms?|init_communicators?|distributed_init"
+    r"|init_distributed|init_dist|setup_distributed|dist_init)(?:_|$)"
+)
+#: Classes whose construction sets a communicator up between the ranks (vLLM's
+#: ``PyNcclCommunicator``, ``CustomAllreduce``, a ``ProcessGroupNCCL``): distributed start-up.
+COMMUNICATOR_CLASS = re.compile(
+    r"^[A-Z]\w*(?:Communicator|ProcessGroup\w*|Allreduce)$|^\w*ParallelContext$"
+    # (TransformerEngine's userbuffers for overlapping GEMMs with their communication:
+    # "UbufP2PCommOverlap", "CommOverlapP2P")
+    r"|^[A-Z]\w*CommOverlap\w*$"
+    # the process groups of every parallel dimension set up at once (nanotron's and ColossalAI's
+    # ParallelContext); Accelerate's state, built first: it sets the process group and the
+    # device up
+    r"|^(?:Accelerator|AcceleratorState|PartialState)$"
+)
+
+
+#: Modules of KV caches (vLLM's cache engine, SGLang's memory pool, ExLlamaV2's and
+#: transformers' cache classes): building one there is allocating the KV cache.
+CACHE_MODULE = re.compile(
+    r"(?:^|/)(?:\w*kv_?cache\w*|cache|cache_engine|cache_manager|cache_utils|memory_pool)\.py$"
+)
+#: Modules of arguments and settings (Hugging Face's ``training_args.py``, vLLM's ``arg_utils.py``
+#: and ``config/`` package): a dataclass there checking itself as it is built checks arguments.
+SETTINGS_MODULE = re.compile(
+    r"(?:^|/)\w*(?:args|arguments|config|configs|configuration\w*|settings|options)\.py$|/config/"
+)
+#: Functions named for reading arguments ("get_train_args", "parse_infer_args", Megatron's
+#: "validate_args"): a program's start (not "_check_arguments", which an engine runs on each
+#: request's arguments too).
+ARGS_FUNC = re.compile(r"^_?(?:get|parse|read|validate)_(?:\w+_)?(?:args|arguments|argv)$")
+#: Functions named for checking settings ("_get_and_verify_max_len", "verify_with_parallel_config",
+#: "validate_config"): in a settings module, the configuration is being checked.
+CHECKS = re.compile(r"^_?(?:get_and_)?(?:verify|validate|check)(?:_\w+)?$")
+BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|make|setup)_\w+)$")

@@ -20,7 +20,19 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from pytest_blackwell.failures.frame_names import CATEGORY_FRAMES, CONTEXTUAL, DECISIVE, PATHS
+from pytest_blackwell.failures.frame_names import (
+    ARGS_FUNC,
+    BUILDS,
+    CACHE_MODULE,
+    CATEGORY_FRAMES,
+    CHECKS,
+    COMMS_SETUP,
+    COMMUNICATOR_CLASS,
+    CONTEXTUAL,
+    DECISIVE,
+    PATHS,
+    SETTINGS_MODULE,
+)
 from pytest_blackwell.failures.native_stacks import (
     CAMEL,
     DEBUGGER_FRAME,
@@ -94,15 +106,16 @@ def _thread_target_only(segment: list[Frame]) -> bool:
 _EXCEPTION_SHAPE = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?::|$)")
 
 
+def _at_margin(text: str) -> bool:
+    """Whether ``text`` may be a frame's source line that lost its indentation: words at the
+    margin, not an exception's line."""
+    return bool(text.strip()) and not text.startswith(" ") and _EXCEPTION_SHAPE.match(text) is None
+
+
 def is_flat_source(text: str, before: str) -> bool:
     """Whether ``text`` is the source line of the frame line ``before`` in a paste that lost the
     traceback's indentation (``File "a.py", line 3, in f`` then ``x = f()`` at the margin)."""
-    return (
-        before.startswith('File "')
-        and bool(text.strip())
-        and not text.startswith(" ")
-        and _EXCEPTION_SHAPE.match(text) is None
-    )
+    return before.startswith('File "') and _at_margin(text)
 
 
 def parse_frame(text: str) -> Frame | None:
@@ -224,7 +237,7 @@ def frame_segments(lines: Iterable[str]) -> list[list[Frame]]:
                 continue  # (a paste that doubled the line breaks: the source line comes next)
             if (
                 expect_source
-                and (text.startswith("    ") or is_flat_source(text, 'File "'))
+                and (text.startswith("    ") or _at_margin(text))
                 and text.strip()[:1] not in ("^", "~")
             ):
                 callee = _callee(text)
@@ -258,7 +271,7 @@ def _called(segment: list[Frame], callee: str) -> None:
         return  # (none; or a call the standard library makes: asyncio closing a socket)
     if _known(callee) and segment[-1].func != callee:
         segment.append(Frame("", callee))
-    elif _MODEL_CLASS.search(callee) or _COMMUNICATOR_CLASS.search(callee):
+    elif _MODEL_CLASS.search(callee) or COMMUNICATOR_CLASS.search(callee):
         segment.append(Frame("", "__init__", callee))
 
 
@@ -317,47 +330,6 @@ _MODEL_CLASS = re.compile(
 )
 
 
-#: Functions named for setting up the collectives' communicators or the process group
-#: ("_func_init_nccl", "init_nccl_comm", "nccl_init", fairseq's "distributed_init", DeepSpeed's
-#: "init_distributed", "setup_distributed"): a distributed program's start.
-_COMMS_SETUP = re.compile(
-    r"(?:^|_)(?:init_nccl|nccl_init|init_comms?|init_communicators?|distributed_init"
-    r"|init_distributed|init_dist|setup_distributed|dist_init)(?:_|$)"
-)
-#: Classes whose construction sets a communicator up between the ranks (vLLM's
-#: ``PyNcclCommunicator``, ``CustomAllreduce``, a ``ProcessGroupNCCL``): distributed start-up.
-_COMMUNICATOR_CLASS = re.compile(
-    r"^[A-Z]\w*(?:Communicator|ProcessGroup\w*|Allreduce)$|^\w*ParallelContext$"
-    # (TransformerEngine's userbuffers for overlapping GEMMs with their communication:
-    # "UbufP2PCommOverlap", "CommOverlapP2P")
-    r"|^[A-Z]\w*CommOverlap\w*$"
-    # the process groups of every parallel dimension set up at once (nanotron's and ColossalAI's
-    # ParallelContext); Accelerate's state, built first: it sets the process group and the
-    # device up
-    r"|^(?:Accelerator|AcceleratorState|PartialState)$"
-)
-
-
-#: Modules of KV caches (vLLM's cache engine, SGLang's memory pool, ExLlamaV2's and
-#: transformers' cache classes): building one there is allocating the KV cache.
-_CACHE_MODULE = re.compile(
-    r"(?:^|/)(?:\w*kv_?cache\w*|cache|cache_engine|cache_manager|cache_utils|memory_pool)\.py$"
-)
-#: Modules of arguments and settings (Hugging Face's ``training_args.py``, vLLM's ``arg_utils.py``
-#: and ``config/`` package): a dataclass there checking itself as it is built checks arguments.
-_SETTINGS_MODULE = re.compile(
-    r"(?:^|/)\w*(?:args|arguments|config|configs|configuration\w*|settings|options)\.py$|/config/"
-)
-#: Functions named for reading arguments ("get_train_args", "parse_infer_args", Megatron's
-#: "validate_args"): a program's start (not "_check_arguments", which an engine runs on each
-#: request's arguments too).
-_ARGS_FUNC = re.compile(r"^_?(?:get|parse|read|validate)_(?:\w+_)?(?:args|arguments|argv)$")
-#: Functions named for checking settings ("_get_and_verify_max_len", "verify_with_parallel_config",
-#: "validate_config"): in a settings module, the configuration is being checked.
-_CHECKS = re.compile(r"^_?(?:get_and_)?(?:verify|validate|check)(?:_\w+)?$")
-_BUILDS = re.compile(r"^(?:__init__|_?(?:alloc\w*|allocate|create|init\w*|build|make|setup)_\w+)$")
-
-
 #: Python's standard library (not the packages installed beside it), on POSIX
 #: (``lib/python3.12/json/decoder.py``) and Windows (``C:/Python312/Lib/json/decoder.py``): its
 #: ``decode`` (json, codecs), ``step`` or ``run`` name no engine's work.
@@ -389,23 +361,23 @@ def _named(frame: Frame) -> str | None:
     stage = _lookup(DECISIVE, frame.func)
     if stage is None and _WEIGHTS_FUNC.search(frame.func):
         stage = "loading"
-    if stage is None and _BUILDS.match(frame.func) and _CACHE_MODULE.search(frame.path):
+    if stage is None and BUILDS.match(frame.func) and CACHE_MODULE.search(frame.path):
         stage = "kv_alloc"
     if stage is None and frame.func == "__init__" and frame.path.endswith(_DATA_PARALLEL):
         stage = "startup"  # a data-parallel wrapper being built: distributed set-up
-    if stage is None and _ARGS_FUNC.match(frame.func):
+    if stage is None and ARGS_FUNC.match(frame.func):
         stage = "startup"  # a function named for reading the command line's arguments
-    if stage is None and frame.func == "__post_init__" and _SETTINGS_MODULE.search(frame.path):
+    if stage is None and frame.func == "__post_init__" and SETTINGS_MODULE.search(frame.path):
         stage = "startup"  # arguments or settings running their checks as they are built
-    if stage is None and _CHECKS.match(frame.func) and _SETTINGS_MODULE.search(frame.path):
+    if stage is None and CHECKS.match(frame.func) and SETTINGS_MODULE.search(frame.path):
         stage = "startup"  # a settings module checking them (vLLM's _get_and_verify_max_len)
     if stage is None and frame.func == "__init__" and any(p in frame.path for p in MODEL_PATHS):
         stage = "loading"
     if stage is None and _MODEL_CLASS.search(frame.constructs):
         stage = "loading"  # a model or pipeline being built: its weights are being loaded
-    if stage is None and _COMMUNICATOR_CLASS.search(frame.constructs):
+    if stage is None and COMMUNICATOR_CLASS.search(frame.constructs):
         stage = "startup"  # a communicator or process group being set up
-    if stage is None and _COMMS_SETUP.search(frame.func):
+    if stage is None and COMMS_SETUP.search(frame.func):
         stage = "startup"  # a function named for setting the collectives up (raft's "init_nccl")
     return stage
 
