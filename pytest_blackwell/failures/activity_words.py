@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from pytest_blackwell.failures.phrase_words import RUNTIME_BUILD
+
 #: A progress bar's percentage and the blocks drawn so far, unfinished (" 33%|█████").
 BAR_BLOCKS = r"^\s*\d{1,2}%\|[\u2588-\u258f#]+"
 #: "Loading weights from yolo.weights...Done!" (darknet): the weights are in, not being read.
@@ -183,7 +185,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\bcompiling (?:and loading )?(?:the )?(?:fused |custom |cuda )?kernels\b)"
         # a GPU program built from source at run time, failing (TVM's "OpenCL build error for
         # device=0x6fc6718ae0", its reason on the next line)
-        r"|\b(?:OpenCL|Metal|Vulkan) (?:program )?build (?:error|failed)\b"
+        r"|"
+        + RUNTIME_BUILD
+        +
         # (Intel's OpenCL and Level Zero runtimes print the build log of such a program under
         # "The program was built for 1 devices" / "Build program log for 'Intel(R) Arc(TM)'")
         r"|\bBuild program log for\b|\bThe program was built for \d+ devices?\b",

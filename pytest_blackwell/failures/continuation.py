@@ -20,6 +20,7 @@ from pytest_blackwell.failures.candidates import (
     WRAPPER,
     Candidate,
 )
+from pytest_blackwell.failures.errorwords import SOURCE_AT_LINE
 from pytest_blackwell.failures.evidence import GENERIC_RULES
 from pytest_blackwell.failures.frames import IPYTHON_FRAME
 from pytest_blackwell.failures.lineshapes import is_frame, is_header
@@ -34,7 +35,7 @@ MatchFn = Callable[[str], "tuple[Rule, dict[str, Any]] | None"]
 #: "ggml-cann.cpp:67: CANN error", then "CANN error: EZ9903: ... is not implemented").
 _PANIC_AT = re.compile(
     r"\bpanicked at [^\s']+:\d+:\d+:$"
-    r"|\.(?:c|cc|cpp|cu|cuh|h|hpp):\d+: (?:[A-Za-z]\w* )?(?:error|Error|ERROR)$"
+    r"|" + SOURCE_AT_LINE + r" (?:[A-Za-z]\w* )?(?:error|Error|ERROR)$"
 )
 #: Lines after an exception line that may continue its wrapped message.
 MAX_WRAPPED = 3

@@ -12,14 +12,18 @@ from collections.abc import Reversible
 
 #: A shell's words for the signal a job died of (zsh's "[1]  2771 floating point exception  x").
 SIGNAL_DEATH = r"\bfloating point exception\b|\billegal hardware instruction\b|\bbus error\b"
+#: The extensions of C, C++ and CUDA source files, as native programs name them in their aborts.
+_SOURCE_EXTENSIONS = ("c", "cc", "cpp", "cxx", "cu", "cuh", "h", "hpp")
+#: A C, C++ or CUDA source file's extension and a line number ("ggml-cuda.cu:73:").
+SOURCE_AT_LINE = r"\.(?:" + "|".join(_SOURCE_EXTENSIONS) + r"):\d+:"
 #: A line that starts with a C, C++ or CUDA source file and line and then a message (no column):
 #: how native programs abort or assert (ggml_abort's "ggml/src/ggml-backend.cpp:898: pre-allocated
 #: tensor ...", C's assert, glog's fatal records), not a compiler's warning or note. (A shell's job
 #: number may come first: "[1] f.cpp:9: ...".)
 SOURCE_ABORT = (
     r"^(?:\[\d+\] )?(?:[A-Za-z]:)?(?:<[^<>\n]{1,40}>|[\w.\\/+\-])*"
-    r"\.(?:c|cc|cpp|cxx|cu|cuh|h|hpp):\d+:\s*(?!(?:warning|note|remark|info|[Ii]n function)\b)"
-    r"[A-Za-z(]"
+    + SOURCE_AT_LINE
+    + r"\s*(?!(?:warning|note|remark|info|[Ii]n function)\b)[A-Za-z(]"
 )
 #: Literal strings found in (nearly) every error line; lines without any of them (and without a
 #: rule keyword or live stage marker) are skipped unless an error block is open.
@@ -66,12 +70,7 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "UNAVAILABLE: ",  # a model status table's cell for a model that could not be loaded
     "\tat ",  # a JVM stack's frame, below the exception it belongs to
     # a native program's abort at its source line (:data:`SOURCE_ABORT`)
-    ".c:",
-    ".cc:",
-    ".cpp:",
-    ".cu:",
-    ".cuh:",
-    ".h:",
+    *(f".{extension}:" for extension in _SOURCE_EXTENSIONS),
     "Non-OK-status",  # XLA's status check, a fatal glog record behind a TensorFlow-style prefix
     # TensorFlow's C++ records at an error level ("2024-09-02 12:48:12.7: E tensorflow/x.cc:9]")
     ": E ",

@@ -36,6 +36,11 @@ _ANSWERED = (
 #: loading stage, in the error's words or in a program's report right below it.
 MODEL_NOT_LOADED = r"\bmodel (?:failed to load|could not be loaded|loading failed)\b"
 
+#: A GPU program built from source at run time by its driver, failing ("TVMError: OpenCL build
+#: error for device=0x6fc6718ae0", the reason on the next line): in the error's words or in the
+#: lines above it (:mod:`.activity_words`), the program was being compiled.
+RUNTIME_BUILD = r"\b(?:OpenCL|Metal|Vulkan) (?:program )?build (?:error|failed)\b"
+
 _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"(?i)capture cuda ?graph|cuda ?graph capture\b|capturing cuda ?graph|cuda ?graph warm ?up"
@@ -146,9 +151,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # cannot be started, or the program does not compile
         r"|\bError launching (?:the )?(?:CUDA |HIP |OpenCL )?compiler\b"
         r"|\bError compiling program\b"
-        # a GPU program built from source at run time by its driver ("TVMError: OpenCL build
-        # error for device=0x6fc6718ae0", the reason on the next line)
-        r"|\b(?:OpenCL|Metal|Vulkan) (?:program )?build (?:error|failed)\b"
+        # a GPU program built from source at run time by its driver (:data:`RUNTIME_BUILD`)
+        r"|" + RUNTIME_BUILD +
         # torch's extension builder finding a toolkit of another CUDA version than torch's ("The
         # detected CUDA version (12.4) mismatches the version that was used to compile PyTorch")
         r"|\bdetected CUDA version \([\d.]+\) mismatches the version that was used to compile\b"
