@@ -69,8 +69,14 @@ MORE_TRIGGERS: tuple[str, ...] = (
     "object is not ",
     "UNAVAILABLE: ",  # a model status table's cell for a model that could not be loaded
     "\tat ",  # a JVM stack's frame, below the exception it belongs to
-    # a native program's abort at its source line (:data:`SOURCE_ABORT`)
-    *(f".{extension}:" for extension in _SOURCE_EXTENSIONS),
+    # a native program's abort at its source line (:data:`SOURCE_ABORT`; not ".cxx:" or ".hpp:",
+    # which Inductor's config dumps print as keys: "torch._inductor.config.cpp.cxx: (None, ...)")
+    ".c:",
+    ".cc:",
+    ".cpp:",
+    ".cu:",
+    ".cuh:",
+    ".h:",
     "Non-OK-status",  # XLA's status check, a fatal glog record behind a TensorFlow-style prefix
     # TensorFlow's C++ records at an error level ("2024-09-02 12:48:12.7: E tensorflow/x.cc:9]")
     ": E ",
