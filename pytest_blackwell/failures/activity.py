@@ -42,6 +42,10 @@ _ERROR_WORD = re.compile(
 )
 
 
+#: pip's last word on an install it finished ("Successfully installed bitsandbytes-0.45.1"): the
+#: build shown before it is over, and what fails after it is another command's.
+_INSTALLED = re.compile(r"^\s*Successfully (?:installed|built) \S")
+
 #: A progress bar that a process printed its message into, the message right after the bar's
 #: blocks (" 33%|█████Memory access fault by GPU node-3 ...").
 _CUT_BAR = re.compile(BAR_BLOCKS + r"(?=[A-Za-z])")
@@ -155,6 +159,8 @@ def activity_stage(
         # IPython's numbered lines around the arrowed one were shown, not run
         lines = [text for text in lines if not IPYTHON_CONTEXT.match(text)]
     for text in reversed(lines):
+        if _INSTALLED.match(text):
+            return None  # what was built before it is done: another command runs now
         found = _line_activity(text, patterns)
         if found is not None:
             return found

@@ -107,6 +107,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:^\W*epoch:? ?\[\s*\d+\s*(?:\||/|of)\s*\d+\s*\])"
         # stable-diffusion.cpp done sampling an image and decoding its latents
         r"|\bsampling completed\b|\bdecoding \d+ latents?\b"
+        # an offline converter announcing the pass its run exists for (ExLlamaV2's convert.py:
+        # " -- Quantizing...", then a line per layer)
+        r"|(?i:^\W*(?:quantizing|calibrating)(?: (?:the )?model)?\s*(?:\.\.\.|\u2026)\s*$)"
         # Megatron's timer before a training step; BasicSR's training record ("<epoch:  5, iter:")
         r"|\bbefore the start of training step\]|<epoch:\s*\d+, iter:\s*[\d,]+"
         # a program announcing the start of its work ("Start simulation", "Starting training")
@@ -242,7 +245,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # a checkpoint's model ("DiffusionWrapper has 859.52 M params.", "Working with z of
         # shape (1, 4, 32, 32) = 4096 dimensions.")
         r"|\bDiffusionWrapper has [\d.]+ M params\b|(?i:\bworking (?:with|on) z of shape\b)"
-        r"|\bLatentDiffusion: Running in [\w-]+ mode\b",
+        r"|\bLatentDiffusion: Running in [\w-]+ mode\b"
+        # KTransformers building the model by its optimise rules, a module at a time, before
+        # the weights ("Injecting model.layers.0.self_attn as ktransformers.operators.x . X")
+        r"|^Injecting model\S* as \S",
         "loading",
     ),
     # the weights are in: what runs next is the first forward pass, the memory-profiling run

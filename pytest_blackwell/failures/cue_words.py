@@ -12,6 +12,15 @@ import re
 
 from pytest_blackwell.failures.errorwords import SETTING_VALUE, SIGNAL_DEATH
 
+#: An installed build that cannot use the GPU at all ("The installed version of bitsandbytes was
+#: compiled without GPU support", "Torch not compiled with CUDA enabled"): a failure even said
+#: as a warning, when it is the log's last word (docs/failures.md, "A build without GPU
+#: support").
+NO_GPU_BUILD = (
+    r"\b(?:compiled|built) without (?:\w+ )?(?:GPU|CUDA|ROCm|HIP) support\b"
+    r"|\bnot compiled with (?:CUDA|GPU|ROCm|HIP)(?: support)? enabled\b"
+)
+
 #: Memory that could not be had, in the words of allocators, runtimes and frameworks.
 SHORTAGE = (
     r"\bout of (?:\w+ )?memory\b|\bOOM\b|\bMemoryError\b|\bOutOfMemory(?:Error|Exception)\b"
@@ -186,6 +195,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|complete\w*)\b"
             r"|\bnot (?:ready|up|healthy|responding) (?:after|within)\b"
             r"|\b(?:for|taking|takes|took) too long\b"
+            # a wait that a watchdog reports as a hang ("This thread has been waiting for `...`
+            # for 10 seconds and may be stuck", XLA's rendezvous)
+            r"|\bmay be stuck\b|\b(?:seems|appears) (?:to be )?stuck\b"
             # (a job killed by its scheduler's watchdog: "ERROR: No Heartbeat", "killed because
             # a heartbeat was not received for 30 seconds")
             r"|(?i:\bno heartbeat\b|\bheartbeat (?:was )?not received\b)",
@@ -280,6 +292,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bnot (?:yet )?supported (?:yet )?in (?:your |the )?(?:current |installed )?"
             r"(?:[\w\-]+ )?version\b|\bnot (?:yet )?supported (?:yet )?in `?[\w\-]+==\d"
             r"|\bversion (?:mismatch|conflict)\b"
+            # a file made by a newer toolchain than the one reading it (nvlink's "Input file
+            # 'x.cubin' newer than toolkit (122 vs 120)")
+            r"|\bnewer than (?:the )?(?:installed |current )?(?:toolkit|driver|runtime|compiler)\b"
             r"|\b(?:compiled|built) (?:with|against|for) (?:a )?(?:different|another|newer|older)\b"
             r"|\brequires? (?:CUDA|torch|PyTorch|driver|NCCL|cuDNN|triton|transformers)\b"
             # (a package named as such: "Ulysses Attention and Ring Attention requires xfuser
@@ -321,13 +336,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # (or the GPU runtime itself: "hip runtime failed to load.")
             r"|(?i:\b(?:cuda|hip|rocm|opencl|vulkan) runtime (?:failed to load|could not be loaded"
             r"|(?:was )?not found)\b)"
-            # an installed build that cannot use the GPU at all ("The installed version of
-            # bitsandbytes was compiled without GPU support", "Torch not compiled with CUDA
-            # enabled")
-            r"|\b(?:compiled|built) without (?:\w+ )?(?:GPU|CUDA|ROCm|HIP) support\b"
-            r"|\bnot compiled with (?:CUDA|GPU|ROCm|HIP)(?: support)? enabled\b"
+            r"|" + NO_GPU_BUILD + r"|"
             # (ONNX Runtime's "CUDA execution provider is not enabled in this build")
-            r"|\bis not (?:enabled|available|included) in this build\b"
+            r"\bis not (?:enabled|available|included) in this build\b"
             # (an extension's own check of its build: mmcv's and detectron2's ops raise "Not
             # compiled with GPU support" when called on a CUDA tensor)
             r"|\bNot compiled with (?:CUDA|GPU|ROCm|HIP) support\b"
@@ -354,6 +365,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # a tensor the loader needs, by its name ("missing tok_embeddings.weight")
             r"|\bmissing (?:tensor )?'?[\w.]+\.(?:weight|bias)\b"
             r"|\bno file named\b|\b(?:input|model|config) file (?:was )?not found\b"
+            # a model that is not where it was looked for ("Cannot find the model folder. We
+            # searched over the following possible paths: ...", MLC's)
+            r"|\b(?:can't|cannot|could not|couldn't|unable to) find (?:the )?model(?: folder"
+            r"| path| directory| dir| files?)\b"
             # a build or setting that needs another ("TrtGptModelInflightBatching requires GPT
             # attention plugin with packed input and paged KV cache")
             r"|\brequires (?:the )?(?:[\w-]+ ){0,3}(?:plugin|option|flag|mode)\b"
@@ -400,6 +415,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # a key a configuration must hold, asserted ("assert \"factor\" in rope_scaling")
             r"|\bassert ['\"][\w.\-]+['\"] in (?:self\.)?\w*(?:config|cfg|scaling|args|kwargs"
             r"|params|options|settings)\w*\b"
+            # a key looked up in a model's configuration, which it lacks (the source line a bare
+            # "KeyError: 'rms_norm_eps'" shows: "self.norm_eps = read_config[self.arch.key]")
+            r"|^(?:[\w.]+\s*=\s*)?(?:self\.)?\w*(?:config|cfg|hparams)\w*\[[^\]]+\]\s*$"
             # an argument the program requires, not given ("assert args.seq_length is not None")
             r"|\bassert (?:self\.)?args\.\w+ is not None\b"
             # an assertion that two shapes are the same ("assert param.shape == loaded.shape")

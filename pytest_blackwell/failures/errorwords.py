@@ -155,6 +155,9 @@ ERRORISH = re.compile(
     # (or the level in brackets as Omniverse Kit writes it, "[Error] [gpu.foundation.plugin]
     # ...", and a tool's bracketed label ending in its level: "[Parabricks Options Error]: ...")
     r"|\[(?:Error|Fatal)\] \[|\[[A-Z][\w ]{0,40} (?:Error|ERROR)\]: \S"
+    # (or a program's status line that ends in its error's code in brackets: ExLlamaV2's
+    # " ## Quantization error (2)")
+    r"|\b[Ee]rror \(-?\d+\)\s*$"
     # (also as often misspelt: "An error occured while ...")
     r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurr?ed\b|\bencountered an? (?:unexpected |fatal )?error\b"
     # (or an exception: "An exception has occurred: No closing quotation", InvokeAI's)
@@ -217,6 +220,9 @@ BENIGN = re.compile(
     # a zero count, not glog's "Check failed"; also a count of what failed in a results table
     # ("Failed requests:       0", a benchmark's summary)
     r"|(?<![Cc]heck )\b(?:failed|errors?)(?: [a-z]+)? ?[=:]\s*0(?![.\d])\b"
+    # a measured error, a fraction ending the line (a quantizer's "Total exp. error:
+    # 0.121538160582", "rfn_error: 0.003"): a figure, not a failure
+    r"|\berror:\s*-?\d*\.\d+(?:e[+-]?\d+)?\s*$"
     # pinning or locking host memory is an optimisation: llama.cpp and others go on without it
     r"|\b(?:of|allocate) pinned (?:host )?memory\b|\bmlock\b"
     # a program that says it goes on without what failed ("Unable to load libtcmalloc.so.4,
@@ -272,6 +278,12 @@ ASIDE = re.compile(
     r"|^\s*\[(?:PASS(?:ED)?|OK)\]\s"
     # the same said with its substitute ("FP16 is not supported on CPU; using FP32 instead")
     r"|[;,] (?:using|will use) [\w.\- ]{1,40}? instead\b"
+    # (or the default in its place: TVM's "Error: Using LLVM 19.1.2 with `-mcpu=apple-latest` is
+    # not valid in `-mtriple=arm64-apple-macos`, using default `-mcpu=generic`")
+    r"|[;,] (?:using|will use|falls? back to) (?:the )?defaults?\b"
+    # a part that is optional, said so ("failed to import the BitBlas backend. Check if BitBlas
+    # is correctly installed if you want to use the bitblas backend")
+    r"|\bif you (?:want|wish|would like|need) to use\b"
     r"|\b(?:will be|is being) used instead\b"  # ("The native segment will be used instead")
     # (or the backend put in its place: "... on an unsupported architecture! Overriding blas
     # backend to hip")
@@ -310,8 +322,10 @@ ASIDE = re.compile(
     r"|^\S+:\d+: UserWarning: .{0,300}?\bundefined symbol\b"
     # a section title of a report in markdown ("## Recent failed boot attempts"): a heading
     # names what the section is about, its lines below say what happened (not an error message
-    # a poster made a heading of: "### RuntimeError: CUDA out of memory")
-    r"|^#{1,6} (?=[A-Z][a-z])[^:]*$"
+    # a poster made a heading of: "### RuntimeError: CUDA out of memory", nor a program's own
+    # status line drawn so, its code in brackets at the end: ExLlamaV2's " ## Quantization error
+    # (2)")
+    r"|^#{1,6} (?=[A-Z][a-z])(?![^:]*\(-?\d+\)\s*$)[^:]*$"
     r"|" + _PINNED + r"|" + _HARMLESS_WARNING
 )
 #: Such a warning whose message goes on past a colon: the next line is the rest of the message

@@ -102,6 +102,10 @@ DECISIVE: dict[str, str] = {
     # weights
     "load_model": "loading",
     "load_weights": "loading",
+    # AOTInductor reading a model it compiled before, from its package (a load, though under
+    # torch/_inductor/)
+    "load_package": "loading",
+    "aoti_load_package": "loading",
     "get_model": "loading",
     "_prepare_weights": "loading",
     "download_weights_from_hf": "loading",

@@ -20,10 +20,12 @@ from pytest_blackwell.failures.native_stacks import CAMEL, snake
 def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
     """``("execute", evidence)`` when the name of a frame among ``lines`` says the model runs on
     work (:data:`_SERVING_WORDS`), ``graph_capture`` when it is named for capturing CUDA graphs
-    (:data:`_CAPTURE_WORDS`); weaker evidence than any engine function, read innermost
-    first. (Validation is no such word: a configuration, a repository id or a response object
-    are all validated, at start-up, while loading and while serving; a unit test's ``test_decode``
-    exercises a kernel, it serves nothing; nor does a command-line entry tell its stage.)"""
+    (:data:`_CAPTURE_WORDS`), ``loading`` when it loads a model (:data:`_LOAD_WORDS`) and
+    ``compile`` when it lowers a program (:data:`_LOWER_WORDS`); weaker evidence than any engine
+    function, read innermost first. (Validation is no such word: a configuration, a repository
+    id or a response object are all validated, at start-up, while loading and while serving; a
+    unit test's ``test_decode`` exercises a kernel, it serves nothing; nor does a command-line
+    entry tell its stage.)"""
     for segment in frame_segments(lines):
         for frame in reversed(segment):
             inner = frame is segment[-1]
@@ -42,6 +44,10 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
                 func = snake(name) if name[:1].islower() and CAMEL.search(name) else name
                 if _CAPTURE_WORDS.search(func):  # "_capture_generation_cuda_graphs"
                     return "graph_capture", why
+                if _LOAD_WORDS.search(func) or (func == "load" and _MODEL_FILE.search(frame.path)):
+                    return "loading", why
+                if _LOWER_WORDS.search(func):
+                    return "compile", why
                 if _SERVING_WORDS.search(func) and not _CREATES.match(func):
                     return "execute", why
     return None
@@ -81,6 +87,18 @@ _ENTRIES = frozenset(["<module>", "main", "_main", "run_main", "_run_main"])
 #: A function named for capturing CUDA graphs, whatever else its name says
 #: (``_capture_generation_cuda_graphs``): ``graph_capture`` before any word below.
 _CAPTURE_WORDS = re.compile(r"(?i)captur\w*?_(?:\w+_)?(?:cuda_?)?graphs?\b|graphs?_captur")
+#: The words of a function that loads a model, its weights or a checkpoint (TabbyAPI's
+#: ``load_model_gen``, ``stream_model_load``); a model class's own ``load``, in a model's file.
+_LOAD_WORDS = re.compile(
+    r"(?i)(?:^|_)load(?:ing)?_(?:\w+_)?(?:model|weights|checkpoint|ckpt)s?(?:_|$)"
+    r"|(?:^|_)(?:model|weights|checkpoint)s?_load(?:ing|er)?(?:_|$)"
+)
+_MODEL_FILE = re.compile(r"(?:^|/)models?(?:/|\.py$)")
+#: The words of a function that lowers a program to a compiler's IR (JAX's
+#: ``lower_jaxpr_to_triton_ir``, a lowering rule's ``_reduce_lowering``): compiling.
+_LOWER_WORDS = re.compile(
+    r"(?i)(?:^|_)lowering(?:_|$)|^_?lower_(?:jaxpr|to|module|fun|computation|sharding|mlir|hlo)"
+)
 #: The words of a function that runs the model on work: generating, sampling, decoding, serving
 #: a completion, a training step or a model being fitted (``stream_generate_chat_completion``,
 #: ``_random_sample``, ``generate_sequences``, ``training_step``, Keras' ``fit``, a speech

@@ -227,8 +227,9 @@ _CHROMIUM_LEVEL = re.compile(
 # a level in brackets, padded to one width (stable-diffusion.cpp: "[WARN ] model.cpp:1 - ...")
 _PADDED_LEVEL = re.compile(
     r"^\[(?P<level>DEBUG|INFO|WARN|WARNING|ERROR|FATAL) *\] "
-    # (or Rich's logging handler, the level padded to its column: "ERROR    Git: None")
-    r"|^(?P<rich>DEBUG|INFO|WARNING|ERROR|CRITICAL) {2,}(?=\S)"
+    # (or Rich's logging handler, the level padded to its column: "ERROR    Git: None"; its
+    # time column left blank under a record of the same second)
+    r"|^(?: {8,})?(?P<rich>DEBUG|INFO|WARNING|ERROR|CRITICAL) {2,}(?=\S)"
 )
 # a level letter before the logger's tag (Rockchip's RKNN runtimes: "E RKNN: [08:48:14.826] ...",
 # "I rkllm: ...", "W init_runtime: ..."); the function's tag in front of a traceback it logs

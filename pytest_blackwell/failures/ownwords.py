@@ -26,6 +26,9 @@ _SIGNATURE_END = re.compile(r"\w::~?\w+\([^()]*\)(?: const)?\s*$")
 
 #: Python's assertion that failed without a message.
 _BARE_ASSERT = re.compile(r"^\s*(?:\w+\.)*AssertionError\s*$")
+#: A ``KeyError`` that names only its key ("KeyError: 'rms_norm_eps'"): the source line above it
+#: says what was looked up ("norm_eps = read_config[self.arch.norm_eps_key]").
+_BARE_KEY = re.compile(r"^\s*(?:\w+\.)*KeyError: (?:'[^']*'|\"[^\"]*\")\s*$")
 
 
 #: A level word alone on its line ("  ERROR", "FATAL:"), as a console prints a heading over the
@@ -56,11 +59,15 @@ def own_words(text: str, traceback: Sequence[str]) -> list[str]:
             found = _DETAILS_MESSAGE.match(line)
             if found is not None:
                 return [text, found.group(1)]
-    if _BARE_ASSERT.match(text):
-        # an assertion without a message: the condition its traceback shows is its message
+    if _BARE_ASSERT.match(text) or _BARE_KEY.match(text):
+        # an assertion without a message: the condition its traceback shows is its message (a
+        # key looked up: the lookup its traceback shows)
         end = next((i for i, line in enumerate(traceback) if line == text), len(traceback))
         shown = [t.strip() for t in traceback[:end] if t.strip() and t.strip()[0] not in "^~"]
-        if shown and shown[-1].startswith("assert "):
+        if shown and (
+            shown[-1].startswith("assert ")
+            or (_BARE_KEY.match(text) and not shown[-1].startswith('File "'))
+        ):
             return [text, shown[-1].split("  #", 1)[0]]  # (not a comment after it)
     if heads_its_message(text) or _SIGNATURE_END.search(text):
         at = next((i for i, line in enumerate(traceback) if line == text), None)

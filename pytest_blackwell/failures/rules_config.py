@@ -108,7 +108,7 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|\bopen \S*(?:config|tokenizer|adapter|model)\w*\.(?:json|safetensors|gguf|bin): "
        r"no such file"
        r"|No such file or directory: '[^']*\b(?:config|tokenizer|adapter|model)[\w\-]*\."
-       r"(?:json|safetensors|gguf|bin)'"
+       r"(?:json|ya?ml|safetensors|gguf|bin)'"
        # (or any file a checkpoint format names: "No such file or directory: 'z-image.safetensors'")
        r"|No such file or directory: '[^']*\.(?:safetensors|gguf|ckpt)'"
        # ggml's reader of a model file that is not there ("gguf_init_from_file: failed to open

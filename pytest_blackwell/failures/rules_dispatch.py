@@ -152,8 +152,11 @@ DISPATCH_RULES: tuple[Rule, ...] = (
     # vLLM choosing a kernel for a quantized layer, each candidate's reason below ("Failed to
     # find a kernel that can implement the WNA16 linear layer. Reasons: ..."): the reasons are
     # its own, not causes of their own
+    # (its reasons alone, when the paste lost the line above them: "ConchLinearKernel cannot
+    # implement due to: Group size (32) not supported by ConchLinearKernel")
     rule("no_kernel_for_layer", "dispatch_failure",
-       r"\bFailed to find a kernel that can implement\b", keywords=("kernel that can implement",)),
+       r"\bFailed to find a kernel that can implement\b|^\s*\w+Kernel cannot implement due to: ",
+       keywords=("kernel that can implement", "Kernel cannot implement due to: ")),
     rule("capability_unsupported", "dispatch_failure",
        r"Minimum capability: (?P<min_capability>\d+)\.? Current capability: "
        r"(?P<compute_capability>\d+)|compute capability (?P<compute_capability__2>\d+(?:\.\d+)?)"

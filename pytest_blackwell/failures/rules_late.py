@@ -60,11 +60,17 @@ EXIT_STATUS = (
     r"|退出代码为?\s*|退出码\s*[:\uff1a]?\s*)"
 )
 
-#: "Segmentation fault" as glibc translates it (Russian, German, French, Spanish, Chinese,
-#: Japanese, Italian, Portuguese).
-_LOCAL_SEGFAULT = (
+#: A shell's report of a job's death in the system's language, glibc's translations:
+#: "Segmentation fault" (Russian, German, French, Spanish, Chinese, Japanese, Italian,
+#: Portuguese), "Aborted" and "Illegal instruction" (Russian, German, French, Spanish, Chinese),
+#: and Chinese "Killed", "Bus error" and "Floating point exception" ("非法指令 (核心已转储)").
+_LOCAL_DEATHS = (
     "Ошибка сегментирования|Speicherzugriffsfehler|Erreur de segmentation|Violación de segmento"
     "|段错误|セグメンテーション違反|Errore di segmentazione|Falha de segmentação"
+    "|Аварийный останов|Abgebrochen|Abandon|Abortado|已放弃"
+    "|Недопустимая инструкция|Ungültiger Maschinenbefehl|Instruction non permise"
+    "|Instrucción ilegal|非法指令"
+    "|已杀死|总线错误|浮点数例外"
 )
 #: A wait that gave up, naming the CUDA error that ended it ("...: CUDA error: ..."): the error's.
 _WAITED = r"[Tt]imed out waiting (?:\d+ ?m?s )?for"
@@ -363,10 +369,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|\[\d+\]:? (?P<signal__13>segfault) at [0-9a-f]+ ip [0-9a-f]+ sp [0-9a-f]+ error \d+"
        r"|^(?:.*\s)?traps: \S+\[\d+\] (?P<signal__14>general protection fault|trap invalid opcode"
        r"|trap divide error)"
-       # (a shell's "Segmentation fault" in the system's language, glibc's translations)
-       r"|^(?:.*: )?(?P<signal__28>" + _LOCAL_SEGFAULT + r")(?: \([^)]*\))?\s*$",
+       # (a shell's report of the death in the system's language, glibc's translations)
+       r"|^(?:.*: )?(?P<signal__28>" + _LOCAL_DEATHS + r")(?: \([^)]*\))?\s*$",
        weak=True, keywords=("egmentation", "egfault", "received SIG", "0x0000000000000000 in ??",
-                            *_LOCAL_SEGFAULT.split("|"),
+                            *_LOCAL_DEATHS.split("|"),
                             "fatal exception", "exited on signal", "xit code", "退出代码",
                             "segfault at", "traps: ", "exception: ", "Fatal signal", "F DEBUG",
                             "SignalException", "fault addr", "(SIG", "Signal (",

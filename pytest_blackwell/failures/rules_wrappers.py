@@ -158,5 +158,11 @@ WRAPPER_RULES: tuple[Rule, ...] = (
     rule("dynamo_unsupported", "unknown",
        r"^torch\._dynamo\.exc\.Unsupported: ", stage_hint="compile",
        keywords=("_dynamo.exc.Unsupported: ",)),
+    # JAX's note that it filtered its own frames out, printed as the cause of the exception
+    # that follows it ("jax.errors.SimplifiedTraceback: For simplicity, JAX has removed its
+    # internal frames ..."): that exception is the error
+    rule("jax_simplified_traceback", "unknown",
+       r"^(?:jax\.errors\.)?SimplifiedTraceback: For simplicity, JAX has removed",
+       wrapper=True, keywords=("SimplifiedTraceback: ",)),
 )
 # fmt: on

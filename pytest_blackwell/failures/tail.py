@@ -22,6 +22,7 @@ from pytest_blackwell.failures.candidates import (
     WRAPPER,
     Candidate,
 )
+from pytest_blackwell.failures.cue_words import NO_GPU_BUILD
 from pytest_blackwell.failures.cues import cue_category
 from pytest_blackwell.failures.errorwords import ASIDE, BENIGN, SOURCE_ABORT, is_quiet
 from pytest_blackwell.failures.frame_words import THREAD_DUMP
@@ -43,6 +44,8 @@ _CUT_SHORT = re.compile(
     r"^\s+\S{1,12}$|^\W{1,3}$"
     # (or an exception's name cut mid-word, nothing after it: "Runtime", "torch.OutOfMem")
     r"|^(?:[a-z_]\w*\.)*[A-Z][A-Za-z]{1,24}$"
+    # (or the tag in front of each line, cut before it closed: "[ran" of "[rank0]:")
+    r"|^\[\w{1,12}$"
 )
 
 #: A notice followed by the stack it was found from, no traceback (Inductor's "skipping
@@ -124,11 +127,21 @@ def tail_candidates(
         open_traceback, start, last = cut_short
     frame_count = sum(t.lstrip().startswith('File "') for t in open_traceback)
     head = open_traceback[0] if open_traceback else ""
-    if frame_count >= 2 or (frame_count and (is_header(head) or THREAD_DUMP.match(head))):
+    # (or only its header, the last line with words: the paste ended right there)
+    alone = is_header(head) and not any(t.strip() for t in open_traceback[1:])
+    if frame_count >= 2 or (frame_count and (is_header(head) or THREAD_DUMP.match(head))) or alone:
         text = next(t for t in reversed(open_traceback) if t.strip()).strip()
         detail: dict[str, Any] = {"truncated": True}
         cut = Candidate(
-            LEVEL_ONLY, "unknown", text, last, start, stage, detail, None, open_traceback
+            LEVEL_ONLY,
+            "unknown",
+            text,
+            start if alone else last,
+            start,
+            stage,
+            detail,
+            None,
+            open_traceback,
         )
         cut.activity = activity_stage(raw for _, raw in before[-RING_LINES:])
         found.append(cut)
@@ -192,6 +205,7 @@ class _Picked(NamedTuple):
 #: warning's, whatever words it holds ("... strides() = [256, 1, 1, 1] (Triggered internally at
 #: ../torch/csrc/distributed/c10d/reducer.cpp:327.)").
 _TORCH_WARNED = re.compile(r"\(Triggered internally at \S+\)")
+_NO_GPU_BUILD = re.compile(NO_GPU_BUILD)
 
 
 def _plain_words(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
@@ -200,7 +214,11 @@ def _plain_words(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
     runs)."""
     for index, (_, _, line) in enumerate(last):
         if (
-            is_quiet(line.text, line.level)
+            # (a build that cannot use the GPU is a failure as the last word, even as a warning)
+            (
+                is_quiet(line.text, line.level)
+                and not (index == len(last) - 1 and _NO_GPU_BUILD.search(line.text))
+            )
             or _TORCH_WARNED.search(line.text)
             or BENIGN.search(line.text)
             or ASIDE.search(line.text) is not None  # a fallback announced, an error foreseen

@@ -377,6 +377,10 @@ IN_TUNING = {
     "fresh386": (1.00, 0.86),
     "fresh388": (1.00, 0.91),
     "fresh390": (0.91, 0.91),
+    "fresh392": (1.00, 1.00),
+    "fresh394": (0.94, 0.89),
+    "fresh396": (0.95, 0.95),
+    "fresh398": (1.00, 0.94),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
