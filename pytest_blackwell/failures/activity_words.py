@@ -168,7 +168,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     (
         r"(?i)\b(?:start(?:ing)? )?build(?:ing)? (?:the |an? )?(?:trt-llm |tensorrt |trt )?"
         r"engines?\b|\bengine build (?:starts|started|begins)\b"  # (TRT-LLM: "Engine build starts")
-        r"|(?:^|[\s/])(?:nvcc|ptxas)\s+-|\bninja -v\b|\bEmitting ninja build file\b"
+        r"|(?:^|[\s/])(?:nvcc|ptxas)\s+-(?!-?(?:V|version)\b)"  # (not a version query: "nvcc -V")
+        r"|\bninja -v\b|\bEmitting ninja build file\b"
         r"|^ptxas info\s*: Compiling entry function\b"  # (ptxas -v, a kernel being compiled)
         # CMake's generated build compiling a source ("Building NVCC (Device) object ...")
         r"|\bBuilding (?:NVCC|CUDA|CXX|C|HIP)(?: \(Device\))? object\b"
@@ -298,7 +299,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # Triton server running a model's warm-up samples ("instance m_0_0 is running warmup
         # sample 'first-batch' for iteration 1"); FlashInfer's and TensorRT-LLM's autotuners,
         # which time their kernels on dummy inputs once the model is in
-        r"|\bis running warmup sample\b|\[Autotuner\]: Autotuning process (?:starts|ends)\b",
+        r"|\bis running warmup sample\b|\[Autotuner\]: Autotuning process (?:starts|ends)\b"
+        # vLLM's HPU runner warming each bucket up, counted ("[Warmup][Graph/prompt][351/352]
+        # batch_size:1 query_len:128")
+        r"|(?i:\[warm[ -]?up\]\[[^\]]*\]\[\d+/\d+\])",
         "warmup",
     ),
     # the distributed teardown (torch.distributed's process group destroyed)

@@ -292,6 +292,16 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bnot (?:yet )?supported (?:yet )?in (?:your |the )?(?:current |installed )?"
             r"(?:[\w\-]+ )?version\b|\bnot (?:yet )?supported (?:yet )?in `?[\w\-]+==\d"
             r"|\bversion (?:mismatch|conflict)\b"
+            # a shared library that cannot be had ("Cannot load cudnn shared library", Paddle's
+            # "The third-party dynamic library (cublas64_11.dll) that Paddle depends on is not
+            # configured correctly")
+            r"|\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:load|open|find) "
+            r"(?:the )?(?:[\w+.\-]+ ){0,3}(?:shared |dynamic |native )?librar(?:y|ies)\b"
+            # a build without the GPU, and the advice to install one with it ("Device API cuda is
+            # not enabled. Please install the cuda version of dgl.")
+            r"|(?i:\binstall the (?:cuda|gpu|rocm) (?:version|build|variant)\b)"
+            r"|\b(?:shared|dynamic) librar(?:y|ies)\b.{0,120}?"
+            r"\bis not (?:configured|installed|found)\b"
             # a file made by a newer toolchain than the one reading it (nvlink's "Input file
             # 'x.cubin' newer than toolkit (122 vs 120)")
             r"|\bnewer than (?:the )?(?:installed |current )?(?:toolkit|driver|runtime|compiler)\b"

@@ -119,6 +119,9 @@ LOUD = re.compile(
     # '"POST /v1/completions HTTP/1.1" 500', KServe's timing record "'http_status:500'"): like
     # Gin's, never silent
     r"|\"[A-Z]+ \S+ HTTP/[\d.]+\" 5\d\d\b|\bhttp_status:5\d\d\b"
+    # TensorFlow's record of an op that failed, with the status it raises, at its warning level
+    # ("W op_kernel.cc:1855] OP_REQUIRES failed at xla_ops.cc:590 : UNAVAILABLE: ...")
+    r"|\bOP_REQUIRES failed at \S+ : [A-Za-z_]+: "
 )
 #: A line that says it is an error although no rule knows it: never "no failure".
 ERRORISH = re.compile(
@@ -273,6 +276,9 @@ ASIDE = re.compile(
     # a program's own caution about what it works around (koboldcpp's "Caution: pre-allocated
     # tensor (x) in a buffer (CPU) that cannot run the operation (ROPE)": its scheduler moves it)
     r"|^Caution: "
+    # a tally of errors by their type, a count and no message ("OutOfMemoryError: 2" under
+    # "Errors by type:"; not a KeyError or IndexError, whose message may be a bare number)
+    r"|^\s*(?:\[[\w.\-]+\]\s*)?(?!(?:KeyError|IndexError)\b)[A-Z]\w*(?:Error|Exception): \d+\s*$"
     # a check a diagnostic tool reports as passed, whatever its words ("[PASS] ... ❌ (requires
     # Hopper)": a feature the card lacks, noted)
     r"|^\s*\[(?:PASS(?:ED)?|OK)\]\s"

@@ -24,7 +24,7 @@ from pytest_blackwell.failures.frame_words import (
     worded_frame,
 )
 from pytest_blackwell.failures.frames import backtrace_stage, decisive, frame_stage
-from pytest_blackwell.failures.lineshapes import IPYTHON_ARROW, IPYTHON_CONTEXT
+from pytest_blackwell.failures.lineshapes import IPYTHON_ARROW, IPYTHON_CONTEXT, is_header
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.ownwords import own_words
 from pytest_blackwell.failures.phrases import dispatcher_words, phrase_stage
@@ -147,6 +147,19 @@ def _told_lines(cand: Candidate) -> list[str]:
     return lines
 
 
+def _own_frames(cand: Candidate) -> Sequence[str]:
+    """The lines of ``cand``'s block that are its own: not a traceback that starts after its
+    error line when that line ends a traceback of its own (another exception logged under the
+    same tag, such as vLLM's output loop relaying the engine core's death below the engine
+    core's error; a logged message's traceback below it is the message's own)."""
+    lines = cand.traceback
+    at = next((i for i, line in enumerate(lines) if cand.text and cand.text in line), None)
+    if at is None or not any(line.lstrip().startswith('File "') for line in lines[:at]):
+        return lines
+    later = next((i for i in range(at + 1, len(lines)) if is_header(lines[i].strip())), None)
+    return lines if later is None else lines[:later]
+
+
 def category_evidence(cand: Candidate) -> str:
     """What named the category of ``cand``, in words."""
     if cand.rule:
@@ -169,7 +182,7 @@ def decide(
     # (a wrapper that names a category keeps it; one that does not, such as a worker's "Error
     # executing method initialize_cache" above the worker's cut traceback, reads its frames)
     if (category == "unknown" or cand.rule in GENERIC_RULES) and not TWO_READINGS.search(cand.text):
-        found = frame_category(cand.traceback)
+        found = frame_category(_own_frames(cand))
         if found is None and cand.detail.get("truncated"):
             dump = waiting_dump(cand.traceback)  # a stuck process's thread dump
             found = None if dump is None else ("timeout", f"hang: {dump}")

@@ -21,11 +21,11 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
     """``("execute", evidence)`` when the name of a frame among ``lines`` says the model runs on
     work (:data:`_SERVING_WORDS`), ``graph_capture`` when it is named for capturing CUDA graphs
     (:data:`_CAPTURE_WORDS`), ``loading`` when it loads a model (:data:`_LOAD_WORDS`) and
-    ``compile`` when it lowers a program (:data:`_LOWER_WORDS`); weaker evidence than any engine
-    function, read innermost first. (Validation is no such word: a configuration, a repository
-    id or a response object are all validated, at start-up, while loading and while serving; a
-    unit test's ``test_decode`` exercises a kernel, it serves nothing; nor does a command-line
-    entry tell its stage.)"""
+    ``compile`` when it compiles or lowers a program (:data:`_LOWER_WORDS`); weaker evidence
+    than any engine function, read innermost first. (Validation is no such word: a
+    configuration, a repository id or a response object are all validated, at start-up, while
+    loading and while serving; a unit test's ``test_decode`` exercises a kernel, it serves
+    nothing; nor does a command-line entry tell its stage.)"""
     for segment in frame_segments(lines):
         for frame in reversed(segment):
             inner = frame is segment[-1]
@@ -46,7 +46,7 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
                     return "graph_capture", why
                 if _LOAD_WORDS.search(func) or (func == "load" and _MODEL_FILE.search(frame.path)):
                     return "loading", why
-                if _LOWER_WORDS.search(func):
+                if _LOWER_WORDS.search(func) and not _NOT_CODE.search(func):
                     return "compile", why
                 if _SERVING_WORDS.search(func) and not _CREATES.match(func):
                     return "execute", why
@@ -94,11 +94,16 @@ _LOAD_WORDS = re.compile(
     r"|(?:^|_)(?:model|weights|checkpoint)s?_load(?:ing|er)?(?:_|$)"
 )
 _MODEL_FILE = re.compile(r"(?:^|/)models?(?:/|\.py$)")
-#: The words of a function that lowers a program to a compiler's IR (JAX's
-#: ``lower_jaxpr_to_triton_ir``, a lowering rule's ``_reduce_lowering``): compiling.
+#: The words of a function that compiles, or lowers a program to a compiler's IR (SGLang's
+#: ``_compile_deep_gemm_one_type_all``, JAX's ``lower_jaxpr_to_triton_ir``, a lowering rule's
+#: ``_reduce_lowering``): compiling.
 _LOWER_WORDS = re.compile(
-    r"(?i)(?:^|_)lowering(?:_|$)|^_?lower_(?:jaxpr|to|module|fun|computation|sharding|mlir|hlo)"
+    r"(?i)(?:^|_)(?:lowering|compile|compiling)(?:_|$)"
+    r"|^_?lower_(?:jaxpr|to|module|fun|computation|sharding|mlir|hlo)"
 )
+#: What is compiled that is no program for the device: a structured-output grammar or schema,
+#: a pattern (xgrammar's ``compile_json_schema``).
+_NOT_CODE = re.compile(r"(?i)json|schema|grammar|regex|pattern|template")
 #: The words of a function that runs the model on work: generating, sampling, decoding, serving
 #: a completion, a training step or a model being fitted (``stream_generate_chat_completion``,
 #: ``_random_sample``, ``generate_sequences``, ``training_step``, Keras' ``fit``, a speech

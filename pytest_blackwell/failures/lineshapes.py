@@ -46,7 +46,7 @@ IPYTHON_ARROW = re.compile(r"^-*> ?\d+\s")
 IPYTHON_CONTEXT = re.compile(r"^ +\d+ ")
 #: IPython's frame of a notebook cell ("Cell In[4], line 29", older "<ipython-input-3-a1b2>",
 #: Databricks' "File <command-2469377940857761>, line 10").
-_CELL_FRAME = re.compile(r"^(?:Cell In ?\[\d+\]|(?:File )?<(?:ipython-input|command)-[\w\-]+>),? ")
+CELL_FRAME = re.compile(r"^(?:Cell In ?\[\d+\]|(?:File )?<(?:ipython-input|command)-[\w\-]+>),? ")
 
 
 def is_frame(text: str) -> bool:
@@ -59,7 +59,7 @@ def is_frame(text: str) -> bool:
         or (text != "" and 'File "'.startswith(text))  # (a frame line the paste's end cut: "F")
         or IPYTHON_FRAME.match(text) is not None
         or IPYTHON_ARROW.match(text) is not None
-        or _CELL_FRAME.match(text) is not None
+        or CELL_FRAME.match(text) is not None
         or GO_FRAME.match(text) is not None
         or MANAGED_FRAME.match(text) is not None  # a JVM or .NET stack's
     )

@@ -464,6 +464,10 @@ def logical_lines(raw: str) -> list[LogicalLine]:
         pieces = unflatten(part) if flat else [part]
         for piece in pieces:
             line = _strip_prefixes(piece[:MAX_MESSAGE_CHARS], tag)
+            if not line.text and line.level in ("ERROR", "CRITICAL") and piece.strip():
+                # a record at an error level with no message (Julia's "ERROR: " over its
+                # stack trace): the level word is what it says
+                line = line._replace(text=piece.strip())
             tag = line.tag
             result.append(line)
     return result

@@ -45,6 +45,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"(?i)capture cuda ?graph|cuda ?graph capture\b|capturing cuda ?graph|cuda ?graph warm ?up"
         r"|\bgraph capture failed\b|\bcuda ?graph preparation\b"
+        # XLA's command buffers, captured into GPU graphs ("Failed to instantiate GPU graphs:
+        # CaptureGpuGraph failed")
+        r"|\b(?:instantiate|capture) (?:gpu|cuda) graphs?\b|(?-i:\bCaptureGpuGraph\b)"
         # the CUDA graph API itself: a graph being captured or instantiated
         r"|(?-i:\bcu(?:da)?(?:Graph[A-Z]|StreamBeginCapture|StreamEndCapture)\w*)",
         "graph_capture",
@@ -122,6 +125,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bProgram arguments: \S*\b(?:ld\.lld|lld|llc|clang(?:\+\+)?|opt)\s"
         r"|\berrors? detected in the compilation of\b"  # nvcc's count of a file's errors
         r"|\bunable to compile\b|\b(?:error|exception) happened while compiling\b"
+        # a graph compiler's own failure, or one of its passes' (Habana's Synapse: "Graph
+        # optimization failed pass: loadTpcKernels", "compileGraph: Can not compile graph")
+        r"|\b(?:can ?not|cannot|could not|failed to) compile (?:the )?graph\b"
+        r"|\bgraph (?:compil(?:e|ation)|optimi[sz]ation) failed\b"
         r"|\bcompilation failed\b"  # (Inductor's "Triton compilation failed: triton_poi_...")
         r"|\b(?:error|failure|failed) (?:in|during|while) (?:the )?build(?:ing)?\b"
         # a compiler's own error line (nvcc, ptxas, nvlink, cicc), TensorRT's builder namespace

@@ -66,8 +66,12 @@ CAUSES: tuple[Rule, ...] = (
        # the driver API's description of it (cuda.h), and its name in .NET bindings (CUResult)
        r"|\bthe device encountered a load or store instruction on an invalid memory address"
        r"|\bErrorIllegalAddress\b"
-       # ROCm: the HSA runtime aborting a queue after a kernel touched memory it may not
-       r"|HSA_STATUS_ERROR_MEMORY_(?:APERTURE|FAULT)|Memory access fault by GPU node",
+       # ROCm: the HSA runtime aborting a queue after a kernel touched memory it may not, or
+       # after any other exception a kernel raised (its documented status: "HSA_STATUS_ERROR_
+       # EXCEPTION: An HSAIL operation resulted in a hardware exception"), read whole as the CUDA
+       # runtime's kernel exceptions are
+       r"|HSA_STATUS_ERROR_MEMORY_(?:APERTURE|FAULT)|Memory access fault by GPU node"
+       r"|HSA_STATUS_ERROR_EXCEPTION\b",
        keywords=("Memory access fault",)),
     rule("sanitizer_access", "illegal_memory_access",
        r"Invalid __(?:global|shared|local)__ (?:read|write|atomic)|is out of bounds.{0,40}?"

@@ -104,6 +104,10 @@ ENV_RULES: tuple[Rule, ...] = (
        # the same said by the program that looked for it (Inductor on Windows: "Cannot find
        # ptxas.exe")
        r"|\b(?:Cannot|Could not|Unable to) find (?:nvcc|ptxas|ninja|hipcc)(?:\.exe)?\b"
+       # XLA without the CUDA toolkit's parts it compiles with ("No PTX compilation provider is
+       # available. Neither ptxas/nvlink nor nvjtlink is available", "libdevice not found at
+       # ./libdevice.10.bc")
+       r"|\bNo PTX compilation provider is available\b|\blibdevice not found\b"
        # torch.utils.cpp_extension's own checks before it builds
        r"|Ninja is required to load C\+\+ extensions|CUDA_HOME environment variable is not set"
        # a program that builds its kernels at run time unable to start the compiler (OpenMM)
@@ -207,6 +211,9 @@ ENV_RULES: tuple[Rule, ...] = (
        # ggml's CUDA backend that cannot set CUDA up, whatever the runtime answered
        # ("ggml_cuda_init: failed to initialize CUDA: operation not supported"): it runs on the CPU
        r"|\bggml_cuda_init: failed to initiali[sz]e (?:CUDA|HIP|ROCm|MUSA)\b"
+       # (or the device a program selects refused as not supported, the same reading: Kokkos'
+       # "cudaSetDevice(cuda_device_id) error( cudaErrorNotSupported): operation not supported")
+       r"|\bcudaSetDevice\b.{0,80}?\b(?:cudaErrorNotSupported|operation not supported)\b"
        # JAX: "Backend 'cuda' failed to initialize: ..." (its CUDA libraries or plugin)
        r"|\b[Bb]ackend '(?:cuda|gpu|rocm)' failed to initiali[sz]e"
        r"|CUDA error\(3\), initialization error|cudaErrorInitializationError"

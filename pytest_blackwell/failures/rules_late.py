@@ -116,6 +116,9 @@ LATE_RULES: tuple[Rule, ...] = (
        # at line: 86", a program's check of an NCCL call)
        r"|\bNCCL failure: (?:unhandled (?:cuda|system) error|internal error|invalid (?:argument"
        r"|usage)|remote process exited)"
+       # (or under the source file of a library's NCCL wrapper: TensorFlow's "OP_REQUIRES failed
+       # at nccl_communicator.cc:116 : Internal: unhandled system error")
+       r"|\bnccl\w*\.(?:cc|cpp|cu|c):\d+\b.{0,40}?\bunhandled (?:cuda|system) error\b"
        r"|watchdog got stuck for \d+ seconds without making progress"
        # NCCL's own error strings, as another library prints them ("CUDA error: unhandled cuda
        # error (run with NCCL_DEBUG=INFO for details)" from a ncclGroupEnd it checked)
@@ -397,10 +400,11 @@ CATCH_ALL_RULES: tuple[Rule, ...] = (
     # Visual Studio's exception details, "System.XException was unhandled" with the message on
     # a "Message=" line below; Elixir's "** (RuntimeError) ..." and an exception struct
     # "%RuntimeError{message: ...}")
-    # (also indented by up to three spaces, as torchelastic's failure summary prints the
-    # traceback of a rank: "  RuntimeError: ...")
+    # (also indented: torchelastic's failure summary prints a rank's traceback so, and Paddle's
+    # report or a paste that indents the whole traceback does too, "    PreconditionNotMetError:
+    # Cannot load cudnn shared library.")
     rule("exception", "unknown",
-       r"^ {0,3}(?:Unhandled [Ee]xception[.:] )?(?:[A-Za-z_][\w]*\.)*(?P<exception>Exception"
+       r"^\s*(?:Unhandled [Ee]xception[.:] )?(?:[A-Za-z_][\w]*\.)*(?P<exception>Exception"
        r"|(?:Base)?ExceptionGroup"
        # (a private class too: torch's "torch._C._LinAlgError: linalg.cholesky: ...")
        r"|_?[A-Z]\w*(?:Error|Exception|Failed|Interrupt|OutOfResources|InvalidCxxCompiler"

@@ -87,7 +87,11 @@ WRAPPER_RULES: tuple[Rule, ...] = (
     # PaddlePaddle's check of the card against the architectures its wheel was built for
     rule("paddle_arch_missing", "env_mismatch",
        r"The GPU architecture in your current machine is \w+, which is not compatible with "
-       r"Paddle installation", keywords=("which is not compatible with Paddle",), wrapper=True),
+       r"Paddle installation"
+       # (newer releases: "Mismatched GPU Architecture: The installed PaddlePaddle package was
+       # compiled for 61 70 75 80 86 89 90 ,but your current GPU is 120")
+       r"|\bpackage was compiled for (?:\d+\s*)+,\s*but your current GPU is \d+",
+       keywords=("which is not compatible with Paddle", "but your current GPU is"), wrapper=True),
     # (or the CUDA runtime or torch library it was linked with is missing; not the driver's
     # libcuda.so.1, which a host without a GPU, running on the CPU, does not have)
     rule("extension_import_failed", "env_mismatch",

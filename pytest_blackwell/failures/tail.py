@@ -27,7 +27,7 @@ from pytest_blackwell.failures.cues import cue_category
 from pytest_blackwell.failures.errorwords import ASIDE, BENIGN, SOURCE_ABORT, is_quiet
 from pytest_blackwell.failures.frame_words import THREAD_DUMP
 from pytest_blackwell.failures.frames import is_flat_source
-from pytest_blackwell.failures.lineshapes import is_frame, is_header
+from pytest_blackwell.failures.lineshapes import CELL_FRAME, is_frame, is_header
 from pytest_blackwell.failures.native_stacks import DEBUGGER_FRAME, DEBUGGER_NOISE
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.phrase_words import MODEL_NOT_LOADED
@@ -125,7 +125,10 @@ def tail_candidates(
         before.append((lineno, raw))
     if not open_traceback and cut_short is not None:
         open_traceback, start, last = cut_short
-    frame_count = sum(t.lstrip().startswith('File "') for t in open_traceback)
+    # (a notebook's frames count too: IPython's "Cell In[1], line 7")
+    frame_count = sum(
+        t.lstrip().startswith('File "') or CELL_FRAME.match(t) is not None for t in open_traceback
+    )
     head = open_traceback[0] if open_traceback else ""
     # (or only its header, the last line with words: the paste ended right there)
     alone = is_header(head) and not any(t.strip() for t in open_traceback[1:])

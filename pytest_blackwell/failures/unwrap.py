@@ -25,8 +25,10 @@ import re
 from collections.abc import Iterator, Sequence
 
 MIN_WIDTH = 60
-#: Lines of a drawn box (Rich tracebacks, tables): all of one width by design, not wrapped.
-_BOX = re.compile(r"[│┃╭╰╮╯]|^\s*\|")
+#: Lines of a drawn box (Rich tracebacks, tables): all of one width by design, not wrapped; and
+#: a rule drawn across it (IPython's dashes above the exception's header, which it pads to the
+#: same width: "RuntimeError      Traceback (most recent call last)").
+_BOX = re.compile(r"[│┃╭╰╮╯]|^\s*\||^[-=_*~]{20,}\s*$")
 #: How a new log record starts (a continuation piece starts anywhere else); an indented line is
 #: a frame, a source line or a table row, never the middle of a cut word.
 _RECORD = re.compile(
