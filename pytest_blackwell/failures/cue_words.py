@@ -13,9 +13,7 @@ import re
 from pytest_blackwell.failures.errorwords import SETTING_VALUE, SIGNAL_DEATH
 
 #: An installed build that cannot use the GPU at all ("The installed version of bitsandbytes was
-#: compiled without GPU support", "Torch not compiled with CUDA enabled"): a failure even said
-#: as a warning, when it is the log's last word (docs/failures.md, "A build without GPU
-#: support").
+#: compiled without GPU support"): a failure even as a warning, when it is a log's last word.
 NO_GPU_BUILD = (
     r"\b(?:compiled|built) without (?:\w+ )?(?:GPU|CUDA|ROCm|HIP) support\b"
     r"|\bnot compiled with (?:CUDA|GPU|ROCm|HIP)(?: support)? enabled\b"
@@ -23,7 +21,13 @@ NO_GPU_BUILD = (
 
 #: Memory that could not be had, in the words of allocators, runtimes and frameworks.
 SHORTAGE = (
-    r"\bout of (?:\w+ )?memory\b|\bOOM\b|\bMemoryError\b|\bOutOfMemory(?:Error|Exception)\b"
+    # (Windows' commit limit reached: "The paging file is too small for this operation to
+    # complete. (os error 1455)")
+    r"\bpaging file is too small\b|"
+    # (not a guess, asked: cog's "Prediction failed for an unknown reason. It might have run out
+    # of memory? (exitcode -6)")
+    r"\bout of (?:\w+ )?memory\b(?!\s*\?)|\bOOM\b|\bMemoryError\b"
+    r"|\bOutOfMemory(?:Error|Exception)\b"
     r"|\b(?:unable|failed|fails|cannot|can't|can not|could not|couldn't|fail|tried) (?:to )?"
     r"(?:allocate|alloc|reserve|malloc)\b"
     r"|\b(?:allocation|malloc)\b.{0,60}?\b(?:failed|failure|error)\b"
@@ -70,6 +74,9 @@ _REFUSAL = (
     r"|\bonly supports\b|\btoo old to be supported\b"
     r"|\bdo(?:es)?(?: not|n't) support\b|\bcannot run\b|\bincompatible\b|\brequire[sd]?\b"
     r"|\bnot compatible\b"
+    # (a feature one architecture has, named: "Only Hopper supports different V headdim"; a
+    # check of the target: "expects arch to be one of ['sm_100a', 'sm_100f'], but got sm_121a")
+    r"|\bonly (?:\w+ ){1,2}supports?\b|\bexpects? (?:the )?(?:arch\w*|target|device) to be\b"
     # (a build for the architecture looked for and not there: "Could not find compatible
     # tinycudann extension for compute capability 75")
     r"|\b(?:could not|couldn't|cannot|unable to) find (?:a |any )?compatible\b)"
@@ -292,16 +299,16 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bnot (?:yet )?supported (?:yet )?in (?:your |the )?(?:current |installed )?"
             r"(?:[\w\-]+ )?version\b|\bnot (?:yet )?supported (?:yet )?in `?[\w\-]+==\d"
             r"|\bversion (?:mismatch|conflict)\b"
-            # a shared library that cannot be had ("Cannot load cudnn shared library", Paddle's
-            # "The third-party dynamic library (cublas64_11.dll) that Paddle depends on is not
-            # configured correctly")
+            # Windows' loader: a module or one of its dependencies not found, a procedure not
+            # found, a DLL's initialisation failed ("[WinError 126] ... Error loading
+            # "torch\lib\fbgemm.dll" or one of its dependencies")
+            r"|\[WinError (?:126|127|1114)\]|\bError loading \"?[^\"]+\.dll\b"
+            # a shared library that cannot be had ("Cannot load cudnn shared library", "The
+            # third-party dynamic library (cublas64_11.dll) ... is not configured correctly")
             r"|\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:load|open|find) "
             r"(?:the )?(?:[\w+.\-]+ ){0,3}(?:shared |dynamic |native )?librar(?:y|ies)\b"
-            # a build without the GPU, and the advice to install one with it ("Device API cuda is
-            # not enabled. Please install the cuda version of dgl.")
-            r"|(?i:\binstall the (?:cuda|gpu|rocm) (?:version|build|variant)\b)"
-            r"|\b(?:shared|dynamic) librar(?:y|ies)\b.{0,120}?"
-            r"\bis not (?:configured|installed|found)\b"
+            r"|\b(?:shared|dynamic) librar(?:y|ies)\b.{0,120}?\bis not (?:configured|installed"
+            r"|found)\b|(?i:\binstall the (?:cuda|gpu|rocm) (?:version|build|variant)\b)"
             # a file made by a newer toolchain than the one reading it (nvlink's "Input file
             # 'x.cubin' newer than toolkit (122 vs 120)")
             r"|\bnewer than (?:the )?(?:installed |current )?(?:toolkit|driver|runtime|compiler)\b"
@@ -375,8 +382,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # a tensor the loader needs, by its name ("missing tok_embeddings.weight")
             r"|\bmissing (?:tensor )?'?[\w.]+\.(?:weight|bias)\b"
             r"|\bno file named\b|\b(?:input|model|config) file (?:was )?not found\b"
-            # a model that is not where it was looked for ("Cannot find the model folder. We
-            # searched over the following possible paths: ...", MLC's)
+            # a model's configuration that cannot be read (vLLM's "Failed to load the model
+            # config"), a model not where it was looked for (MLC's "Cannot find the model folder")
+            r"|\b(?:failed to|cannot|can't|could not|unable to) load (?:the )?model config\b"
             r"|\b(?:can't|cannot|could not|couldn't|unable to) find (?:the )?model(?: folder"
             r"| path| directory| dir| files?)\b"
             # a build or setting that needs another ("TrtGptModelInflightBatching requires GPT

@@ -392,9 +392,15 @@ _REQUEST_MODULES = ("/sampling_params.py",)
 _PASS_THROUGH = ("torch/_dynamo/eval_frame.py", "_fn")
 
 
+#: Where pip runs a package's ``setup.py``, whose module-level code is the build itself.
+_SETUP_SCRIPTS = ("<pip-setuptools-caller>", "/pip-req-build-", "/pip-install-")
+
+
 def _by_path(frame: Frame) -> str | None:
     if frame.path.endswith(_PASS_THROUGH[0]) and frame.func == _PASS_THROUGH[1]:
         return None
+    if frame.func == "<module>" and not any(f in frame.path for f in _SETUP_SCRIPTS):
+        return None  # a library's module being imported runs none of its work yet
     for fragment, path_stage in PATHS:
         if fragment in frame.path:
             return path_stage

@@ -32,12 +32,15 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        # (Metal's, whose source built at run time is "program_source": "program_source:9022:9:
        # error: invalid type 'const constant int64_t &' ... for buffer declaration")
        r"|^program_source:\d+:\d+: error: "
+       # (nvcc on a kernel a program generated and wrote to a temporary file, as TileLang does:
+       # "/tmp/tmpgpqpd_xg.cu(70): error: no instance of function template ...")
+       r"|^/tmp/[\w./\-]+\.cu\(\d+\): error: "
        # (ROCm's code-object compiler refusing the GPU's target name: "'amd_comgr_action_info_
        # set_isa_name(handle, isa.c_str())' amdgcn-amd-amdhsa--gfx900:xnack-: INVALID_ARGUMENT")
        r"|\bamd_comgr_action_info_set_isa_name\b.{0,200}?\bINVALID_ARGUMENT\b",
        stage_hint="compile",
        keywords=("assertion failed", "pipeline error", "error compiling", "<kernel>:",
-                 "program_source:", "set_isa_name")),
+                 "program_source:", "set_isa_name", "/tmp/")),
     rule("no_lowering", "dispatch_failure", r"\b[Ff]ailed to legalize operation\b",
        stage_hint="compile", keywords=("legalize operation",)),
     rule("no_kernel_image", "dispatch_failure",

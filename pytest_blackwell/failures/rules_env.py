@@ -98,6 +98,11 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\berror: include file '[\w/.]+\.h' not found"  # (tcc, the C compiler Triton ships)
        # clang's words for a header it cannot find (also Metal's compiler, built on it)
        r"|\bfatal error: '[\w/.\-]+\.(?:h|hh|hpp|cuh)' file not found"
+       # (gcc's and nvcc's own words for an include it cannot find, a header without an
+       # extension too: "cutlass.h:43:35: fatal error: cuda/std/utility: No such file or
+       # directory")
+       r"|\.(?:h|hh|hpp|cuh|cu|cc|cpp)(?::\d+){1,2}: fatal error: [\w/.\-]+: No such file or "
+       r"directory"
        # a compiler or build tool the JIT build runs is not installed
        r"|No such file or directory: '(?:[^']*/)?(?:nvcc|ninja|hipcc|ptxas|gcc|g\+\+|c\+\+"
        r"|clang(?:\+\+)?)'"
@@ -130,7 +135,12 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bunknown or invalid runtime name: nvidia\b"  # (its runtime not registered at all)
        # (Podman's Container Device Interface without a specification of the GPUs asked for:
        # "Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all")
-       r"|\bunresolvable CDI devices?\b",
+       r"|\bunresolvable CDI devices?\b"
+       # (or the NVIDIA container CLI that cannot give the container the GPU: "nvidia-container-
+       # cli: initialization error: WSL environment detected but no adapters were found"; not a
+       # permission the host refused it, which names no category)
+       r"|\bnvidia-container-cli: (?:initialization|mount|requirement|detection|ldcache) error\b"
+       r"(?!.{0,300}?\bpermission denied\b)",
        stage_hint="startup"),
     # a file an installed package needs, missing from its own directory (a broken or partial
     # installation: "FileNotFoundError: [WinError 3] ...: '...\\site-packages\\ctranslate2/..'")
