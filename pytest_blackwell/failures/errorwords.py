@@ -276,9 +276,11 @@ ASIDE = re.compile(
     # a program's own caution about what it works around (koboldcpp's "Caution: pre-allocated
     # tensor (x) in a buffer (CPU) that cannot run the operation (ROPE)": its scheduler moves it)
     r"|^Caution: "
-    # a tally of errors by their type, a count and no message ("OutOfMemoryError: 2" under
-    # "Errors by type:"; not a KeyError or IndexError, whose message may be a bare number)
-    r"|^\s*(?:\[[\w.\-]+\]\s*)?(?!(?:KeyError|IndexError)\b)[A-Z]\w*(?:Error|Exception): \d+\s*$"
+    # a tally of errors by their type, an indented or logged item with a count and no message
+    # ("[root]   OutOfMemoryError: 2" under "Errors by type:"; not an exception's own line at the
+    # margin, nor a KeyError or IndexError, whose message may be a bare number)
+    r"|^(?:\s{2,}|\s*\[[\w.\-]+\]\s+)(?!(?:KeyError|IndexError)\b)[A-Z]\w*(?:Error|Exception): "
+    r"\d+\s*$"
     # a check a diagnostic tool reports as passed, whatever its words ("[PASS] ... ❌ (requires
     # Hopper)": a feature the card lacks, noted)
     r"|^\s*\[(?:PASS(?:ED)?|OK)\]\s"

@@ -114,6 +114,8 @@ from classify_helpers import classify_as
             "env_mismatch",
             "startup",
         ),
+        # an exception's own line whose message is a number is no tally of errors
+        (["RuntimeError: 1"], "unknown", "unknown"),
         # an engine that cannot read the model's configuration
         (
             [
