@@ -59,16 +59,15 @@ def own_words(text: str, traceback: Sequence[str]) -> list[str]:
             found = _DETAILS_MESSAGE.match(line)
             if found is not None:
                 return [text, found.group(1)]
-    if _BARE_ASSERT.match(text) or _BARE_KEY.match(text):
+    key = _BARE_KEY.match(text) is not None
+    if key or _BARE_ASSERT.match(text):
         # an assertion without a message: the condition its traceback shows is its message (a
         # key looked up: the lookup its traceback shows)
         end = next((i for i, line in enumerate(traceback) if line == text), len(traceback))
         shown = [t.strip() for t in traceback[:end] if t.strip() and t.strip()[0] not in "^~"]
-        if shown and (
-            shown[-1].startswith("assert ")
-            or (_BARE_KEY.match(text) and not shown[-1].startswith('File "'))
-        ):
-            return [text, shown[-1].split("  #", 1)[0]]  # (not a comment after it)
+        said = shown[-1] if shown else ""
+        if said.startswith("assert ") or (key and said and not said.startswith('File "')):
+            return [text, said.split("  #", 1)[0]]  # (not a comment after it)
     if heads_its_message(text) or _SIGNATURE_END.search(text):
         at = next((i for i, line in enumerate(traceback) if line == text), None)
         below = [] if at is None else _message_lines(traceback[at + 1 :])

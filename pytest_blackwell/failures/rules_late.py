@@ -292,14 +292,14 @@ LATE_RULES: tuple[Rule, ...] = (
        # negative status printed as an unsigned 64-bit number (18446744072635812000)
        # (or any number shown with a Windows crash status in hex beside it: "Exit code:
        # 1073740791 (0xC0000409)", its sign lost)
-       r"|" + EXIT_STATUS
-       + r"(?P<exit_code>-\d+|1[3-5]\d|3221\d{6}|3(?= \(0x0*3\))|1844674407\d{10}"
-       r"|\d{6,}(?= \(0x[Cc]0000[0-9A-Fa-f]{3}\)))\b"
-       r"|exitcode\s*[:=]?\s*(?P<exit_code__2>-\d+)"
        # (or the Windows status in hex alone: Ollama's "llama-server --list-devices failed: exit
        # status 0xc0000005"; not abort()'s fast fail, 0xc0000409, which follows an assertion
        # whose own words are the cause)
-       r"|" + EXIT_STATUS + r"(?P<windows_status>0x[cC]0000(?!409)[0-9a-fA-F]{3})\b"
+       r"|" + EXIT_STATUS
+       + r"(?:(?P<exit_code>-\d+|1[3-5]\d|3221\d{6}|3(?= \(0x0*3\))|1844674407\d{10}"
+       r"|\d{6,}(?= \(0x[Cc]0000[0-9A-Fa-f]{3}\)))"
+       r"|(?P<windows_status>0x[cC]0000(?!409)[0-9a-fA-F]{3}))\b"
+       r"|exitcode\s*[:=]?\s*(?P<exit_code__2>-\d+)"
        r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )"
        r"(?P<signal__6>segmentation fault|killed|bus error"
        r"|abort(?:ed)?)\b)|(?P<signal__7>Segfault) encountered"
