@@ -333,6 +333,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # the devices being counted, as a CUDA sample reports it ("cudaGetDeviceCount returned
         # 35", then the error's string)
         r"|\b(?:cuda|hip)GetDeviceCount(?:\(\))? returned\b"
+        # a client or launcher waiting for the server it started to be up ("Waiting for server
+        # to be ready (timeout=120)", PyTriton's)
+        r"|(?i:\bwaiting for (?:the )?(?:\w+ )?server to (?:be ready|start|come up)\b)"
         # an engine checking its environment before it starts (LMDeploy's "Checking environment
         # for PyTorch Engine.")
         r"|\bChecking environment for\b"

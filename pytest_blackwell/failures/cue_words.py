@@ -45,8 +45,8 @@ SHORTAGE = (
 )
 #: What a GPU architecture, a compiled target or a device is called in refusals.
 _ARCH = (
-    r"(?:\bsm_?\d{2,3}[af]?\b|\bSM ?\d{2,3}\b|\bcompute[ _]capabilit(?:y|ies)\b|\bcompute_\d{2,3}\b"
-    r"|\bgfx\d{3,4}\w*|\b(?:Blackwell|Hopper|Ampere|Lovelace|Turing|Volta|Pascal)\b"
+    r"(?:\bsm_?\d{2,3}[af]?\b|\bSM ?\d{2,3}\b|\bcompute[ _]?capabilit(?:y|ies)\b"
+    r"|\bcompute_\d{2,3}\b|\bgfx\d{3,4}\w*|\b(?:Blackwell|Hopper|Ampere|Lovelace|Turing|Volta|Pascal)\b"
     r"|\bAscend ?\d{3}\w*"  # (Huawei's NPUs, as CANN names them: "Ascend910B")
     r"|\b(?:this|your|the current|current) (?:GPU|device|architecture|arch|hardware|platform)\b"
     r"(?<!request the support for this architecture)"  # (a model's, in transformers' words)
@@ -408,13 +408,16 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # (or the file of a model named first: 'File "config.json" not found at model id')
             r"|\bfile ['\"]?[\w.\-]+\.(?:json|safetensors|gguf|bin|model|pt)['\"]? "
             r"(?:was )?not found\b"
-            # a model's configuration file that cannot be read ("Can't load .../config.ini")
-            r"|\b(?:can't|cannot|could not|couldn't|unable to|failed to) (?:load|open|read) "
-            r"\S*\bconfig\w*\.(?:ini|json|ya?ml|pbtxt)\b"
+            # a model's configuration or model file that cannot be read ("Can't load .../config.
+            # ini", "failed to open text file for read /m/config.pbtxt", "Cannot find primary
+            # config 'sam2.yaml'", "Failed to open serialized model file: x.dali")
+            r"|\b(?:can't|cannot|could not|couldn't|unable to|failed to) (?:load|open|read|find"
+            r"|locate)(?: [\w-]+){0,4} (?:\S*\bconfig\w*\.(?:ini|json|ya?ml|pbtxt)\b|model file\b"
+            r"|config(?:uration)? ['\"]?[\w./\-]+\.(?:ini|json|ya?ml|pbtxt|toml)\b)"
             # an engine's check that a request fits the sizes it was built for ("Assertion
             # failed: max_context_len <= mMaxContextLength")
             r"|\bassert\w*\b[^<>]{0,40}?\b\w+ ?<=? ?(?:m_?)?max_?[A-Za-z]\w*"
-            r"|\bunknown (?:\w+ )?model[ _]type\b"
+            r"|\bunknown (?:\w+ )?model[ _]type\b|\bunknown model ?[(:'\"]"  # ("Unknown model (m)")
             r"|\bunknown (?:model )?(?:architecture|model type|field|option|argument|parameter"
             r"|quantization|dtype|backend|projector|provider)\b"
             r"|\bno (?:module or )?parameter named\b"
@@ -438,6 +441,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|^(?:[\w.]+\s*=\s*)?(?:self\.)?\w*(?:config|cfg|hparams)\w*\[[^\]]+\]\s*$"
             # an argument the program requires, not given ("assert args.seq_length is not None")
             r"|\bassert (?:self\.)?args\.\w+ is not None\b"
+            # (or a configuration that must be there: "assert pretrained_cfg")
+            r"|\bassert (?:self\.)?[\w.]*(?:config|cfg)\w*(?: is not None)?\s*$"
             # an assertion that two shapes are the same ("assert param.shape == loaded.shape")
             r"|\bassert\b[^=]{0,80}\.shape\s*==\s*[\w.\[\]]+\.shape\b"
             # (or a loaded tensor's size against the model's: "assert loaded_weight.shape[

@@ -237,6 +237,9 @@ BENIGN = re.compile(
     # a scheduler taking requests back to free memory (SGLang's "Decode out of memory happened.
     # #retracted_reqs: 1"): they are run again later
     r"|\bretract(?:ed|ing)?(?:_reqs)?\b"
+    # (or aborting requests, as a server does when a client goes or a rollout ends: SGLang's
+    # "Abort request for [...]", vLLM's "Aborted request cmpl-...")
+    r"|\babort(?:ed|ing)? (?:the |all )?requests?\b"
     # an allocator that reserves its buffers anew and allocates again (ggml's scheduler: "failed
     # to allocate graph, reserving")
     r"|, reserving\b"

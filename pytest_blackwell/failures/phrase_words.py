@@ -134,6 +134,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a compiler's own error line (nvcc, ptxas, nvlink, cicc), TensorRT's builder namespace
         # (the device linker in its lower case: "NVLink error" is the interconnect's fault)
         r"|\b(?:nvcc|ptxas|(?-i:nvlink)|cicc)(?:\.exe)?\s*(?:fatal|error)\b|::builder::"
+        # (nvcc's refusal of a target, its "nvcc fatal :" lost: "Unsupported gpu architecture
+        # 'compute_130'"); an MLIR pass of a kernel compiler asserting at its source line
+        # ("lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp:36: ... Assertion")
+        r"|\bUnsupported gpu architecture 'compute_\d+"
+        r"|(?-i:/lib/(?:Dialect/\w+/Transforms|Conversion/\w+)/\w+\.cpp:\d+)"
         # TensorRT's builder timing tactics and calibrating INT8 ("GPU memory allocation error
         # during getBestTactic", "[calibrator.cpp::add::779]"); LLVM giving up on a kernel it
         # was compiling ("LLVM ERROR: Broken function found, compilation aborted!")
@@ -330,7 +335,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|create) (?:the |an? )?(?:OpenCL |CUDA |GPU |Vulkan |HIP )?(?:device|command queue"
         r"|encoder session)\b)"
         r"|\bnvEncOpenEncodeSession\w*|\bcuDevicePrimaryCtxRetain\b|\bcuCtxCreate\w*"
-        r"|\bcuInit\b"
+        r"|\bcuInit\w*"  # (or a library's check of it: DALI's "cuInitChecked()")
         # devices counted or selected: what a process does first with CUDA
         r"|\b(?:cu(?:da)?|hip)(?:GetDeviceCount|SetDevice|DeviceGetCount)\b"
         r"|\bNum(?:Cuda|Hip)Devices\b"

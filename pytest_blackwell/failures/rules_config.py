@@ -80,7 +80,7 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|(?i:\b(?:could not|cannot|can't|unable to) (?:detect|determine|recogni[sz]e) (?:the )?"
        r"model type of\b)"
        # a checkpoint torch cannot read: an HTML page or a cut download saved as the weights
-       r"|invalid load key, |PytorchStreamReader failed reading zip archive"
+       r"|invalid load key, |PytorchStreamReader failed (?:reading zip archive|locating file)"
        r"|Unable to load weights from pytorch checkpoint file"
        # Caffe's weights (a .caffemodel protobuf) that cannot be parsed
        r"|Failed to parse NetParameter file"

@@ -433,8 +433,14 @@ ENV_RULES: tuple[Rule, ...] = (
     # when shown, is more precise and replaces this
     rule("package_build_failed", "env_mismatch",
        r"\berror: subprocess-exited-with-error\b|\bFailed building wheel for\b"
+       r"|\bERROR: Command errored out with exit status \d+:"  # (older pip's words)
        r"|\berror: failed to run custom build command for\b", weak=True, stage_hint="compile",
        keywords=("subprocess-exited", "Failed building wheel", "custom build command")),
+    # a saved model, engine or checkpoint written by another release of the library that reads
+    # it ("Cannot deserialize model from a different version of Treelite")
+    rule("saved_by_other_version", "env_mismatch",
+       r"(?i:\b(?:model|engine|plan|checkpoint|file)s? (?:\w+ ){0,3}?(?:from|by|with) a different "
+       r"version of\b)", stage_hint="loading", keywords=("different version",)),
     # a compiled extension's module that was never bound: its import failed earlier and was
     # swallowed ("NameError: name 'exllamav2_ext' is not defined", "... 'vllm_ops' ...")
     rule("extension_unbound", "env_mismatch",

@@ -184,6 +184,9 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|(?i:deadline exceeded)|DEADLINE_EXCEEDED|(?i:timeout of \d+(?:\.\d+)? ?(?:ms|s|seconds?) "
        r"(?:exceeded|reached))"
        r"|Gateway Time-?out"
+       # a watchdog giving up on a process and killing it ("perf_analyzer took very long to
+       # exit, killing perf_analyzer")
+       r"|(?i:\btook (?:very |too )long\b[^.]{0,40}?\bkill(?:ing|ed)\b)"
        # the same said with the noun, as a whole message ("Sync batch data transfer timeout")
        r"|(?i:\b(?:transfer|operation|request|rpc|connection|handshake|heartbeat|barrier)"
        r" time-?out(?:\.|$))"),

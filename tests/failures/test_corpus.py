@@ -389,6 +389,10 @@ IN_TUNING = {
     "fresh410": (0.94, 0.84),
     "fresh412": (0.85, 0.90),
     "fresh414": (0.81, 0.75),
+    "fresh416": (1.00, 0.92),
+    "fresh418": (0.88, 0.88),
+    "fresh420": (0.93, 1.00),
+    "fresh422": (1.00, 0.84),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
