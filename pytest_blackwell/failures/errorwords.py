@@ -161,6 +161,8 @@ ERRORISH = re.compile(
     # (or a program's status line that ends in its error's code in brackets: ExLlamaV2's
     # " ## Quantization error (2)")
     r"|\b[Ee]rror \(-?\d+\)\s*$"
+    # (MATLAB's heading of an error, its message on the next line: "Error using vl_nnconv")
+    r"|\bError using [\w.]+\s*$"
     # (also as often misspelt: "An error occured while ...")
     r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurr?ed\b|\bencountered an? (?:unexpected |fatal )?error\b"
     # (or an exception: "An exception has occurred: No closing quotation", InvokeAI's)

@@ -309,8 +309,9 @@ class LogicalLine(NamedTuple):
 
 
 # Colour codes pasted in caret notation ("^[[31m") or with the escape lost ("←[0m", "[0m"),
-# named ("ESC[1;36m", a terminal's copy) or written as a string's escape ("\x1b[41m").
-_CARET_ANSI = re.compile(r"(?:\^\[|\u2190|#033|\bESC|\\(?:x1[bB]|u001[bB]|033))\[[0-9;]*m")
+# named ("ESC[1;36m", a terminal's copy), written as a string's escape ("\x1b[41m") or lost as
+# the replacement character of a bad decode ("\ufffd[1;36m").
+_CARET_ANSI = re.compile(r"(?:\^\[|\u2190|\ufffd|#033|\bESC|\\(?:x1[bB]|u001[bB]|033))\[[0-9;]*m")
 # With the escape dropped altogether ("[1;36m(APIServer pid=1)[0;0m"): only on a line that also
 # carries a reset code, so a bracketed "[5m]" in a message is left alone.
 _BARE_ANSI = re.compile(r"\[[0-9;]{1,12}m")
@@ -332,6 +333,7 @@ def strip_ansi(text: str) -> str:
     if (
         "^[[" in text
         or "\u2190[" in text
+        or "\ufffd[" in text
         or "#033[" in text
         or "ESC[" in text
         or ("\\" in text and "[" in text)

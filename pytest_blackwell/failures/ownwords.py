@@ -34,6 +34,9 @@ _BARE_KEY = re.compile(r"^\s*(?:\w+\.)*KeyError: (?:'[^']*'|\"[^\"]*\")\s*$")
 #: A level word alone on its line ("  ERROR", "FATAL:"), as a console prints a heading over the
 #: message: the message is the next line.
 _LEVEL_ALONE = re.compile(r"^\W*(?:ERROR|FATAL|CRITICAL|Error|Fatal)\W*$")
+#: MATLAB's heading of an error, the function that raised it ("Error using vl_nnconv"): the
+#: message is the next line.
+_MATLAB_HEAD = re.compile(r"\bError using [\w.]+\s*$")
 
 
 def heads_its_message(text: str) -> bool:
@@ -44,6 +47,7 @@ def heads_its_message(text: str) -> bool:
     return (
         text.endswith(":")
         or _LEVEL_ALONE.match(text) is not None
+        or _MATLAB_HEAD.search(text) is not None
         or (text.endswith(" |") and "|" not in text[:-1])
     )
 

@@ -81,6 +81,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"model type of\b)"
        # a checkpoint torch cannot read: an HTML page or a cut download saved as the weights
        r"|invalid load key, |PytorchStreamReader failed (?:reading zip archive|locating file)"
+       # (a model bundle that is a zip archive, MediaPipe's .task: "Unable to open zip archive")
+       r"|\bUnable to open zip archive\b"
        r"|Unable to load weights from pytorch checkpoint file"
        # Caffe's weights (a .caffemodel protobuf) that cannot be parsed
        r"|Failed to parse NetParameter file"

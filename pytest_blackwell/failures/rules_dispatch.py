@@ -190,6 +190,12 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        # a TORCH_CHECK on the architecture failing ("Expected is_sm80 || is_sm90 to be true")
        r"|\bExpected [^,]{0,80}?\b(?:is_sm\d+\w*|\w*props->major)\b[^,]{0,80}? to be true, but"
        r"|not supported in this architecture|No supported CUDA architectures found"
+       # (a device's capability the toolchain has no target for: "Device capability v2.1.0 not
+       # supported by available toolchain", CUDAnative's)
+       # (not a feature's note that it is off on this device: "Device capability 10.3 not
+       # supported, communicator is not available", vLLM's)
+       r"|\bDevice capability v?\d+\.\d+(?:\.\d+)? (?:is )?not supported by (?:the )?(?:available "
+       r"|installed )?(?:toolchain|compiler|toolkit)\b"
        r"|Failed to initialize cutlass|not supported for .{0,10}the current GPU"
        # CUTLASS's own status for a kernel built for another architecture (kErrorArchMismatch)
        r"|\bError Arch Mismatch\b|\bkErrorArchMismatch\b"

@@ -183,6 +183,11 @@ ENV_RULES: tuple[Rule, ...] = (
        # CUDA support")
        r"|\b(?:package|library|build|binary|wheel|installation) (?:was |is )?not (?:compiled|built)"
        r" with (?:CUDA|GPU|ROCm|HIP)(?: support)?\b"
+       # (or the feature that needs the GPU: "Not compiled with GPU decoder support"; libtorch's
+       # "PyTorch is not linked with support for cuda devices"; OpenCV's CUDA stubs:
+       # "The called functionality is disabled for current build ... in function throw_no_cuda")
+       r"|^(?:\w+: )?Not compiled with (?:CUDA|GPU|ROCm|HIP)\b"
+       r"|\bnot linked with support for (?:cuda|hip|gpu)\b|\bin function throw_no_cuda\b"
        # a torch build without the collective backend asked for (torch on Windows has no NCCL)
        r"|\bDistributed package doesn't have (?:NCCL|MPI|Gloo|UCC) built in\b"
        # (CuPy's: "NCCL is not available. Please confirm that NCCL is enabled in CuPy."; vLLM's
@@ -337,6 +342,9 @@ ENV_RULES: tuple[Rule, ...] = (
        r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist"
        # macOS' loader (dyld) in its words: "dlopen(x.dylib, 0x0006): Symbol not found: _f"
        r"|\bSymbol not found: (?P<symbol__2>\S+)"
+       # Android's linker (bionic): 'CANNOT LINK EXECUTABLE "x": library "libomp.so" not found',
+       # 'cannot locate symbol "__emutls_get_address" referenced by "libggml.so"'
+       r"|\bCANNOT LINK EXECUTABLE\b|\bcannot locate symbol \"[^\"]+\" referenced by\b"
        # (or a weakly linked symbol that is missing, called: "dyld: missing symbol called")
        r"|^dyld(?:\[\d+\])?: missing symbol called\b"
        # (its report's last line, naming the library that lacks it: "Referenced from: x.so",
@@ -436,6 +444,10 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bERROR: Command errored out with exit status \d+:"  # (older pip's words)
        r"|\berror: failed to run custom build command for\b", weak=True, stage_hint="compile",
        keywords=("subprocess-exited", "Failed building wheel", "custom build command")),
+    # a GPU encoder finding no device that can run it (FFmpeg's NVENC: "No capable devices
+    # found"), also printed after the session's own error, which says more
+    rule("no_capable_device", "env_mismatch", r"\bNo capable devices found\b", weak=True,
+       keywords=("capable devices",)),
     # a saved model, engine or checkpoint written by another release of the library that reads
     # it ("Cannot deserialize model from a different version of Treelite")
     rule("saved_by_other_version", "env_mismatch",

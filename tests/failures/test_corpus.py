@@ -393,6 +393,10 @@ IN_TUNING = {
     "fresh418": (0.88, 0.88),
     "fresh420": (0.93, 1.00),
     "fresh422": (1.00, 0.84),
+    "fresh424": (0.80, 0.90),
+    "fresh426": (0.63, 0.42),
+    "fresh428": (0.85, 0.70),
+    "fresh430": (0.80, 0.70),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -527,6 +531,16 @@ KNOWN_UNREACHABLE = {
         "the same xFormers WARNING as fresh101/'s, after which an Accelerate script goes on with "
         "its INFO records; other excerpts end on it as their failure, and fresh247/'s goes on "
         "as this one does yet is labelled a failure: the log cannot tell them apart"
+    ),
+    "fresh424/vllm-xgrammar-empty-guided-grammar-23215.log": (
+        "three frames of a traceback with neither its header nor its exception line, the paste "
+        "cut inside the process tag of the next line: a stack whose block ends on a line that "
+        "is no frame reads as a stack printed for information"
+    ),
+    "fresh430/healthy-mpv-hwdec-probe-falls-back-to-vulkan-copy-352.log": (
+        "a video player's probe of one hardware decoder failing ('init failed', 'Could not create "
+        "device.') before it says it tries the next one: the fallback is told only lines later, "
+        "in words of its own"
     ),
     "fresh291/healthy-triton-distributed-autotuner-skips-smem-configs-4.log": (
         "a script printing the OutOfResources message its autotuner caught for the configs that "
