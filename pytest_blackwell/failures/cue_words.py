@@ -30,7 +30,7 @@ SHORTAGE = (
     r"|\bOutOfMemory(?:Error|Exception)\b"
     r"|\b(?:unable|failed|fails|cannot|can't|can not|could not|couldn't|fail|tried) (?:to )?"
     r"(?:allocate|alloc|reserve|malloc)\b"
-    r"|\b(?:allocation|malloc)\b.{0,60}?\b(?:failed|failure|error)\b"
+    r"|\b(?:allocation|malloc|\w*mem_?alloc\w*)\b.{0,60}?\b(?:failed|failure|error)\b"
     # (the failure named first: "error when allocating memory or building DAG")
     r"|\b(?:error|failure|failed) (?:when |while )?(?:allocating|reserving) (?:\w+ ){0,2}memory\b"
     r"|\b(?:insufficient|unsufficient|not enough) (?:\w+ ){0,2}(?:memory|v?ram)\b"
@@ -299,9 +299,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bnot (?:yet )?supported (?:yet )?in (?:your |the )?(?:current |installed )?"
             r"(?:[\w\-]+ )?version\b|\bnot (?:yet )?supported (?:yet )?in `?[\w\-]+==\d"
             r"|\bversion (?:mismatch|conflict)\b"
-            # Windows' loader: a module or one of its dependencies not found, a procedure not
-            # found, a DLL's initialisation failed ("[WinError 126] ... Error loading
-            # "torch\lib\fbgemm.dll" or one of its dependencies")
+            # Windows' loader: a module, a dependency or a procedure not found, a DLL's set-up
+            # failed ("[WinError 126] ... Error loading "torch\lib\fbgemm.dll" or one of its ...")
             r"|\[WinError (?:126|127|1114)\]|\bError loading \"?[^\"]+\.dll\b"
             # a shared library that cannot be had ("Cannot load cudnn shared library", "The
             # third-party dynamic library (cublas64_11.dll) ... is not configured correctly")
@@ -309,21 +308,18 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"(?:the )?(?:[\w+.\-]+ ){0,3}(?:shared |dynamic |native )?librar(?:y|ies)\b"
             r"|\b(?:shared|dynamic) librar(?:y|ies)\b.{0,120}?\bis not (?:configured|installed"
             r"|found)\b|(?i:\binstall the (?:cuda|gpu|rocm) (?:version|build|variant)\b)"
-            # a file made by a newer toolchain than the one reading it (nvlink's "Input file
-            # 'x.cubin' newer than toolkit (122 vs 120)")
+            # a file made by a newer toolchain than its reader ("x.cubin' newer than toolkit")
             r"|\bnewer than (?:the )?(?:installed |current )?(?:toolkit|driver|runtime|compiler)\b"
             r"|\b(?:compiled|built) (?:with|against|for) (?:a )?(?:different|another|newer|older)\b"
             r"|\brequires? (?:CUDA|torch|PyTorch|driver|NCCL|cuDNN|triton|transformers)\b"
-            # (a package named as such: "Ulysses Attention and Ring Attention requires xfuser
-            # package.")
+            # (a package named as such: "Ring Attention requires xfuser package.")
             r"|\brequires? (?:the )?`?[\w.\-]+`? (?:package|library|module)\b"
             r"|\bdriver (?:version )?(?:is )?(?:too old|insufficient|outdated)\b|\bnot installed\b"
             r"|\bsetup failed\b"
             # a package older than the caller needs ("sageattention is not new enough version"),
             # or newer than it supports ("FlashAttention maximum version 2.5.8 is supported")
             r"|\bnot new enough\b|\b(?:version|package|library) (?:is )?too old\b"
-            # a program asking for a dependency it did not find ("Please ensure that exllama
-            # (https://...) is cloned inside repositories/")
+            # a program asking for a dependency it lacks ("ensure that exllama (...) is cloned")
             r"|\b(?:make sure|ensure) (?:that )?[\w.\-]+ (?:\([^)]{0,120}\) )?(?:is|are) "
             r"(?:installed|cloned|built)\b"
             r"|\b(?:maximum|minimum) version [\d.]+\w* (?:is )?(?:supported|required)\b"
@@ -366,8 +362,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "unsupported_config",
         (
-            # (not Python's own "unsupported operand type(s) for |", a program's bug, nor a
-            # kernel's "only supported for contiguous tensors": a layout the caller made)
+            # (not Python's "unsupported operand type(s)", nor "only supported for contiguous")
             r"\b(?:not|isn't|is not|are not) (?:yet )?(?:supported|implemented)\b"
             r"|\bunsupported\b(?! operand type)|\bdoes(?: not|n't) (?:yet )?support\b"
             # ("change of option metrics is unimplemented for task type GPU", CatBoost's)
@@ -379,9 +374,13 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|wheel|version|GPU|sm_\d+|torch|PyTorch|installation)\b)"
             r"|\bonly (?:supported|available|allowed|works?) (?:for|with|when)\b(?! contiguous)"
             r"|\bmissing (?:required )?(?:field|key|argument|tensor|weight|parameter|config\w*)s?\b"
-            # a tensor the loader needs, by its name ("missing tok_embeddings.weight")
-            r"|\bmissing (?:tensor )?'?[\w.]+\.(?:weight|bias)\b"
-            r"|\bno file named\b|\b(?:input|model|config) file (?:was )?not found\b"
+            # a tensor the loader needs, by its name ("missing tok_embeddings.weight", "missing
+            # result_output tensor")
+            r"|\bmissing (?:tensor )?'?[\w.]+\.(?:weight|bias)\b|\bmissing \w+ tensor\b"
+            # (a file said to be null, C++'s map lookup of a key the model lacks: "key not found")
+            r"|\bno file named\b|\b(?:input|model|config) file (?:was |is )?(?:not found|null)\b"
+            r"|\b(?:unordered_)?map::at:? key not found\b"
+            r"|\bshort read \d+ < \d+|\bunexpected end of file\b"  # (a file cut short: truncated)
             # a model's configuration that cannot be read (vLLM's "Failed to load the model
             # config"), a model not where it was looked for (MLC's "Cannot find the model folder")
             r"|\b(?:failed to|cannot|can't|could not|unable to) load (?:the )?model config\b"
@@ -396,8 +395,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # it first'), an argument that was not given ("max_position_embeddings argument is
             # None")
             r"|(?i:\bmodel \\*[\"']?[\w.:/\-]+\\*[\"']? not found\b)|\b\w+ argument is None\b"
-            # (Riva's: "Error: Unavailable model requested. Lang: en-US, Type: offline")
-            r"|\bunavailable model requested\b"
+            r"|\bunavailable model requested\b"  # (Riva's: "Unavailable model requested. Lang: en")
             # a setting that was needed and not given, raised ("AssertionError: No CFG scale
             # set"; not a notice of a default: "No language specified, language will be ...")
             r"|^(?:[\w.]+\.)?\w*(?:Error|Exception): No [\w-]+(?: [\w-]+)? (?:set|specified)\b"
@@ -422,9 +420,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|quantization|dtype|backend|projector|provider)\b"
             r"|\bno (?:module or )?parameter named\b"
             r"|\binvalid (?:value|config\w*|option|choice|model|format|dtype|quantization|tag"
-            r"|(?:tensor |input |output |model |layer )?name|key)\b"
-            # (a setting that needs another: "When KV cache block reuse is set, model has to
-            # be built with paged context FMHA support")
+            r"|method|(?:tensor |input |output |model |layer )?name|key|token id)\b"
+            # (a setting that needs another: "... model has to be built with paged context FMHA")
             r"|\b(?:has|have) to be (?:built|set|enabled|configured|specified)\b"
             r"|\bnot a valid\b|\b(?:must|should) be (?:[<>]|one of|a |an |greater|less|between"
             r"|divisible|positive|at least|at most|smaller|larger|lower|higher|fewer)"
@@ -437,8 +434,11 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bassert ['\"][\w.\-]+['\"] in (?:self\.)?\w*(?:config|cfg|scaling|args|kwargs"
             r"|params|options|settings)\w*\b"
             # a key looked up in a model's configuration, which it lacks (the source line a bare
-            # "KeyError: 'rms_norm_eps'" shows: "self.norm_eps = read_config[self.arch.key]")
-            r"|^(?:[\w.]+\s*=\s*)?(?:self\.)?\w*(?:config|cfg|hparams)\w*\[[^\]]+\]\s*$"
+            # "KeyError: 'rms_norm_eps'" shows: "self.norm_eps = read_config[self.arch.key]",
+            # "rotary_type = rotary_scaling['type']"), or a name in a constant table of the
+            # choices a program knows ("return LOSS_MAPPING[loss_type]['loss_func']")
+            r"|^(?:[\w.]+\s*=\s*)?(?:self\.)?\w*(?:config|cfg|hparams|scaling)\w*\[[^\]]+\]\s*$"
+            r"|^(?-i:(?:return\s+|[\w.]+\s*=\s*)?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\[\w+\])"
             # an argument the program requires, not given ("assert args.seq_length is not None")
             r"|\bassert (?:self\.)?args\.\w+ is not None\b"
             # (or a configuration that must be there: "assert pretrained_cfg")
@@ -471,7 +471,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # a size that does not split over the parallel ranks ("96 is not divisible by 64")
             r"|\b(?:is|are) not (?:evenly )?divisible by\b"
             # (or an assertion that it does: "assert self.total_num_kv_heads % tp_size == 0")
-            r"|\bassert [\w.]+ % [\w.]*(?:tp|tensor_parallel|pp|pipeline|world|parallel)\w* == 0"
+            r"|\bassert [\w.\[\]]+ % [\w.]*(?:tp|tensor_parallel|pp|pipeline|world|parallel)"
+            r"\w* == 0"
             # a setting left out ("Interactive mode was not specified, so expected port to be
             # specified. Perhaps you forgot `-i` or `--port`?")
             r"|\b(?:was|were|is|are) not specified\b|\bPerhaps you forgot\b"
@@ -487,8 +488,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # (or said as a comparison: "Number of draft tokens (56) is larger than maximum
             # number of draft tokens (0)")
             r"|\b(?:is|are) (?:larger|greater|bigger|more) than (?:the )?max(?:imum)?\b"
-            # (a request longer than the context: "The input is too long for the available
-            # context length")
+            # (a request longer than the context: "The input is too long for the available context")
             r"|\btoo long for the (?:[\w']+ )?context\b",
         ),
     ),

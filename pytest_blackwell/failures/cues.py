@@ -42,6 +42,7 @@ READABLE_RULES = frozenset(
         "value_error",
         "fatal_python",
         "cpp_exception_what",
+        "cpp_uncaught",  # (libc++'s "terminating ... uncaught exception of type T: message")
         "library_status_error",
         "model_unavailable",
     }

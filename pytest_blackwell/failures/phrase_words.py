@@ -334,7 +334,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:initiali[sz]e|init"
         r"|create) (?:the |an? )?(?:OpenCL |CUDA |GPU |Vulkan |HIP )?(?:device|command queue"
         r"|encoder session)\b)"
-        r"|\bnvEncOpenEncodeSession\w*|\bcuDevicePrimaryCtxRetain\b|\bcuCtxCreate\w*"
+        r"|\b(?:nvEnc)?OpenEncodeSession\w*|\bcuDevicePrimaryCtxRetain\b|\bcuCtxCreate\w*"
         r"|\bcuInit\w*"  # (or a library's check of it: DALI's "cuInitChecked()")
         # devices counted or selected: what a process does first with CUDA
         r"|\b(?:cu(?:da)?|hip)(?:GetDeviceCount|SetDevice|DeviceGetCount)\b"

@@ -190,6 +190,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        ignore_at=QUIET),  # a loader probing a file's format at debug level goes on
     # vLLM checks the model path and the architecture while it builds its config (start-up);
     # frames of a model loader (older versions check there) still say loading
+    # FFmpeg asked for a codec its build does not have ("Unknown encoder 'h264_nvenc'")
+    rule("unknown_codec", "unsupported_config", r"\bUnknown (?:encoder|decoder) '[\w-]+'",
+       keywords=("Unknown encoder", "Unknown decoder")),
     rule("model_path_invalid", "unsupported_config",
        r"Invalid repository ID or local directory specified: '(?P<model>[^']+)'",
        stage_hint="startup"),

@@ -444,6 +444,15 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bERROR: Command errored out with exit status \d+:"  # (older pip's words)
        r"|\berror: failed to run custom build command for\b", weak=True, stage_hint="compile",
        keywords=("subprocess-exited", "Failed building wheel", "custom build command")),
+    # an accelerator runtime's library that cannot be loaded or set up: Qualcomm's QNN (its
+    # DSP skeleton, its transport, its interface: "Failed to load skel, error: 4000",
+    # "getQnnInterface FAILED!"), a binding's native libraries ("Torch libraries are installed
+    # but loading them was unsuccessful")
+    rule("runtime_unloadable", "env_mismatch",
+       r"\bFailed to (?:load skel|create transport for device)\b|\bgetQnnInterface FAILED\b"
+       r"|\bopenSession qnn_open failed\b"
+       r"|\blibraries are installed but loading them was unsuccessful\b", stage_hint="startup",
+       keywords=("skel", "transport", "QnnInterface", "unsuccessful", "qnn_open")),
     # a GPU encoder finding no device that can run it (FFmpeg's NVENC: "No capable devices
     # found"), also printed after the session's own error, which says more
     rule("no_capable_device", "env_mismatch", r"\bNo capable devices found\b", weak=True,

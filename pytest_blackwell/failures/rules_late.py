@@ -459,8 +459,9 @@ CATCH_ALL_RULES: tuple[Rule, ...] = (
     # The message of the C++ exception that ``terminate called after throwing an instance of``
     # announces: the error itself, as an exception line is (a known cause in it matched above).
     rule("cpp_exception_what", "unknown", r"^\s*what\(\):\s+\S", keywords=("what():",)),
-    # libc++'s words for the same, the exception's type and message on the line (macOS, Android)
+    # libc++'s words for the same, the exception's type and message on the line (macOS, Android;
+    # older releases: "terminating with uncaught exception of type std::out_of_range: ...")
     rule("cpp_uncaught", "unknown",
-       r"\blibc\+\+abi: terminating due to uncaught exception of type \S+: \S"),
+       r"\b(?:libc\+\+abi: )?terminating (?:due to|with) uncaught exception of type \S+: \S"),
 )
 # fmt: on

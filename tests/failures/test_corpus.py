@@ -393,10 +393,10 @@ IN_TUNING = {
     "fresh418": (0.88, 0.88),
     "fresh420": (0.93, 1.00),
     "fresh422": (1.00, 0.84),
-    "fresh424": (0.80, 0.90),
-    "fresh426": (0.63, 0.42),
-    "fresh428": (0.85, 0.70),
-    "fresh430": (0.80, 0.70),
+    "fresh424": (0.85, 0.90),
+    "fresh426": (0.94, 0.57),
+    "fresh428": (0.95, 0.75),
+    "fresh430": (0.85, 0.80),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

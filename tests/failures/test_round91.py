@@ -69,7 +69,7 @@ from pytest_blackwell.failures.scan import classify_log
                 "[hevc_nvenc @ 0x5500] No capable devices found",
             ],
             "device_oom",
-            "unknown",
+            "startup",  # (the encode session being opened: round 92)
         ),
         # a model bundle that is not the archive it should be
         (
