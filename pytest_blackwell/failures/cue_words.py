@@ -380,7 +380,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # (a file said to be null, C++'s map lookup of a key the model lacks: "key not found")
             r"|\bno file named\b|\b(?:input|model|config) file (?:was |is )?(?:not found|null)\b"
             r"|\b(?:unordered_)?map::at:? key not found\b"
-            r"|\bshort read \d+ < \d+|\bunexpected end of file\b"  # (a file cut short: truncated)
+            r"|\bshort read \d+ < \d+"  # (a file read short: truncated)
             # a model's configuration that cannot be read (vLLM's "Failed to load the model
             # config"), a model not where it was looked for (MLC's "Cannot find the model folder")
             r"|\b(?:failed to|cannot|can't|could not|unable to) load (?:the )?model config\b"

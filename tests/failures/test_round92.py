@@ -123,3 +123,10 @@ def test_a_lookup_in_a_lower_case_table_is_no_setting(tmp_path: Path) -> None:
         "KeyError: 'r1'",
     ]
     classify_as(tmp_path, lines, "unknown", "unknown")
+
+
+def test_a_script_ending_early_is_no_model_read_short(tmp_path: Path) -> None:
+    # a shell's syntax error names no category: only a file read short is a truncated model
+    classify_as(
+        tmp_path, ["./run.sh: line 40: syntax error: unexpected end of file"], "unknown", "unknown"
+    )
