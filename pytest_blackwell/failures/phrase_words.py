@@ -281,7 +281,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # (its constructor or initialisation, "executionContext.cpp::initializeExecutionContext::
         # 625"; not a shape set on it before a run: "executionContext.cpp::setInputShape")
         r"|(?-i:\bcreateExecutionContext\w*)"
-        r"|(?-i:\bexecutionContext\.cpp::(?:\w+::)*?(?:initialize)?ExecutionContext::\d)",
+        r"|(?-i:\bexecutionContext\.cpp::(?:\w+::)*?(?:initialize)?ExecutionContext::\d)"
+        # (Qualcomm QNN's runtime reading a compiled context back the same way: "Could not
+        # create context from binary for context index = 0 : err 5005")
+        r"|\bcreate (?:a )?context from (?:a |the )?binary\b|\bcontextCreateFromBinary\b",
         "loading",
     ),
     (r"(?i)\b(?:error|failed|failure) (?:in|during|of) (?:the )?memory profil", "profile"),

@@ -186,6 +186,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # a model architecture the loader does not implement (KoboldCpp's "Detected unimplemented
        # GGUF Arch: x")
        r"|\bDetected unimplemented GGUF Arch\b"
+       # a model file its loader cannot parse ("Provided JSON could not be parsed as XGBoost
+       # model", Treelite's)
+       r"|\bcould not be parsed as (?:an? )?(?:\w+ )?model\b"
        r"|\berror loading model: (?:llama\.cpp: )?(?:missing )?tensor '", stage_hint="loading",
        ignore_at=QUIET),  # a loader probing a file's format at debug level goes on
     # vLLM checks the model path and the architecture while it builds its config (start-up);
