@@ -123,6 +123,9 @@ LOUD = re.compile(
     # ("W op_kernel.cc:1855] OP_REQUIRES failed at xla_ops.cc:590 : UNAVAILABLE: ...")
     r"|\bOP_REQUIRES failed at \S+ : [A-Za-z_]+: "
 )
+#: MATLAB's heading of an error, the function that raised it ("Error using vl_nnconv"): its
+#: message is the next line.
+MATLAB_HEADING = r"\bError using [\w.]+\s*$"
 #: A line that says it is an error although no rule knows it: never "no failure".
 ERRORISH = re.compile(
     r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]|\bCRITICAL:"
@@ -161,8 +164,7 @@ ERRORISH = re.compile(
     # (or a program's status line that ends in its error's code in brackets: ExLlamaV2's
     # " ## Quantization error (2)")
     r"|\b[Ee]rror \(-?\d+\)\s*$"
-    # (MATLAB's heading of an error, its message on the next line: "Error using vl_nnconv")
-    r"|\bError using [\w.]+\s*$"
+    r"|(?:" + MATLAB_HEADING + ")"  # (MATLAB's heading: its message is on the next line)
     # (also as often misspelt: "An error occured while ...")
     r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurr?ed\b|\bencountered an? (?:unexpected |fatal )?error\b"
     # (or an exception: "An exception has occurred: No closing quotation", InvokeAI's)

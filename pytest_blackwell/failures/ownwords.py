@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from pytest_blackwell.failures.errorwords import MATLAB_HEADING
+
 #: Visual Studio's exception details give the message a line of its own below the type
 #: (``System.XException was unhandled``, then ``  Message=...``): the error's own words all the
 #: same.
@@ -34,9 +36,7 @@ _BARE_KEY = re.compile(r"^\s*(?:\w+\.)*KeyError: (?:'[^']*'|\"[^\"]*\")\s*$")
 #: A level word alone on its line ("  ERROR", "FATAL:"), as a console prints a heading over the
 #: message: the message is the next line.
 _LEVEL_ALONE = re.compile(r"^\W*(?:ERROR|FATAL|CRITICAL|Error|Fatal)\W*$")
-#: MATLAB's heading of an error, the function that raised it ("Error using vl_nnconv"): the
-#: message is the next line.
-_MATLAB_HEAD = re.compile(r"\bError using [\w.]+\s*$")
+_MATLAB_HEAD = re.compile(MATLAB_HEADING)
 
 
 def heads_its_message(text: str) -> bool:

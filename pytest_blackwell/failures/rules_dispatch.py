@@ -220,7 +220,7 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        # not built for ("[helpers.h::nvinfer1::smVerHex2Dig::694] ... Assertion major >= 0 &&
        # major < 10 failed": an older TensorRT on a compute capability 12.0 GPU)
        r"|\bsmVerHex2Dig\b",
-       keywords=("cutlass::",)),
+       keywords=("cutlass::", "Device capability", "nsupported gpu arch", "nsupported GPU arch")),
     rule("head_dim_unsupported", "dispatch_failure",
        r"Unsupported head_?(?:dim|size)\b(?:[^:=\d]*[:=] ?(?P<head_dim>\d+))?"
        r"|Head size (?P<head_dim__2>\d+) is not supported"

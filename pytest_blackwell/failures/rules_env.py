@@ -353,7 +353,7 @@ ENV_RULES: tuple[Rule, ...] = (
        # the loader out of room for a library's thread-local storage ("libgomp-d22c30c5.so.1:
        # cannot allocate memory in static TLS block"): a library load, no device memory
        r"|\.so[.\d]*: cannot allocate memory in\b",
-       ignore_at=QUIET),
+       ignore_at=QUIET, keywords=("CANNOT LINK EXECUTABLE", "cannot locate symbol")),
     rule("jit_build_failed", "env_mismatch",
        r"Error building extension '|ninja: build stopped: subcommand failed|Ninja build failed"
        # (ninja's failed edge, newer ninja with its exit code: "FAILED: [code=1] x.so")
@@ -460,8 +460,8 @@ ENV_RULES: tuple[Rule, ...] = (
     # a saved model, engine or checkpoint written by another release of the library that reads
     # it ("Cannot deserialize model from a different version of Treelite")
     rule("saved_by_other_version", "env_mismatch",
-       r"(?i:\b(?:model|engine|plan|checkpoint|file)s? (?:\w+ ){0,3}?(?:from|by|with) a different "
-       r"version of\b)", stage_hint="loading", keywords=("different version",)),
+       r"(?i:\b(?:model|engine|plan|checkpoint|file)s? (?:\w+ ){0,3}?(?:from|by|with) )a different "
+       r"version of\b", stage_hint="loading", keywords=("different version",)),
     # a compiled extension's module that was never bound: its import failed earlier and was
     # swallowed ("NameError: name 'exllamav2_ext' is not defined", "... 'vllm_ops' ...")
     rule("extension_unbound", "env_mismatch",

@@ -189,7 +189,7 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|(?i:\btook (?:very |too )long\b[^.]{0,40}?\bkill(?:ing|ed)\b)"
        # the same said with the noun, as a whole message ("Sync batch data transfer timeout")
        r"|(?i:\b(?:transfer|operation|request|rpc|connection|handshake|heartbeat|barrier)"
-       r" time-?out(?:\.|$))"),
+       r" time-?out(?:\.|$))", keywords=("ook very long", "ook too long")),
     # a message telling to raise a time limit: the limit was hit (llama.cpp's server, others)
     rule("timeout_advice", "timeout",
        r"(?i)\b(?:increase|adjust|raise|extend)\w* (?:the )?--[\w-]*time-?out\b",

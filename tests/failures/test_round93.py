@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from classify_helpers import classify_as
 
+from pytest_blackwell.failures.scan import classify_log
+
 
 @pytest.mark.parametrize(
     ("lines", "category", "stage"),
@@ -38,3 +40,32 @@ from classify_helpers import classify_as
 )
 def test_round93_mechanism(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
     classify_as(tmp_path, lines, category, stage)
+
+
+@pytest.mark.parametrize(
+    ("line", "category"),
+    [
+        (
+            'CANNOT LINK EXECUTABLE "./run": library "libomp.so" not found: needed by main',
+            "env_mismatch",
+        ),
+        (
+            'CANNOT LINK EXECUTABLE "./run": cannot locate symbol "__x" referenced by "a.so"',
+            "env_mismatch",
+        ),
+        ("Device capability v2.1.0 not supported by available toolchain", "dispatch_failure"),
+        ("Unsupported gpu architecture 'compute_130'", "dispatch_failure"),
+        ("[Analyzer] load_gen took very long to exit, killing load_gen", "timeout"),
+    ],
+)
+def test_a_rule_line_without_an_error_word_is_found_mid_log(
+    tmp_path: Path, line: str, category: str
+) -> None:
+    # (the fast scan reads closely only lines with an error word or a rule's keyword: a rule's
+    # line without an error word needs its keyword, or it is found only as a log's last line)
+    noise = [f"[info] step {i} done" for i in range(3000)]
+    log = tmp_path / "long.log"
+    log.write_text("\n".join([*noise, line, *noise]) + "\n")
+    failure = classify_log(log)
+    assert failure is not None
+    assert failure.category == category, failure
