@@ -181,6 +181,12 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\[TRT\].{0,120}?\b(?:[Tt]actics?|builder pass)\b|Skipping tactic\b"
         # trtexec given a model to build an engine from, or a plan file to write
         r"|\btrtexec\b.{0,400}?--(?:onnx|saveEngine)\b"
+        # (Torch-TensorRT's converter logging as it builds: "[Torch-TensorRT TorchScript
+        # Conversion Context] - ...")
+        r"|\[Torch-TensorRT (?:\w+ )?Conversion Context\]"
+        # (its ONNX parser reporting the node it was importing into a network: "ModelImporter.cpp:
+        # 729: --- End node ---", "While parsing node number 2")
+        r"|\bModelImporter\.cpp:\d+: (?:While parsing node number|--- (?:Begin|End) node ---)"
         # TensorRT's builder timing its kernel choices, in its verbose output ("Autotuning format
         # combination: ...", "--------------- Timing Runner: conv1 (CaskConvolution)")
         r"|\bAutotuning format combination\b|\bTiming Runner: "
@@ -322,6 +328,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|^Launching Web UI with arguments:"
         # ggml finding its devices and registering its backends, before any model is read
         r"|\bggml_(?:cuda_init|init_cublas): found \d+ \w+ devices?\b"  # (and its older name)
+        r"|\bggml_cuda_init: initiali[sz]ing rocBLAS on device\b"  # (its ROCm build's BLAS)
         r"|\bregister_(?:backend|device): registered\b"
         r"|\bggml_vulkan: Found \d+ Vulkan devices?\b"
         r"|^ggml_metal_init: "  # (ggml's Metal backend setting its device up, line by line)

@@ -331,13 +331,14 @@ def is_cut_traceback_head(first: Candidate, later: Candidate) -> bool:
     """Whether ``first`` is the head of ``later``, a traceback cut before its exception line.
 
     An excerpt that starts inside a traceback an engine logs at ``ERROR`` (vLLM's engine core)
-    opens on a frame line: no error of its own, but the first line of the cut traceback below.
+    opens on a frame line: no error of its own, but the first line of the cut traceback below
+    (or the same line, where that traceback starts at the frame its header was cut above).
     """
     return (
         first.rank == later.rank == LEVEL_ONLY
         and is_frame(first.text)
         and bool(later.detail.get("truncated"))
-        and 0 < later.start - first.line <= FOLLOW_GAP
+        and 0 <= later.start - first.line <= FOLLOW_GAP
     )
 
 

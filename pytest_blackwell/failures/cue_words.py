@@ -21,11 +21,9 @@ NO_GPU_BUILD = (
 
 #: Memory that could not be had, in the words of allocators, runtimes and frameworks.
 SHORTAGE = (
-    # (Windows' commit limit reached: "The paging file is too small for this operation to
-    # complete. (os error 1455)")
+    # (Windows' commit limit reached: "The paging file is too small for this operation ...")
     r"\bpaging file is too small\b|"
-    # (not a guess, asked: cog's "Prediction failed for an unknown reason. It might have run out
-    # of memory? (exitcode -6)")
+    # (not a guess, asked: cog's "... It might have run out of memory? (exitcode -6)")
     r"\bout of (?:\w+ )?memory\b(?!\s*\?)|\bOOM\b|\bMemoryError\b"
     r"|\bOutOfMemory(?:Error|Exception)\b"
     r"|\b(?:unable|failed|fails|cannot|can't|can not|could not|couldn't|fail|tried) (?:to )?"
@@ -58,6 +56,8 @@ _ARCH = (
     # support", TensorRT's builder)
     r"|\bhardware with (?:\w+ ){1,2}support\b"
     r"|\bthe target (?:GPU|device)\b"
+    # (the device itself refusing: Metal's "device does not support residency sets")
+    r"|\b(?:device|GPU|hardware)(?= do(?:es)?(?: not|n't) support\b)"
     # an architecture compared with a number ("not supported on CUDA arch < 89")
     r"|\b(?:CUDA |GPU |compute )?arch(?:itecture)?\s*[<>]=?\s*\d)"
 )
@@ -65,7 +65,7 @@ _ARCH = (
 _KERNEL = (
     r"(?:\bkernels?\b|\bbackend\b|\battention\b|\battn\b|\b\w*gemm\b|\bmatmul\b|\bwgmma\b|\bmma\b"
     r"|\bflash\w*|\bcutlass\b|\bcublas\w*|\bcudnn\b|\bMLA\b|\bfmha\b|\bop(?:erator)?s?\b"
-    r"|\bmetal\b|\bmps\b|\bvulkan\b|\bconv\d?d\b)"  # (a GPU backend, a convolution)
+    r"|\bmetal\b|\bmps\b|\bvulkan\b|\bconv\d?d\b|\bmyelin\b)"  # (GPU backends, TensorRT's Myelin)
 )
 #: A refusal: not supported, not implemented, only available for, requires.
 _REFUSAL = (
@@ -83,7 +83,7 @@ _REFUSAL = (
 )
 #: The operand a kernel exists for or not: a dtype, a head size, a shape.
 _OPERAND = (
-    r"(?:\bfp8\b|\bfloat8\w*|\b(?:f8)?e[45]m[23]\w*|\b(?:nv|mx)?fp4\b|\bint[48]\b|\bbf16\b|\bbfloat16\b"
+    r"(?:\bfp8\b|\bfloat8\w*|\b(?:f8)?e[45]m[23]\w*|\b(?:nv|mx)?fp4\b|\bu?int[48]\b|\bbf16\b|\bbfloat16\b"
     # (ggml's and candle's names of the float types: "Metal conv2d F16 not implemented")
     r"|\bfp16\b|\bfloat16\b|\bb?f(?:16|32)\b|\bf(?:p|loat)?64\b|\bdtypes?\b|\bdata[ _]?types?\b"
     r"|\bhead[ _]?(?:dim|size)s?\b|\bshapes?\b"
@@ -123,7 +123,8 @@ DEVICE_NOT_SET_UP = (
 #: (:mod:`.evidence`).
 NATIVE_LIBRARY_MISSING = (
     r"\bnative librar(?:y|ies) (?:\w+ )?(?:not found|cannot be (?:correctly )?loaded"
-    r"|could not be (?:correctly )?loaded)\b"  # (LLamaSharp's "cannot be correctly loaded")
+    # (LLamaSharp's "cannot be correctly loaded", and its newer words)
+    r"|could not be (?:correctly )?loaded)\b|\bfailed to load (?:the )?native librar(?:y|ies)\b"
 )
 
 #: ``(category, patterns)``: the cue holds when every pattern is found in the text.

@@ -130,6 +130,10 @@ def stage_prior(
 #: An activity that names the KV cache being allocated (see ``decide``).
 _KV_ACTIVITY = re.compile(r"(?i)activity '[^']*\bkv[ _-]?cache")
 
+#: The engine stages whose first kernel launches build kernels just in time; a program's
+#: request or training step after a compiler's error is read both ways (docs: round 94).
+_BUILDS_IN = ("profile", "graph_capture", "warmup")
+
 #: Rules that only name an exception type: a frame that raises for one reason is better evidence.
 GENERIC_RULES = ("value_error", "exception")
 
@@ -215,6 +219,10 @@ def decide(
                 told = said
         if told is None and moved_on(cand.activity):  # the marked stage is over (no frame says)
             options.append(cand.activity)
+        if cand.hint == "compile" and cand.after is not None and cand.after[0] in _BUILDS_IN:
+            # a compiler's error, then the traceback of the engine that ran the build: the build
+            # ran inside that engine stage (a JIT build while CUDA graphs are captured)
+            options.append(cand.after)
         if told is None and later_stage(stage for stage, _ in options) == "unknown":
             told = (
                 phrase_stage(_told_lines(cand))

@@ -48,9 +48,12 @@ _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:,? in (?P<func>[\w<
 # IPython's and Jupyter's frames: "~/lib/python3.6/subprocess.py in run(input, timeout)";
 # IPython 8's "File ~/lib/x.py:64, in CacheEngine._allocate_kv_cache(self, n)", which JupyterLab
 # renders with the path as a link ("File [~/lib/x.py:64](http://host/lab/tree/x.py#line=63), in"),
-# and Colab's older one, a link without the line ("[/usr/lib/x.py](https://localhost:8080/#) in")
+# and Colab's older one, a link without the line ("[/usr/lib/x.py](https://localhost:8080/#) in");
+# in IPython's plain mode (Spyder's console) indented, without the arguments ("  File
+# C:\lib\x.py:375 in __call__")
 IPYTHON_FRAME = re.compile(
     r"^(?:File )?\[?(?P<path>[^\s\[\]]+\.py)(?::\d+)?(?:\]\([^)\s]*\))?,? in (?P<func>[\w<>.]+)\("
+    r"|^\s*File (?P<plain>[^\s\[\]\"]+\.py):\d+ in (?P<name>[\w<>.]+)\s*$"
 )
 # A frame line cut inside its path by a paste: the path so far, no function.
 _CUT_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)$')
@@ -133,8 +136,9 @@ def parse_frame(text: str) -> Frame | None:
     if m is None:
         m = _METHOD.search(text)
         return None if m is None else _method_frame(m)
-    func = (m.groupdict().get("func") or "").rsplit(".", 1)[-1]
-    return Frame(m.group("path").replace("\\", "/"), func)
+    groups = m.groupdict()
+    func = (groups.get("func") or groups.get("name") or "").rsplit(".", 1)[-1]
+    return Frame((groups.get("path") or groups["plain"]).replace("\\", "/"), func)
 
 
 def _method_frame(m: re.Match[str]) -> Frame:

@@ -45,8 +45,10 @@ IPYTHON_ARROW = re.compile(r"^-*> ?\d+\s")
 #: IPython's numbered lines of context around the arrowed one: shown, but they did not run.
 IPYTHON_CONTEXT = re.compile(r"^ +\d+ ")
 #: IPython's frame of a notebook cell ("Cell In[4], line 29", older "<ipython-input-3-a1b2>",
-#: Databricks' "File <command-2469377940857761>, line 10").
-CELL_FRAME = re.compile(r"^(?:Cell In ?\[\d+\]|(?:File )?<(?:ipython-input|command)-[\w\-]+>),? ")
+#: Databricks' "File <command-2469377940857761>, line 10"), indented in IPython's plain mode.
+CELL_FRAME = re.compile(
+    r"^\s*(?:Cell In ?\[\d+\]|(?:File )?<(?:ipython-input|command)-[\w\-]+>),? "
+)
 
 
 def is_frame(text: str) -> bool:

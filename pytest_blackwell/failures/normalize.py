@@ -179,12 +179,15 @@ _GLOG_LEVEL = re.compile(
     # "2021-02-27 01:33:51.779607: W file.cc:235] " (its date stripped before, the colon left)
     # (absl before its logging is set up counts seconds from the epoch: "E0000 00:00:1730948968.00
     # 14809 cuda_dnn.cc:8310] ")
-    r"|^(?::\s)?(?P<bare>[EWIF])(?:\d{4} \d\d:\d\d:\d+\.\d+\s+\d+)? [\w./\-]+\.\w+:\d+\]\s"
+    # (a Windows path has backslashes; torch's logging then names the compiled frame: "[2/0] ")
+    r"|^(?::\s)?(?P<bare>[EWIF])(?:\d{4} \d\d:\d\d:\d+\.\d+\s+\d+)? [\w./\\\-]+\.\w+:\d+\]\s"
+    r"(?:\[!?\d+/\d+(?:_\d+)?\]\s)?"
     # ExecuTorch's ET_LOG, the time since start and the component before the file: "E
     # 00:01:34.607969 executorch:operator_registry.cpp:252] "
     r"|^(?P<et>[EWIF]) \d\d:\d\d:\d\d\.\d+ [\w\-]+:[\w./\-]+\.\w+:\d+\]\s"
     # PyTorch's logging with a full date: "E2025-08-13T11:34:14+08:00.677000 8929 f.py:2100] "
-    r"|^(?P<iso>[EWIF])\d{4}-\d\d-\d\dT[\d:.+\-]+ \d+ [\w./\-]+\.\w+:\d+\]\s?"
+    r"|^(?P<iso>[EWIF])\d{4}-\d\d-\d\dT[\d:.+\-]+ \d+ [\w./\\\-]+\.\w+:\d+\]\s?"
+    r"(?:\[!?\d+/\d+(?:_\d+)?\]\s)?"
     # Ray's C++ records: the date, the level, pid and thread id in brackets, then the file:
     # "[2023-08-25 00:42:40,265 E 5623 7733] logging.cc:97: "
     r"|^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?P<ray>[DIWEF]) \d+ \d+\] (?:[\w./\-]+:\d+:? )?"
@@ -221,8 +224,12 @@ _DASH_LEVEL = re.compile(
     r"-? ?[A-Za-z_][\w.]* - (?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) - (?:[\w.\-]+:\d+ - )?"
 )
 # Chromium's log (Electron apps such as LM Studio): "[3848:0604/123848.823:WARNING:f.cc:605] "
+# and GLib's (GStreamer, DeepStream, GTK): "(gst-plugin-scanner:26): GStreamer-WARNING **:
+# 07:09:47.376: "
 _CHROMIUM_LEVEL = re.compile(
     r"^\s*\[\d+:\d+/\d+\.\d+:(?P<level>INFO|WARNING|ERROR|FATAL|VERBOSE)\d*:[^\]]{1,120}\]\s?"
+    r"|^\s*(?:\([\w.\-]+:\d+\): )?[A-Z][\w\-]*-(?P<glib>WARNING|CRITICAL|ERROR|INFO|DEBUG) \*\*: "
+    r"(?:\d\d:\d\d:\d\d\.\d+: )?"
 )
 # a level in brackets, padded to one width (stable-diffusion.cpp: "[WARN ] model.cpp:1 - ...")
 _PADDED_LEVEL = re.compile(
@@ -452,7 +459,8 @@ def logical_lines(raw: str) -> list[LogicalLine]:
     if "<" in raw or "`" in raw:
         raw = _INLINE_CODE.sub("", _HTML.sub("", raw))
     if raw.startswith("**") and (bold := _EMPHASIS.match(raw)) is not None:
-        raw = bold.group("line")
+        raw = bold.group("line")  # (and code inside the bold: "**`f.c:12: ...`**")
+        raw = _INLINE_CODE.sub("", raw) if "`" in raw else raw
     if "](" in raw:
         raw = _MD_LINK.sub(r"\1", raw)
     if "&" in raw:

@@ -109,8 +109,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\b(?:PTX|NVRTC)[- ]?JIT\b|\bJIT compil"
         # Inductor's and Triton's autotuners (the kernel choices are compiled and benchmarked)
         r"|\bduring autotuning\b|\bNo valid triton configs\b"
-        # TensorRT's builder: its tactics, its source files, trtexec's report of it
-        r"|Skipping tactic\b|\bbuilder\.cpp\b|\bBuilder creation failed\b|(?:^|[\s/])builder/\w+/"
+        # TensorRT's builder: its tactics, its source files ("standardEngineBuilder.cpp",
+        # "myelinBuilderUtils.cpp"), trtexec's report of it
+        r"|Skipping tactic\b|builder\w*\.cpp\b|\bBuilder creation failed\b|(?:^|[\s/])builder/\w+/"
         # the driver JIT-compiling a PTX module while loading it
         r"|\b(?:Error in )?load module\b|\bcuModuleLoad\w*|\bError loading CUDA module\b"
         r"|\bfailed to load PTX text as a module\b"  # XLA handing its PTX to the driver
@@ -277,7 +278,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     # (and an execution context created for the engine read back, before it runs anything:
     # "ICudaEngine::createExecutionContextWithoutDeviceMemory: Error Code 1: ...")
     (
-        r"(?i)deserializ\w* (?:the )?(?:cuda )?engine|engine deserialization"
+        # (also its API's name: "IRuntime::deserializeCudaEngine: Error Code 1: ...")
+        r"(?i)deserializ\w* ?(?:the )?(?:cuda ?)?engine|engine deserialization"
         # (its constructor or initialisation, "executionContext.cpp::initializeExecutionContext::
         # 625"; not a shape set on it before a run: "executionContext.cpp::setInputShape")
         r"|(?-i:\bcreateExecutionContext\w*)"
@@ -354,8 +356,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bsetting the ?`?\w+`? flag in (?:the )?CLI\b|\binput_value=ArgsKwargs\("
         r"|\b[Ss]et --[a-z][\w-]+ to\b"
         # a command-line parser refusing a flag's value ('error while handling argument
-        # "--cache-type-k": ...', argparse's "argument --dtype: invalid choice")
-        r"|\b(?:error while (?:handling|parsing) argument|argument) [\"']?--[a-z][\w-]*[\"']?:"
+        # "--cache-type-k": ...', a short flag too: "-ctv", argparse's "argument --dtype: invalid
+        # choice")
+        r"|\b(?:error while (?:handling|parsing) argument|argument) [\"']?--?[a-z][\w-]*[\"']?:"
         # clap's refusals (Rust launchers, TGI's): "invalid value 'True' for '--flag <X>'",
         # "unexpected argument '--flag' found"
         r"|\b(?:invalid value '[^']*' for|unexpected argument) '--?[a-z]"

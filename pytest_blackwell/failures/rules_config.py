@@ -149,7 +149,10 @@ CONFIG_RULES: tuple[Rule, ...] = (
     # llama.cpp's loader rejecting the model file: an old GGML file, tensors it does not expect
     # TensorRT's ONNX parser refusing the model, its builder a network without a shape profile
     rule("trt_model_rejected", "unsupported_config",
-       r"\bModelImporter\.cpp:\d+: ERROR\b|\bUNSUPPORTED_NODE\b"
+       # (not where it imports the node as a plugin, whose assertion on the next line says what
+       # it lacks: "ERROR: builtin_op_importers.cpp:5428 In function importFallbackPluginImporter:")
+       r"\bModelImporter\.cpp:\d+: ERROR\b(?!.*\bIn function importFallbackPluginImporter:)"
+       r"|\bUNSUPPORTED_NODE\b"
        r"|\bModelImporter\.cpp:\d+ In function \w+:"  # (older parsers, the assert on the next line)
        r"|Network has dynamic or shape inputs, but no optimization profile has been defined"
        # (or one whose profile leaves a dynamic input without its dimensions)

@@ -37,10 +37,13 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        r"|^/tmp/[\w./\-]+\.cu\(\d+\): error: "
        # (ROCm's code-object compiler refusing the GPU's target name: "'amd_comgr_action_info_
        # set_isa_name(handle, isa.c_str())' amdgcn-amd-amdhsa--gfx900:xnack-: INVALID_ARGUMENT")
-       r"|\bamd_comgr_action_info_set_isa_name\b.{0,200}?\bINVALID_ARGUMENT\b",
+       r"|\bamd_comgr_action_info_set_isa_name\b.{0,200}?\bINVALID_ARGUMENT\b"
+       # (clang refusing a GPU builtin the target's instruction set lacks: "mma.cuh:1324:18:
+       # error: '__builtin_amdgcn_wmma_i32_16x16x16_iu8_w32_gfx12' needs target feature ...")
+       r"|\berror: '__builtin_\w+' needs target feature ",
        stage_hint="compile",
        keywords=("assertion failed", "pipeline error", "error compiling", "<kernel>:",
-                 "program_source:", "set_isa_name", "/tmp/")),
+                 "program_source:", "set_isa_name", "/tmp/", "needs target feature")),
     rule("no_lowering", "dispatch_failure", r"\b[Ff]ailed to legalize operation\b",
        stage_hint="compile", keywords=("legalize operation",)),
     rule("no_kernel_image", "dispatch_failure",

@@ -95,6 +95,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory"
        # (or the C compiler Triton ships on Windows, wherever it lies: "...\\tcc\\tcc.exe'")
        r"|Command '\[[^\],]{0,160}?tcc\.exe'"
+       # (or MSVC's, which Triton builds its C helper with on Windows: "...\\x64\\cl.EXE'")
+       r"|Command '\['(?:[^',]{0,200}?\\)?cl(?:\.[Ee][Xx][Ee])?'"
        r"|\berror: include file '[\w/.]+\.h' not found"  # (tcc, the C compiler Triton ships)
        # clang's words for a header it cannot find (also Metal's compiler, built on it)
        r"|\bfatal error: '[\w/.\-]+\.(?:h|hh|hpp|cuh)' file not found"
@@ -118,8 +120,11 @@ ENV_RULES: tuple[Rule, ...] = (
        # a program that builds its kernels at run time unable to start the compiler (OpenMM)
        # (its status is the raw wait status: 32512 is exit 127, the compiler not found; another
        # code is a compiler that ran and failed, whose own error follows: a wrapper, below)
-       r"|" + COMPILER_LAUNCH + r"(?!: (?!32512\b)\d)",
-       stage_hint="compile"),
+       r"|" + COMPILER_LAUNCH + r"(?!: (?!32512\b)\d)"
+       # CMake's test of the compiler it found, which cannot build anything ('The HIP compiler
+       # "/opt/rocm/llvm/bin/clang" is not able to compile a simple test program.')
+       r"|\bis not able to compile a simple test program\b",
+       stage_hint="compile", keywords=("simple test program",)),
     # xFormers' extensions built for another torch, which it reports when it is imported
     rule("xformers_extensions", "env_mismatch", r"xFormers can't load C\+\+/CUDA extensions",
        stage_hint="startup", keywords=("xFormers can't load",)),
@@ -342,6 +347,9 @@ ENV_RULES: tuple[Rule, ...] = (
        r"GLIBC\w*_[\d.]+)' not found|operator [\w:]+ does not exist"
        # macOS' loader (dyld) in its words: "dlopen(x.dylib, 0x0006): Symbol not found: _f"
        r"|\bSymbol not found: (?P<symbol__2>\S+)"
+       # (a stub library looking up the real one's function: TF-TRT's "getInferLibVersion symbol
+       # not found."; not the CUDA runtime's "named symbol not found", a kernel missing)
+       r"|\b(?!named\b)(?P<symbol__3>[A-Za-z_]\w*) symbol not found\b"
        # Android's linker (bionic): 'CANNOT LINK EXECUTABLE "x": library "libomp.so" not found',
        # 'cannot locate symbol "__emutls_get_address" referenced by "libggml.so"'
        r"|\bCANNOT LINK EXECUTABLE\b|\bcannot locate symbol \"[^\"]+\" referenced by\b"
@@ -353,7 +361,8 @@ ENV_RULES: tuple[Rule, ...] = (
        # the loader out of room for a library's thread-local storage ("libgomp-d22c30c5.so.1:
        # cannot allocate memory in static TLS block"): a library load, no device memory
        r"|\.so[.\d]*: cannot allocate memory in\b",
-       ignore_at=QUIET, keywords=("CANNOT LINK EXECUTABLE", "cannot locate symbol")),
+       ignore_at=QUIET,
+       keywords=("CANNOT LINK EXECUTABLE", "cannot locate symbol", " symbol not found")),
     rule("jit_build_failed", "env_mismatch",
        r"Error building extension '|ninja: build stopped: subcommand failed|Ninja build failed"
        # (ninja's failed edge, newer ninja with its exit code: "FAILED: [code=1] x.so")

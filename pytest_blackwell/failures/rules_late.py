@@ -205,10 +205,12 @@ LATE_RULES: tuple[Rule, ...] = (
     # logfmt: msg="llama runner terminated" error="exit status 1"), or its death on a CUDA error
     # whose kind is not printed ("terminated: CUDA error"); not when the runner's line names the
     # CUDA error (": signal: aborted (core dumped) CUDA error: CUBLAS_STATUS_EXECUTION_FAILED"),
-    # a cause the rules read
+    # a cause the rules read; or with no error at all, as Go prints a nil one ("terminated:
+    # %!w(<nil>)")
     rule("runner_terminated", "engine_died",
        r"runner (?:process )?(?:has )?terminated(?::|\"? error=\")(?!.*\bCUDA error: \w)\s*"
-       r"(?:exit status (?P<status>[^\s\"]+)|signal: (?P<signal>[\w ]+)|CUDA error\s*$)"
+       r"(?:exit status (?P<status>[^\s\"]+)|signal: (?P<signal>[\w ]+)|CUDA error\s*$"
+       r"|%!w\(<nil>\))"
        # (its API's answer once the runner died: "model runner has unexpectedly stopped, this
        # may be due to resource limitations or an internal error")
        r"|\bmodel runner has unexpectedly stopped\b",
@@ -351,8 +353,9 @@ LATE_RULES: tuple[Rule, ...] = (
        # \ucrtbase.dll(0x...) + 0xA4AB1 byte(s), abort() + 0x31 byte(s)")
        r"|\bbyte\(s\), (?P<signal__23>abort)\(\) \+ 0x[0-9A-Fa-f]+ byte\(s\)"
        # Go's runtime on Windows: the exception that stopped a cgo call ("Exception 0xc0000005
-       # 0x0 0x240 0x7ffc1d684ebe" then "signal arrived during external code execution")
-       r"|^Exception 0x[cC]0000[0-9a-fA-F]{3} 0x"
+       # 0x0 0x240 0x7ffc1d684ebe" then "signal arrived during external code execution"), and a
+       # crash handler naming where it struck ("Exception 0xC0000005 at 0x6AE6552F", "... in f")
+       r"|^Exception 0x[cC]0000[0-9a-fA-F]{3} (?:0x|at 0x|in [A-Za-z_])"
        r"|\bsignal arrived during (?:external code|cgo) execution\b"
        # systemd-coredump's report of a crashed process ("Signal: 11 (SEGV)", "Process 1302516
        # (whisper-stream) of user 1000 dumped core.")

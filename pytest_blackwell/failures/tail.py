@@ -26,7 +26,7 @@ from pytest_blackwell.failures.cue_words import NO_GPU_BUILD
 from pytest_blackwell.failures.cues import cue_category
 from pytest_blackwell.failures.errorwords import ASIDE, BENIGN, SOURCE_ABORT, is_quiet
 from pytest_blackwell.failures.frame_words import THREAD_DUMP
-from pytest_blackwell.failures.frames import is_flat_source
+from pytest_blackwell.failures.frames import IPYTHON_FRAME, is_flat_source
 from pytest_blackwell.failures.lineshapes import CELL_FRAME, is_frame, is_header
 from pytest_blackwell.failures.native_stacks import DEBUGGER_FRAME, DEBUGGER_NOISE
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
@@ -44,8 +44,9 @@ _CUT_SHORT = re.compile(
     r"^\s+\S{1,12}$|^\W{1,3}$"
     # (or an exception's name cut mid-word, nothing after it: "Runtime", "torch.OutOfMem")
     r"|^(?:[a-z_]\w*\.)*[A-Z][A-Za-z]{1,24}$"
-    # (or the tag in front of each line, cut before it closed: "[ran" of "[rank0]:")
-    r"|^\[\w{1,12}$"
+    # (or the tag in front of each line, cut before it closed: "[ran" of "[rank0]:", "(EngineCor"
+    # of "(EngineCore_DP0 pid=7)")
+    r"|^[\[(]\w{1,16}$"
 )
 
 #: A notice followed by the stack it was found from, no traceback (Inductor's "skipping
@@ -127,7 +128,8 @@ def tail_candidates(
         open_traceback, start, last = cut_short
     # (a notebook's frames count too: IPython's "Cell In[1], line 7")
     frame_count = sum(
-        t.lstrip().startswith('File "') or CELL_FRAME.match(t) is not None for t in open_traceback
+        t.lstrip().startswith('File "') or bool(CELL_FRAME.match(t) or IPYTHON_FRAME.match(t))
+        for t in open_traceback
     )
     head = open_traceback[0] if open_traceback else ""
     # (or only its header, the last line with words: the paste ended right there)

@@ -397,6 +397,10 @@ IN_TUNING = {
     "fresh426": (0.94, 0.73),
     "fresh428": (0.95, 0.75),
     "fresh430": (0.85, 0.80),
+    "fresh432": (0.92, 0.92),
+    "fresh434": (1.00, 1.00),
+    "fresh436": (1.00, 0.93),
+    "fresh438": (1.00, 0.89),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
