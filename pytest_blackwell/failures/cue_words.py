@@ -52,8 +52,7 @@ _ARCH = (
     r"|\bcompute cap \d+\b"  # (as Rust's candle names it: "Runtime compute cap 52")
     # (as an integer, vLLM's and FlashInfer's: "with capability 120", "min_capability = 70")
     r"|\b(?:min_)?capability(?: is| =|:)? ?\d{2,3}\b"
-    # (a feature the hardware lacks: "Networks with FP8 precision require hardware with FP8
-    # support", TensorRT's builder)
+    # (a feature the hardware lacks, TensorRT's: "... require hardware with FP8 support")
     r"|\bhardware with (?:\w+ ){1,2}support\b"
     r"|\bthe target (?:GPU|device)\b"
     # (the device itself refusing: Metal's "device does not support residency sets")
@@ -70,7 +69,8 @@ _KERNEL = (
 #: A refusal: not supported, not implemented, only available for, requires.
 _REFUSAL = (
     r"(?:\bnot (?:yet )?(?:supported|implemented|available|compiled|enabled)\b|\bunsupported\b"
-    r"|\bno (?:kernel|implementation|support)\b|\bonly (?:supported|available|works?|implemented)\b"
+    r"|\bno (?:kernel|implementation|support)\b"
+    r"|\bonly (?:supported|available|works?|implemented|allowed)\b"
     r"|\bonly supports\b|\btoo old to be supported\b"
     r"|\bdo(?:es)?(?: not|n't) support\b|\bcannot run\b|\bincompatible\b|\brequire[sd]?\b"
     r"|\bnot compatible\b"
@@ -242,8 +242,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "dispatch_failure",
         (
             r"\brequires (?:the )?(?:\w*(?:Attn|Attention) ?[Bb]ackend|Flash ?Attention)\b"
-            # (or asked for by name: "Please use Flashinfer backend for models with
-            # logits_soft_cap", vLLM's)
+            # (or asked for by name, vLLM's: "Please use Flashinfer backend for models with ...")
             r"|\bplease use (?:the )?\w+ (?:attention )?backend for\b",
         ),
     ),
@@ -290,8 +289,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bdlopen failed\b|\bUnsatisfiedLinkError\b"
             # (a native library that cannot be opened: "Failed to open libCB from libOpenCL")
             r"|\b(?:failed to|cannot|could not|unable to) (?:open|load) lib\w+\b"
-            # (or an Apple framework or a dynamic library by its name: "Unable to load
-            # CoreML.framework")
+            # (or an Apple framework or a dynamic library: "Unable to load CoreML.framework")
             r"|(?i:\b(?:failed to|cannot|could not|unable to) (?:open|load) [\w.\-]+\.(?:framework"
             r"|dylib|dll)\b)"
             # a version installed that does not support the model or feature yet ("... is not
@@ -316,6 +314,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # (a package named as such: "Ring Attention requires xfuser package.")
             r"|\brequires? (?:the )?`?[\w.\-]+`? (?:package|library|module)\b"
             r"|\bdriver (?:version )?(?:is )?(?:too old|insufficient|outdated)\b|\bnot installed\b"
+            r"|\b(?:is|are) (?:needed|required) to be installed\b"  # (AutoAWQ's kernels)
             r"|\bsetup failed\b"
             # a package older than the caller needs ("sageattention is not new enough version"),
             # or newer than it supports ("FlashAttention maximum version 2.5.8 is supported")
@@ -375,10 +374,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|wheel|version|GPU|sm_\d+|torch|PyTorch|installation)\b)"
             r"|\bonly (?:supported|available|allowed|works?) (?:for|with|when)\b(?! contiguous)"
             r"|\bmissing (?:required )?(?:field|key|argument|tensor|weight|parameter|config\w*)s?\b"
-            # a tensor the loader needs, by its name ("missing tok_embeddings.weight", "missing
-            # result_output tensor")
+            # a tensor the loader needs, by its name ("missing result_output tensor")
             r"|\bmissing (?:tensor )?'?[\w.]+\.(?:weight|bias)\b|\bmissing \w+ tensor\b"
-            # (a file said to be null, C++'s map lookup of a key the model lacks: "key not found")
+            r"|\btensor names are different from those expected\b"  # (TensorRT-LLM's checkpoint)
+            # (a file said to be null; C++'s map lookup of a key the model lacks)
             r"|\bno file named\b|\b(?:input|model|config) file (?:was |is )?(?:not found|null)\b"
             r"|\b(?:unordered_)?map::at:? key not found\b"
             r"|\bshort read \d+ < \d+"  # (a file read short: truncated)

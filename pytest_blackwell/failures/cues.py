@@ -45,6 +45,7 @@ READABLE_RULES = frozenset(
         "cpp_uncaught",  # (libc++'s "terminating ... uncaught exception of type T: message")
         "library_status_error",
         "model_unavailable",
+        "worker_wrapper",  # (vLLM's relay carries the worker's message: "... method x: <message>")
     }
 )
 #: The CUDA and HIP runtimes' own error strings are a closed list that rules already read; in

@@ -126,6 +126,9 @@ DECISIVE: dict[str, str] = {
     # vLLM's quantized weights repacked for the Marlin kernels once they are read
     "gptq_marlin_repack": "loading",
     "awq_marlin_repack": "loading",
+    "repack_gptq_for_marlin": "loading",  # (TGI's, from its quantized layers' weight loaders)
+    "get_weights_row": "loading",  # TGI's weight loaders, one per quantization (layers/...)
+    "get_weights_col": "loading",
     "from_dir": "loading",
     # ComfyUI's (and Fooocus') model management putting models' weights onto the GPU
     "load_models_gpu": "loading",

@@ -49,7 +49,8 @@ _KUBE = re.compile(
     # a Go supervisor's console record (zerolog's "6:54PM DBG") relaying what a child printed
     # on its streams ("... GRPC(m-127.0.0.1:43453): stderr gguf_init_from_file: failed to ..."):
     # the supervisor's level, not the child's
-    r"|^\s*\d{1,2}:\d\d(?::\d\d)?(?:[AP]M)? (?:DBG|INF|WRN|TRC) \S+: std(?:out|err) (?=\S)"
+    # (a traceback's frame lines too, indented after it)
+    r"|^\s*\d{1,2}:\d\d(?::\d\d)?(?:[AP]M)? (?:DBG|INF|WRN|TRC) \S+: std(?:out|err) (?=\S| {1,8}\S)"
     # (or a Java server's record, its thread named for the child's stream, TorchServe's: "[INFO ]
     # W-9001-model_1.0-stdout org.pytorch.serve.wlm.WorkerLifeCycle - Traceback ...")
     r"|^\[(?:INFO|DEBUG|WARN) ?\] \S+-std(?:out|err) [\w.$]+ - "
@@ -249,6 +250,10 @@ _LETTER_TAG_LEVEL = re.compile(
 # zerolog's console writer (LocalAI and other Go servers): "7:26PM DBG message key=value"
 _ZEROLOG_LEVEL = re.compile(
     r"^(?:\d{1,2}:\d\d(?:AM|PM) )?(?P<level>TRC|DBG|INF|WRN|ERR|FTL|PNC) (?=\w)"
+    # (and logfmt as Go's logrus writes it: 'time="..." level=error msg="..."', its level read
+    # and the record kept whole; not slog's capitals, whose WARN Ollama gives some causes)
+    r"|^(?=time=\"?[\w:.+\-]+\"? level="
+    r"(?P<logfmt>error|fatal|panic|warning|warn|info|debug|trace)\b)"
 )
 #: The levels as the formats above write them, by the names the classifier uses.
 _LEVEL_NAMES = {
@@ -256,6 +261,8 @@ _LEVEL_NAMES = {
     **{"WARN": "WARNING", "ERR": "ERROR", "FATAL": "CRITICAL", "VERBOSE": "DEBUG"},
     **{"TRC": "DEBUG", "DBG": "DEBUG", "INF": "INFO", "WRN": "WARNING", "FTL": "CRITICAL"},
     "PNC": "CRITICAL",
+    **{"error": "ERROR", "fatal": "CRITICAL", "panic": "CRITICAL", "warning": "WARNING"},
+    **{"warn": "WARNING", "info": "INFO", "debug": "DEBUG", "trace": "DEBUG"},
 }
 
 # Places where a flattened paste had line breaks.

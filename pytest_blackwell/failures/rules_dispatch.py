@@ -7,6 +7,9 @@ from __future__ import annotations
 from pytest_blackwell.failures.rule import Rule, rule
 
 # The table is kept in its compact hand layout: one rule per short block reads like data.
+#: The namespaces of torch's own operators (an extension registers its own: ``_C::``).
+_TORCH_OPS = r"(?:aten|c10d|_c10d_functional|prims|quantized)"
+
 # fmt: off
 #: The last of the known causes (see :data:`pytest_blackwell.failures.rules.CAUSES`).
 DISPATCH_RULES: tuple[Rule, ...] = (
@@ -222,8 +225,13 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        # TensorRT's conversion of the device's SM version, asserting on a major version it was
        # not built for ("[helpers.h::nvinfer1::smVerHex2Dig::694] ... Assertion major >= 0 &&
        # major < 10 failed": an older TensorRT on a compute capability 12.0 GPU)
-       r"|\bsmVerHex2Dig\b",
-       keywords=("cutlass::", "Device capability", "nsupported gpu arch", "nsupported GPU arch")),
+       r"|\bsmVerHex2Dig\b"
+       # a kernel built without the instructions of this GPU's architecture-specific target
+       # (Transformer Engine's "FP4 cvt PTX instructions are architecture-specific. Try
+       # recompiling with sm_XXXa instead of sm_XXX.")
+       r"|\binstructions are architecture-specific\b",
+       keywords=("cutlass::", "Device capability", "nsupported gpu arch", "nsupported GPU arch",
+                 "architecture-specific")),
     rule("head_dim_unsupported", "dispatch_failure",
        r"Unsupported head_?(?:dim|size)\b(?:[^:=\d]*[:=] ?(?P<head_dim>\d+))?"
        r"|Head size (?P<head_dim__2>\d+) is not supported"
@@ -252,7 +260,12 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        r"\bexceeds triton maximum tensor numel\b", stage_hint="compile",
        keywords=("maximum tensor numel",)),
     rule("no_attention_backend", "dispatch_failure",
-       r"No valid attention backend found|Only \w+ (?:attention )?backends? (?:is|are) supported"),
+       r"No valid attention backend found|Only \w+ (?:attention )?backends? (?:is|are) supported"
+       # (Transformer Engine's, having ruled out each of its backends for the inputs: "No dot
+       # product attention backend is available for the provided inputs.")
+       r"|\bNo (?:[\w-]+ ){0,3}attention backend is available\b"
+       # (NATTEN's, for a head size or a device none of its backends takes)
+       r"|\bcould not find a suitable backend\b"),
     rule("no_kernel_to_launch", "dispatch_failure", r"\bno kernel found to launch",
        keywords=("no kernel found",)),
     # A backend refusing this kv-cache dtype or compute capability: no kernel for this setup.
@@ -289,12 +302,14 @@ DISPATCH_RULES: tuple[Rule, ...] = (
     # dtype or a layout); an extension's op (``_C::rms_norm``, ``torchvision::nms``) without one
     # is the extension built without that backend: an op missing from the installation
     rule("op_not_for_backend", "dispatch_failure",
-       r"Could not run 'aten::[\w.]+' with arguments from the '(?P<backend>\w+)' backend"
+       # (torch's own ops: its tensor ops, its collectives, its primitives)
+       r"Could not run '" + _TORCH_OPS + r"::[\w.]+' with arguments from the '(?P<backend>\w+)' "
+       r"backend"
        # a library's op without a kernel for the backend it runs on (DeepSpeed's op builder:
        # "This op had not been implemented on CPU backend.")
        r"|\bop (?:has|had) not been implemented (?:on|for) (?:the )?(?P<backend__2>\w+) backend\b"),
     rule("extension_op_not_for_backend", "env_mismatch",
-       r"Could not run '(?P<op>(?!aten::)\w+::[\w.]+)' with arguments from the "
+       r"Could not run '(?P<op>(?!" + _TORCH_OPS + r"::)\w+::[\w.]+)' with arguments from the "
        r"'(?P<backend>\w+)' backend"
        # (OpenMMLab's mmcv, whose ops register one implementation per device: "nms_impl:
        # implementation for device cuda:0 not found.")

@@ -17,6 +17,13 @@ DRIVER_RULES: tuple[Rule, ...] = (
     rule("xid_fault", "illegal_memory_access",
        r"NVRM: Xid \([^)]*\): (?P<xid>13|31|32|43|69)\b"
        r"|\bXidCriticalError: Xid=(?P<xid__2>13|31|32|43|69)\b", keywords=("Xid",)),
+    # the host's IOMMU refusing a device's access to memory not mapped for it: AMD's "AMD-Vi:
+    # Event logged [IO_PAGE_FAULT domain=0x0003 address=0x8000 flags=0x0020]", Intel's "DMAR:
+    # [DMA Read NO_PASID] Request device [07:00.0] fault addr 0x9e139000"
+    rule("iommu_fault", "illegal_memory_access",
+       r"\bEvent logged \[IO_PAGE_FAULT\b"
+       r"|\bDMAR: \[DMA (?:Read|Write)\b[^\]]*\] Request device \[[\w:.]+\] fault addr\b",
+       keywords=("IO_PAGE_FAULT", "fault addr")),
     rule("xid_timeout", "timeout",
        r"NVRM: Xid \([^)]*\): (?P<xid>8|109)\b|NVRM: Xid \([^)]*\): (?P<xid__2>\d+)\b.{0,200}?"
        r"(?i:timeout)\b|\bXidCriticalError: Xid=(?P<xid__3>8|109)\b", keywords=("Xid",)),

@@ -75,9 +75,12 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bversion is '[^']+', expected '[^']+'"
        # a program's check of the CUDA it found against the oldest it supports ("Triton only
        # support CUDA 10.0 or higher, but got CUDA version: 12.8")
-       r"|\bonly supports? CUDA [\d.]+ or (?:higher|newer|later|above)\b",
+       r"|\bonly supports? CUDA [\d.]+ or (?:higher|newer|later|above)\b"
+       # the kernel module and the user-space driver of two releases ("NVRM: API mismatch: the
+       # client has the version 535.54.03, but this kernel module has the version 530.30.02")
+       r"|\bNVRM: API mismatch\b",
        keywords=("driver", "HW", ".version", "SETUP", "you have", "source was compiled with",
-                 "version of", "API version", "or higher")),
+                 "version of", "API version", "or higher", "API mismatch")),
     # cudaErrorSystemNotReady: the node's GPU services (NVSwitch fabric manager) are not running
     # (not as NCCL relays a CUDA call's failure in its own chain, "Cuda failure 802 'system not
     # yet initialized'": that is the collective's failure, as NCCL's "Cuda failure 217" is)
@@ -174,6 +177,9 @@ ENV_RULES: tuple[Rule, ...] = (
        # (or its module that the kernel refuses as it is installed: nvidia-installer's "Unable to
        # load the kernel module 'nvidia.ko'", modprobe's "could not insert 'nvidia'")
        r"|\bUnable to load the kernel module '?nvidia|\bcould not insert '?nvidia"
+       # (or the module loaded, finding no GPU it may own: "NVRM: No NVIDIA graphics adapter
+       # probed!", another driver such as nouveau holding them)
+       r"|\bNVRM: No NVIDIA (?:graphics adapter|GPU)s? (?:probed|found)\b"
        # (an NPU runtime asking for its kernel module: RKNN's "failed to open rknpu module, need
        # to insmod rknpu driver!")
        r"|\bneed to (?:insmod|modprobe)\b"
@@ -210,7 +216,8 @@ ENV_RULES: tuple[Rule, ...] = (
        # build without libuv support", TCPStore on Windows)
        r"|\bwas requested but \w+ was buil[dt] without \w+ support\b"
        r"|\bCannot open libOpenCL\b"  # (TVM's OpenCL runtime, MLC-LLM on a phone without it)
-       r"|\bCould not initialize Tensile host: No devices found"),  # (rocBLAS finding no GPU)
+       r"|\bCould not initialize Tensile host: No devices found",  # (rocBLAS finding no GPU)
+       keywords=("NVRM: No NVIDIA",)),
     # vLLM finding no platform to run on as it is imported (no CUDA, ROCm or CPU build it can
     # use), which it says at INFO before it fails on the missing device
     rule("no_platform", "env_mismatch",

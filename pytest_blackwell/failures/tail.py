@@ -53,6 +53,14 @@ _CUT_SHORT = re.compile(
 #: cudagraphs due to cpu device (arg7_1). Found from :").
 _STACK_NOTE = re.compile(r"\bFound from\s*:\s*$")
 
+
+def _cut_record(raw: str, before: list[tuple[int, str]]) -> bool:
+    """Whether ``raw`` is the next record cut inside its prefix: the start of the line before it
+    (``api-1  | 9:47AM DBG GRPC(mistral-7b`` under a record of that process)."""
+    cut = raw.rstrip()
+    return len(cut) >= 4 and bool(before) and before[-1][1].startswith(cut) and before[-1][1] != raw
+
+
 #: ``(line number, logical line, block start, stage) -> candidate or None``
 CandidateFn = Callable[[int, LogicalLine, int, str], "Candidate | None"]
 
@@ -109,7 +117,11 @@ def tail_candidates(
                 said = line.text
             if not line.text.strip() or framed:
                 continue
-            cut_short = (frames, start, last) if frames and _CUT_SHORT.match(line.text) else None
+            cut_short = (
+                (frames, start, last)
+                if frames and (_CUT_SHORT.match(line.text) or _cut_record(raw, before))
+                else None
+            )
             if not known:
                 cand = candidate(lineno, line, lineno, stage)
                 if cand is not None:

@@ -401,6 +401,10 @@ IN_TUNING = {
     "fresh434": (1.00, 1.00),
     "fresh436": (1.00, 0.93),
     "fresh438": (1.00, 0.89),
+    "fresh440": (0.90, 0.80),
+    "fresh442": (0.93, 1.00),
+    "fresh444": (1.00, 0.69),
+    "fresh446": (0.90, 0.80),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -536,10 +540,18 @@ KNOWN_UNREACHABLE = {
         "its INFO records; other excerpts end on it as their failure, and fresh247/'s goes on "
         "as this one does yet is labelled a failure: the log cannot tell them apart"
     ),
-    "fresh424/vllm-xgrammar-empty-guided-grammar-23215.log": (
-        "three frames of a traceback with neither its header nor its exception line, the paste "
-        "cut inside the process tag of the next line: a stack whose block ends on a line that "
-        "is no frame reads as a stack printed for information"
+    "fresh440/flashinfer-amd-single-prefill-output-mismatch-83.log": (
+        "an example's own check of its output against a reference, told only by a mark and "
+        "'FAIL:' ('Output or LSE does not match reference implementation'): no error word, and "
+        "the words of a mismatch name no category for the end-of-log reading"
+    ),
+    "fresh440/healthy-xformers-info-after-cant-load-extensions-warning-1250.log": (
+        "xFormers' WARNING that it cannot load its extensions, then its info report going on: "
+        "the reading of fresh360/ (other excerpts end on the same warning as their failure)"
+    ),
+    "fresh446/nvidia-persistenced-received-signal-15-2.log": (
+        "a daemon told of a SIGTERM at no error level ('Received signal 15'), then shutting down "
+        "in order: a service stopped on purpose logs the same (the reading of fresh214/)"
     ),
     "fresh430/healthy-mpv-hwdec-probe-falls-back-to-vulkan-copy-352.log": (
         "a video player's probe of one hardware decoder failing ('init failed', 'Could not create "
