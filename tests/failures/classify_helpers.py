@@ -23,3 +23,18 @@ def classify_as(tmp_path: Path, lines: list[str], category: str, stage: str) -> 
     assert failure is not None, f"no failure found in {lines!r}"
     assert (failure.category, failure.stage) == (category, stage), failure
     return failure
+
+
+def classify_mid_log(tmp_path: Path, line: str, category: str) -> Failure:
+    """``line`` amid 3,000 lines of noise on each side, asserted to be read as ``category``.
+
+    The fast scan reads closely only lines with an error word or a rule's keyword: a rule's line
+    without an error word needs its keyword, or it is found only as a log's last line.
+    """
+    noise = [f"[info] step {i} done" for i in range(3000)]
+    log = tmp_path / "long.log"
+    log.write_text("\n".join([*noise, line, *noise]) + "\n")
+    failure = classify_log(log)
+    assert failure is not None, f"{line!r} not found mid-log"
+    assert failure.category == category, failure
+    return failure

@@ -9,9 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from classify_helpers import classify_as
-
-from pytest_blackwell.failures.scan import classify_log
+from classify_helpers import classify_as, classify_mid_log
 
 
 @pytest.mark.parametrize(
@@ -61,11 +59,4 @@ def test_round93_mechanism(tmp_path: Path, lines: list[str], category: str, stag
 def test_a_rule_line_without_an_error_word_is_found_mid_log(
     tmp_path: Path, line: str, category: str
 ) -> None:
-    # (the fast scan reads closely only lines with an error word or a rule's keyword: a rule's
-    # line without an error word needs its keyword, or it is found only as a log's last line)
-    noise = [f"[info] step {i} done" for i in range(3000)]
-    log = tmp_path / "long.log"
-    log.write_text("\n".join([*noise, line, *noise]) + "\n")
-    failure = classify_log(log)
-    assert failure is not None
-    assert failure.category == category, failure
+    classify_mid_log(tmp_path, line, category)

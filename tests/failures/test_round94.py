@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from classify_helpers import classify_as
+from classify_helpers import classify_as, classify_mid_log
 
 from pytest_blackwell.failures.scan import classify_log
 
@@ -288,9 +288,4 @@ def test_the_cuda_runtime_missing_symbol_stays_a_missing_kernel(tmp_path: Path) 
     ],
 )
 def test_a_round94_line_is_found_mid_log(tmp_path: Path, line: str, category: str) -> None:
-    noise = [f"[info] step {i} done" for i in range(3000)]
-    log = tmp_path / "long.log"
-    log.write_text("\n".join([*noise, line, *noise]) + "\n")
-    failure = classify_log(log)
-    assert failure is not None
-    assert failure.category == category, failure
+    classify_mid_log(tmp_path, line, category)

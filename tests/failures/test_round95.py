@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from classify_helpers import classify_as
+from classify_helpers import classify_as, classify_mid_log
 
 from pytest_blackwell.failures.scan import classify_log
 
@@ -198,9 +198,4 @@ def test_an_extensions_op_without_a_kernel_stays_its_build(tmp_path: Path) -> No
     ],
 )
 def test_a_round95_line_is_found_mid_log(tmp_path: Path, line: str, category: str) -> None:
-    noise = [f"[info] step {i} done" for i in range(3000)]
-    log = tmp_path / "long.log"
-    log.write_text("\n".join([*noise, line, *noise]) + "\n")
-    failure = classify_log(log)
-    assert failure is not None
-    assert failure.category == category, failure
+    classify_mid_log(tmp_path, line, category)
