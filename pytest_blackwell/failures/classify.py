@@ -58,7 +58,7 @@ from pytest_blackwell.failures.frames import frame_stage, is_flat_source
 from pytest_blackwell.failures.lineshapes import HEADERS, is_frame, is_header
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
-from pytest_blackwell.failures.ownwords import heads_its_message
+from pytest_blackwell.failures.ownwords import MESSAGE_BELOW, heads_its_message
 from pytest_blackwell.failures.phrases import phrase_stage
 from pytest_blackwell.failures.rule import checked_rules
 from pytest_blackwell.failures.rules import DEFAULT_RULES, Rule
@@ -300,6 +300,7 @@ class StreamClassifier:
             rule.stage_hint,
             rule=rule.name,
             hint_from=f"rule {rule.name}" if rule.stage_hint else "",
+            message_below=MESSAGE_BELOW.search(line.text) is not None,
         )
 
     def _process(self, lineno: int, line: LogicalLine) -> None:

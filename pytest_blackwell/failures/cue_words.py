@@ -424,7 +424,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # (a setting that needs another: "... model has to be built with paged context FMHA")
             r"|\b(?:has|have) to be (?:built|set|enabled|configured|specified)\b"
             r"|\bnot a valid\b|\b(?:must|should) be (?:[<>]|one of|a |an |greater|less|between"
-            r"|divisible|positive|at least|at most|smaller|larger|lower|higher|fewer)"
+            r"|divisible|positive|at least|at most|smaller|larger|lower|higher|fewer|in the form)"
             r"|\b(?:size|shape) mismatch\b"
             # (torch's words for it: "The expanded size of the tensor (3840) must match the
             # existing size (4080) at non-singleton dimension 1")
@@ -468,8 +468,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\b(?:size|resolution|dimensions?) \S{1,30} is invalid\b"
             # a setting the program asks for ("You must have a training stage starting at 1")
             r"|\byou must (?:have|set|specify|provide|pass)\b"
-            # a size that does not split over the parallel ranks ("96 is not divisible by 64")
-            r"|\b(?:is|are) not (?:evenly )?divisible by\b"
+            # a size that does not split over the parallel ranks ("96 is not divisible by 64",
+            # "gpu_block_size=64 not divisible by hash_block_size=256")
+            r"|\bnot (?:evenly )?divisible by\b"
             # (or an assertion that it does: "assert self.total_num_kv_heads % tp_size == 0")
             r"|\bassert [\w.\[\]]+ % [\w.]*(?:tp|tensor_parallel|pp|pipeline|world|parallel)"
             r"\w* == 0"

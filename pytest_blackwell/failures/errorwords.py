@@ -225,8 +225,9 @@ BENIGN = re.compile(
     r"(?i)\bretry(?:ing)?\b|\bwill retry\b|\bwaiting\b|\bfall(?:ing)?\s?back\b|\bskipp(?:ed|ing)\b"
     r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )(?<!#)\b0 (?:failed|errors?)\b"
     # a zero count, not glog's "Check failed"; also a count of what failed in a results table
-    # ("Failed requests:       0", a benchmark's summary)
-    r"|(?<![Cc]heck )\b(?:failed|errors?)(?: [a-z]+)? ?[=:]\s*0(?![.\d])\b"
+    # ("Failed requests:       0", a benchmark's summary, also as a table's row: "| Failed
+    # requests   |    0   |")
+    r"|(?<![Cc]heck )\b(?:failed|errors?)(?: [a-z]+)?(?: ?[=:]|\s*\|)\s*0(?![.\d])\b"
     # a measured error, a fraction ending the line (a quantizer's "Total exp. error:
     # 0.121538160582", "rfn_error: 0.003"): a figure, not a failure
     r"|\berror:\s*-?\d*\.\d+(?:e[+-]?\d+)?\s*$"

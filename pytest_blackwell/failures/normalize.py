@@ -172,6 +172,8 @@ _PID_LEVEL = re.compile(
 # also after the function name llama.cpp puts first ("warmup: WARNING: flash attention ...")
 _PLAIN_LEVEL = re.compile(
     r"^(?:[a-z_]\w*: )?(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL):(?:[\w.]+:)?\s*"
+    # (a C library's own warning after its name: "libibverbs: Warning: couldn't load driver")
+    r"|^lib\w+: (?P<lib>Warning): "
 )
 # "[E1010 12:34:56.789012 ProcessGroupNCCL.cpp:616]", "[W socket.cpp:663]"
 _GLOG_LEVEL = re.compile(
@@ -183,6 +185,9 @@ _GLOG_LEVEL = re.compile(
     # (a Windows path has backslashes; torch's logging then names the compiled frame: "[2/0] ")
     r"|^(?::\s)?(?P<bare>[EWIF])(?:\d{4} \d\d:\d\d:\d+\.\d+\s+\d+)? [\w./\\\-]+\.\w+:\d+\]\s"
     r"(?:\[!?\d+/\d+(?:_\d+)?\]\s)?"
+    # (a record at an error level cut inside its source file, kept whole: "F0000 00:00:1695743368
+    # .222415    2429 gpu_ex")
+    r"|^(?=(?P<cut>[EF])\d{4} \d\d:\d\d:\d+\.\d+\s+\d+ [\w./\\\-]*$)"
     # ExecuTorch's ET_LOG, the time since start and the component before the file: "E
     # 00:01:34.607969 executorch:operator_registry.cpp:252] "
     r"|^(?P<et>[EWIF]) \d\d:\d\d:\d\d\.\d+ [\w\-]+:[\w./\-]+\.\w+:\d+\]\s"
@@ -261,6 +266,7 @@ _LEVEL_NAMES = {
     **{"WARN": "WARNING", "ERR": "ERROR", "FATAL": "CRITICAL", "VERBOSE": "DEBUG"},
     **{"TRC": "DEBUG", "DBG": "DEBUG", "INF": "INFO", "WRN": "WARNING", "FTL": "CRITICAL"},
     "PNC": "CRITICAL",
+    "Warning": "WARNING",
     **{"error": "ERROR", "fatal": "CRITICAL", "panic": "CRITICAL", "warning": "WARNING"},
     **{"warn": "WARNING", "info": "INFO", "debug": "DEBUG", "trace": "DEBUG"},
 }

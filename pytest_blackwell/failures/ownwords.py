@@ -37,6 +37,10 @@ _BARE_KEY = re.compile(r"^\s*(?:\w+\.)*KeyError: (?:'[^']*'|\"[^\"]*\")\s*$")
 #: message: the message is the next line.
 _LEVEL_ALONE = re.compile(r"^\W*(?:ERROR|FATAL|CRITICAL|Error|Fatal)\W*$")
 _MATLAB_HEAD = re.compile(MATLAB_HEADING)
+#: A line whose message is the next line: an exception as a debugger shows it (VS Code's
+#: "Exception has occurred: RuntimeError"), vLLM's worker relay that a paste broke before its
+#: quoted message ("Worker failed with error" / "'Page size mismatch ...'").
+MESSAGE_BELOW = re.compile(r"^Exception has occurred: [\w.]+\s*$|\bWorker failed with error\s*$")
 
 
 def heads_its_message(text: str) -> bool:
@@ -48,6 +52,7 @@ def heads_its_message(text: str) -> bool:
         text.endswith(":")
         or _LEVEL_ALONE.match(text) is not None
         or _MATLAB_HEAD.search(text) is not None
+        or MESSAGE_BELOW.search(text) is not None
         or (text.endswith(" |") and "|" not in text[:-1])
     )
 

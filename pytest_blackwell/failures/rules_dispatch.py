@@ -229,7 +229,10 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        # a kernel built without the instructions of this GPU's architecture-specific target
        # (Transformer Engine's "FP4 cvt PTX instructions are architecture-specific. Try
        # recompiling with sm_XXXa instead of sm_XXX.")
-       r"|\binstructions are architecture-specific\b",
+       r"|\binstructions are architecture-specific\b"
+       # a library's table of kernels per GPU without this one ("KeyError: 'gfx1151'" from
+       # AITER's chip table; "KeyError: 'sm_120'")
+       r"|^(?:[\w.]+\.)?KeyError: ['\"](?:gfx\d{3,4}\w*|sm_?\d{2,3}[af]?)['\"]\s*$",
        keywords=("cutlass::", "Device capability", "nsupported gpu arch", "nsupported GPU arch",
                  "architecture-specific")),
     rule("head_dim_unsupported", "dispatch_failure",

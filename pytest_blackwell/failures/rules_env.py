@@ -377,7 +377,7 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|CalledProcessError: Command '\[['\"]ninja['\"]"
        # XLA's JIT running ptxas on a kernel it generated, the tool failing without a word of
        # its own ("ptxas exited with non-zero error code 139, output: ")
-       r"|\bptxas exited with non-zero error code -?\d+"
+       r"|\b(?:ptxas|nvlink) exited with non-zero error code -?\d+"  # (or its device linker)
        # AITER's JIT build of one of its modules ("[aiter] failed jit build [module_x]", and in
        # other releases "failed build jit [module_x]")
        r"|\bfailed (?:jit build|build jit) \["

@@ -414,7 +414,10 @@ CATCH_ALL_RULES: tuple[Rule, ...] = (
     # report or a paste that indents the whole traceback does too, "    PreconditionNotMetError:
     # Cannot load cudnn shared library.")
     rule("exception", "unknown",
-       r"^\s*(?:Unhandled [Ee]xception[.:] )?(?:[A-Za-z_][\w]*\.)*(?P<exception>Exception"
+       # (also as a debugger shows it, VS Code's: "Exception has occurred: XlaRuntimeError", its
+       # message on the next line)
+       r"^\s*(?:Unhandled [Ee]xception[.:] |Exception has occurred: )?(?:[A-Za-z_][\w]*\.)*"
+       r"(?P<exception>Exception"
        r"|(?:Base)?ExceptionGroup"
        # (a private class too: torch's "torch._C._LinAlgError: linalg.cholesky: ...")
        r"|_?[A-Z]\w*(?:Error|Exception|Failed|Interrupt|OutOfResources|InvalidCxxCompiler"

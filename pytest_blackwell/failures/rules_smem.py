@@ -30,6 +30,10 @@ SMEM_RULES: tuple[Rule, ...] = (
        r"threads per (?:threadgroup|block)\b"
        # (a launcher's own check of it: "exceeds the maximum CUDA blocksize = 65535")
        r"|\bexceeds? the maximum (?:CUDA )?block ?size\b"),
+    # a TPU kernel needing more of the core's on-chip vector memory, its shared memory, than it
+    # has (XLA: "RESOURCE_EXHAUSTED: Ran out of memory in memory space vmem while allocating on
+    # stack for %kv_cache_update")
+    rule("tpu_vmem", "smem_limit", r"\bRan out of memory in memory space vmem\b"),
     # Triton's resource check as Inductor relays it, naming the kernel where Triton names the
     # resource ("out of resource: triton_mm Required: 327680 Hardware limit:232448"); only shared
     # memory is checked against a byte limit there

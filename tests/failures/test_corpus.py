@@ -405,6 +405,10 @@ IN_TUNING = {
     "fresh442": (0.93, 1.00),
     "fresh444": (1.00, 0.69),
     "fresh446": (0.90, 0.80),
+    "fresh448": (1.00, 0.83),
+    "fresh450": (1.00, 0.95),
+    "fresh452": (0.93, 1.00),
+    "fresh454": (1.00, 0.88),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -548,6 +552,10 @@ KNOWN_UNREACHABLE = {
     "fresh440/healthy-xformers-info-after-cant-load-extensions-warning-1250.log": (
         "xFormers' WARNING that it cannot load its extensions, then its info report going on: "
         "the reading of fresh360/ (other excerpts end on the same warning as their failure)"
+    ),
+    "fresh448/healthy-vllm-aiter-gfx11-hipblaslt-fallback-1367.log": (
+        "torch's UserWarning 'Failed validator: ROCBLAS_VERSION' as its tunable ops start; a "
+        "library's UserWarning is read, since it may name a GPU the installed torch cannot use"
     ),
     "fresh446/nvidia-persistenced-received-signal-15-2.log": (
         "a daemon told of a SIGTERM at no error level ('Received signal 15'), then shutting down "
