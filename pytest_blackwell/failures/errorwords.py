@@ -126,6 +126,9 @@ LOUD = re.compile(
 #: MATLAB's heading of an error, the function that raised it ("Error using vl_nnconv"): its
 #: message is the next line.
 MATLAB_HEADING = r"\bError using [\w.]+\s*$"
+#: An exception as a debugger shows it, its type after this and its message on the next line
+#: (VS Code's "Exception has occurred: RuntimeError").
+DEBUGGER_EXCEPTION = "Exception has occurred: "
 #: A line that says it is an error although no rule knows it: never "no failure".
 ERRORISH = re.compile(
     r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]|\bCRITICAL:"

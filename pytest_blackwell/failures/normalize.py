@@ -175,6 +175,8 @@ _PLAIN_LEVEL = re.compile(
     # (a C library's own warning after its name: "libibverbs: Warning: couldn't load driver")
     r"|^lib\w+: (?P<lib>Warning): "
 )
+#: The compiled frame's id torch's logging puts after its record's header ("[2/0] ", "[0/0_1] ").
+_COMPILE_ID = r"(?:\[!?\d+/\d+(?:_\d+)?\]\s)?"
 # "[E1010 12:34:56.789012 ProcessGroupNCCL.cpp:616]", "[W socket.cpp:663]"
 _GLOG_LEVEL = re.compile(
     r"^\[(?P<level>[EWIF])(?:\d{3,4} \d\d:\d\d:\d\d(?:\.\d+)?(?: \d+)?)? [\w./\-]+:\d+\]\s?"
@@ -184,16 +186,17 @@ _GLOG_LEVEL = re.compile(
     # 14809 cuda_dnn.cc:8310] ")
     # (a Windows path has backslashes; torch's logging then names the compiled frame: "[2/0] ")
     r"|^(?::\s)?(?P<bare>[EWIF])(?:\d{4} \d\d:\d\d:\d+\.\d+\s+\d+)? [\w./\\\-]+\.\w+:\d+\]\s"
-    r"(?:\[!?\d+/\d+(?:_\d+)?\]\s)?"
+    + _COMPILE_ID
     # (a record at an error level cut inside its source file, kept whole: "F0000 00:00:1695743368
     # .222415    2429 gpu_ex")
-    r"|^(?=(?P<cut>[EF])\d{4} \d\d:\d\d:\d+\.\d+\s+\d+ [\w./\\\-]*$)"
+    + r"|^(?=(?P<cut>[EF])\d{4} \d\d:\d\d:\d+\.\d+\s+\d+ [\w./\\\-]*$)"
     # ExecuTorch's ET_LOG, the time since start and the component before the file: "E
     # 00:01:34.607969 executorch:operator_registry.cpp:252] "
     r"|^(?P<et>[EWIF]) \d\d:\d\d:\d\d\.\d+ [\w\-]+:[\w./\-]+\.\w+:\d+\]\s"
     # PyTorch's logging with a full date: "E2025-08-13T11:34:14+08:00.677000 8929 f.py:2100] "
     r"|^(?P<iso>[EWIF])\d{4}-\d\d-\d\dT[\d:.+\-]+ \d+ [\w./\\\-]+\.\w+:\d+\]\s?"
-    r"(?:\[!?\d+/\d+(?:_\d+)?\]\s)?"
+    + _COMPILE_ID
+    +
     # Ray's C++ records: the date, the level, pid and thread id in brackets, then the file:
     # "[2023-08-25 00:42:40,265 E 5623 7733] logging.cc:97: "
     r"|^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?P<ray>[DIWEF]) \d+ \d+\] (?:[\w./\-]+:\d+:? )?"
@@ -260,15 +263,13 @@ _ZEROLOG_LEVEL = re.compile(
     r"|^(?=time=\"?[\w:.+\-]+\"? level="
     r"(?P<logfmt>error|fatal|panic|warning|warn|info|debug|trace)\b)"
 )
-#: The levels as the formats above write them, by the names the classifier uses.
+#: The levels as the formats above write them (in capitals: logrus writes "error", libraries
+#: "Warning"), by the names the classifier uses.
 _LEVEL_NAMES = {
     **{"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL", "V": "DEBUG", "D": "DEBUG"},
     **{"WARN": "WARNING", "ERR": "ERROR", "FATAL": "CRITICAL", "VERBOSE": "DEBUG"},
     **{"TRC": "DEBUG", "DBG": "DEBUG", "INF": "INFO", "WRN": "WARNING", "FTL": "CRITICAL"},
-    "PNC": "CRITICAL",
-    "Warning": "WARNING",
-    **{"error": "ERROR", "fatal": "CRITICAL", "panic": "CRITICAL", "warning": "WARNING"},
-    **{"warn": "WARNING", "info": "INFO", "debug": "DEBUG", "trace": "DEBUG"},
+    **{"PNC": "CRITICAL", "PANIC": "CRITICAL", "TRACE": "DEBUG"},
 }
 
 # Places where a flattened paste had line breaks.
@@ -409,7 +410,7 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
         m = rx.match(text)
         if m:
             level = next(name for name in m.groupdict().values() if name)
-            level = _LEVEL_NAMES.get(level, level)
+            level = _LEVEL_NAMES.get(level.upper(), level.upper())
             text = text[m.end() :]
             break
     if not level and (" NCCL INFO " in text or text.startswith("NCCL INFO ")):

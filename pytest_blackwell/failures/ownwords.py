@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pytest_blackwell.failures.errorwords import MATLAB_HEADING
+from pytest_blackwell.failures.errorwords import DEBUGGER_EXCEPTION, MATLAB_HEADING
 
 #: Visual Studio's exception details give the message a line of its own below the type
 #: (``System.XException was unhandled``, then ``  Message=...``): the error's own words all the
@@ -37,10 +37,10 @@ _BARE_KEY = re.compile(r"^\s*(?:\w+\.)*KeyError: (?:'[^']*'|\"[^\"]*\")\s*$")
 #: message: the message is the next line.
 _LEVEL_ALONE = re.compile(r"^\W*(?:ERROR|FATAL|CRITICAL|Error|Fatal)\W*$")
 _MATLAB_HEAD = re.compile(MATLAB_HEADING)
-#: A line whose message is the next line: an exception as a debugger shows it (VS Code's
-#: "Exception has occurred: RuntimeError"), vLLM's worker relay that a paste broke before its
-#: quoted message ("Worker failed with error" / "'Page size mismatch ...'").
-MESSAGE_BELOW = re.compile(r"^Exception has occurred: [\w.]+\s*$|\bWorker failed with error\s*$")
+#: A line whose message is the next line: an exception as a debugger shows it, vLLM's worker
+#: relay that a paste broke before its quoted message ("Worker failed with error" / "'Page size
+#: mismatch ...'").
+MESSAGE_BELOW = re.compile(rf"^{DEBUGGER_EXCEPTION}[\w.]+\s*$|\bWorker failed with error\s*$")
 
 
 def heads_its_message(text: str) -> bool:

@@ -9,7 +9,7 @@ rejection (``ValueError``) in :data:`LATE_RULES`; the wrappers that only point a
 
 from __future__ import annotations
 
-from pytest_blackwell.failures.errorwords import PAUSE_PROMPTS, SETTING_VALUE
+from pytest_blackwell.failures.errorwords import DEBUGGER_EXCEPTION, PAUSE_PROMPTS, SETTING_VALUE
 from pytest_blackwell.failures.rule import QUIET, Rule, rule
 
 #: Messages of ValueErrors that Python and numpy raise themselves (see ``value_error``).
@@ -355,7 +355,7 @@ LATE_RULES: tuple[Rule, ...] = (
        # Go's runtime on Windows: the exception that stopped a cgo call ("Exception 0xc0000005
        # 0x0 0x240 0x7ffc1d684ebe" then "signal arrived during external code execution"), and a
        # crash handler naming where it struck ("Exception 0xC0000005 at 0x6AE6552F", "... in f")
-       r"|^Exception 0x[cC]0000[0-9a-fA-F]{3} (?:0x|at 0x|in [A-Za-z_])"
+       r"|^Exception 0x[cC]0000[0-9a-fA-F]{3} (?:(?:at )?0x|in [A-Za-z_])"
        r"|\bsignal arrived during (?:external code|cgo) execution\b"
        # systemd-coredump's report of a crashed process ("Signal: 11 (SEGV)", "Process 1302516
        # (whisper-stream) of user 1000 dumped core.")
@@ -414,9 +414,8 @@ CATCH_ALL_RULES: tuple[Rule, ...] = (
     # report or a paste that indents the whole traceback does too, "    PreconditionNotMetError:
     # Cannot load cudnn shared library.")
     rule("exception", "unknown",
-       # (also as a debugger shows it, VS Code's: "Exception has occurred: XlaRuntimeError", its
-       # message on the next line)
-       r"^\s*(?:Unhandled [Ee]xception[.:] |Exception has occurred: )?(?:[A-Za-z_][\w]*\.)*"
+       # (also as a debugger shows it: errorwords.DEBUGGER_EXCEPTION)
+       r"^\s*(?:Unhandled [Ee]xception[.:] |" + DEBUGGER_EXCEPTION + r")?(?:[A-Za-z_][\w]*\.)*"
        r"(?P<exception>Exception"
        r"|(?:Base)?ExceptionGroup"
        # (a private class too: torch's "torch._C._LinAlgError: linalg.cholesky: ...")

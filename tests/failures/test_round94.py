@@ -9,9 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from classify_helpers import classify_as, classify_mid_log
-
-from pytest_blackwell.failures.scan import classify_log
+from classify_helpers import classify_as, classify_both, classify_mid_log
 
 _ENGINE = "(EngineCore_DP0 pid=7) ERROR 01-02 10:00:00 [core.py:700] "
 
@@ -267,9 +265,7 @@ def test_round94_mechanism(tmp_path: Path, lines: list[str], category: str, stag
     ],
 )
 def test_round94_no_failure(tmp_path: Path, lines: list[str]) -> None:
-    log = tmp_path / "healthy.log"
-    log.write_text("\n".join(lines) + "\n")
-    assert classify_log(log) is None
+    assert classify_both(tmp_path, lines) is None
 
 
 def test_the_cuda_runtime_missing_symbol_stays_a_missing_kernel(tmp_path: Path) -> None:

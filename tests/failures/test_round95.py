@@ -9,9 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from classify_helpers import classify_as, classify_mid_log
-
-from pytest_blackwell.failures.scan import classify_log
+from classify_helpers import classify_as, classify_both, classify_mid_log
 
 _RELAY = "api-1  | 9:47AM DBG GRPC(model-10.0.0.1:4000): stderr "
 
@@ -175,9 +173,7 @@ def test_round95_mechanism(tmp_path: Path, lines: list[str], category: str, stag
     ],
 )
 def test_round95_no_failure(tmp_path: Path, lines: list[str]) -> None:
-    log = tmp_path / "healthy.log"
-    log.write_text("\n".join(lines) + "\n")
-    assert classify_log(log) is None
+    assert classify_both(tmp_path, lines) is None
 
 
 def test_an_extensions_op_without_a_kernel_stays_its_build(tmp_path: Path) -> None:

@@ -9,9 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from classify_helpers import classify_as, classify_mid_log
-
-from pytest_blackwell.failures.scan import classify_log
+from classify_helpers import classify_as, classify_both, classify_mid_log
 
 
 @pytest.mark.parametrize(
@@ -118,9 +116,7 @@ def test_round96_mechanism(tmp_path: Path, lines: list[str], category: str, stag
     ],
 )
 def test_round96_no_failure(tmp_path: Path, lines: list[str]) -> None:
-    log = tmp_path / "healthy.log"
-    log.write_text("\n".join(lines) + "\n")
-    assert classify_log(log) is None
+    assert classify_both(tmp_path, lines) is None
 
 
 def test_a_failed_count_in_a_table_is_still_a_failure(tmp_path: Path) -> None:
