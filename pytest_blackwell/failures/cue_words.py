@@ -365,14 +365,14 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # (not Python's "unsupported operand type(s)", nor "only supported for contiguous")
             r"\b(?:not|isn't|is not|are not) (?:yet )?(?:supported|implemented)\b"
             r"|\bunsupported\b(?! operand type)|\bdoes(?: not|n't) (?:yet )?support\b"
-            # ("change of option metrics is unimplemented for task type GPU", CatBoost's)
-            r"|\b(?:is|are) unimplemented (?:for|on|in|with)\b"
+            r"|\b(?:is|are) unimplemented (?:for|on|in|with)\b"  # (CatBoost: "for task type GPU")
             r"|\bno longer (?:supported|allowed|accepted)\b"
             # settings that cannot go together ("... This is not compatible with offloading"; not
             # a driver, a build, a version or a GPU that does not fit: the environment's)
             r"|\b(?:is|are) not compatible with\b(?!.{0,80}?\b(?:driver|CUDA|ROCm|cuDNN|build"
             r"|wheel|version|GPU|sm_\d+|torch|PyTorch|installation)\b)"
             r"|\bonly (?:supported|available|allowed|works?) (?:for|with|when)\b(?! contiguous)"
+            r"|\bonly supports?\b"  # ("Bloom models only support fp16")
             r"|\bmissing (?:required )?(?:field|key|argument|tensor|weight|parameter|config\w*)s?\b"
             # a tensor the loader needs, by its name ("missing result_output tensor")
             r"|\bmissing (?:tensor )?'?[\w.]+\.(?:weight|bias)\b|\bmissing \w+ tensor\b"

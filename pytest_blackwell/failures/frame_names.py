@@ -145,6 +145,12 @@ DECISIVE: dict[str, str] = {
     "compile_module_from_src": "compile",
     # OpenVINO compiling a read model for its device plugin (GPU, NPU): its kernels are built
     "compile_model": "compile",
+    # AOTAutograd tracing a graph for torch.compile's backend (functorch's and torch._functorch's;
+    # its runtime wrappers, which run the compiled graph, are other functions)
+    "aot_module_simplified": "compile",
+    "create_aot_dispatcher_function": "compile",
+    "aot_dispatch_base": "compile",
+    "aot_dispatch_autograd": "compile",
     # memory profiling
     "profile_run": "profile",
     "determine_available_memory": "profile",

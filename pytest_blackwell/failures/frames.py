@@ -321,6 +321,9 @@ _WEIGHTS_FUNC = re.compile(
     # "full_load_to_vram", "partial_load_to_vram")
     r"|^_?(?:move|load|copy)_(?:\w+_)?models?_to_(?:vram|gpu|device|cuda)$"
     r"|^_?(?:\w+_)?load_to_(?:vram|gpu|device|cuda)$"
+    # an RL trainer pushing new weights into its rollout engine (SGLang's
+    # "update_weights_from_tensor", "update_weights_via_ipc_zmq_async")
+    r"|^_?update_weights?_(?:from|via)_\w+$"
 )
 
 

@@ -157,6 +157,9 @@ _LABEL = re.compile(
     # error ...", a level or logger's own tag is no such name)
     r"|^\[(?!(?i:[a-z]|trt|error|warn|warning|info|debug|fatal|critical)\])[\w.\-]{2,40}\]\s"
     r"(?=[a-z_][a-z0-9_]*: )"
+    # (a supervisor relaying its child's output line by line: "[/bin/sh]: Traceback ...")
+    r"|^\[(?!(?i:trt|error|warn|warning|info|debug|trace|fatal|critical)\]|rank\d|default\d)"
+    r"[\w./\-]{2,60}\]: "
 )
 _VLLM_LEVEL = re.compile(
     r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) "

@@ -108,7 +108,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bbuildSerializedNetwork\b"  # TensorRT's builder
         r"|\b(?:PTX|NVRTC)[- ]?JIT\b|\bJIT compil"
         # Inductor's and Triton's autotuners (the kernel choices are compiled and benchmarked)
-        r"|\bduring autotuning\b|\bNo valid triton configs\b"
+        # (Inductor's select_algorithm: "Exception ... for benchmark choice TritonTemplateCaller")
+        r"|\bduring autotuning\b|\bNo valid triton configs\b|\bfor benchmark choice\b"
         # TensorRT's builder: its tactics, its source files ("standardEngineBuilder.cpp",
         # "myelinBuilderUtils.cpp"), trtexec's report of it
         r"|Skipping tactic\b|builder\w*\.cpp\b|\bBuilder creation failed\b|(?:^|[\s/])builder/\w+/"
@@ -157,7 +158,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # an MLIR diagnostic at a kernel's Python source (Triton lowering a kernel: "chunk.py:208:
         # 39: error: operand #2 does not dominate this use")
         # (or as MLIR prints its location: 'loc("chunk.py":105:22): error: ...')
-        r"|^\S+\.py:\d+:\d+: error: |^loc\(\"[^\"]+\.py\":\d+:\d+\): error: "
+        r"|^\s*\S+\.py:\d+:\d+: error: |^loc\(\"[^\"]+\.py\":\d+:\d+\): error: "
         # XLA's autotuner (its profiling of kernel configs, its C++ frames in a native stack)
         r"|\bconfigs? failed during profiling\b|\bAutotuner\w*::\w+"
         # a program building its kernels at run time (OpenMM's platforms, NVRTC): the compiler
@@ -210,7 +211,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a server's handler of a request that failed (Ray Serve's "Encountered failure while
         # handling request")
         r"|(?i:\b(?:failure|error|exception) while handling\b(?! argument))"
-        r"|(?i:\bfailed for request\b)"  # the work of one request ("Decode transfer failed ...")
+        # the work of one request ("Decode transfer failed for request ...", "Stage 1 error on
+        # request 36_...: ...")
+        r"|(?i:\b(?:failed|error|failure|exception) (?:for|on) request\b)"
         # a scheduler's step for one request ("Prefill failed for 63445a4b-...: ...")
         r"|\b(?:Prefill|Decode|Prefilling|Decoding) failed for\b"
         # a benchmark of the model failing while it runs ("Error during benchmark: ...")

@@ -176,7 +176,9 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        r"|only supports? (?:Ampere|Hopper|Blackwell|Turing|sm_?\d+)[\w ]*(?:GPUs?)?(?: or newer)?"
        r"|only supported on (?:\w+ )*(?:GPUs|devices) with compute capability\s*>=?\s*"
        r"(?P<min_capability__4>[\d.]+)"
-       r"|Min capability: (?P<min_capability__3>\d+)"),
+       r"|Min capability: (?P<min_capability__3>\d+)"
+       # (DeepSpeed's op builder, every architecture of its list filtered out for this GPU)
+       r"|\bno compute capabilities remaining after filtering\b"),
     # vLLM's attention selector falls back to another backend after saying so at INFO level
     rule("flash_attention_refused", "dispatch_failure",
        r"Cannot use FlashAttention(?:-2)? backend for", ignore_at=("DEBUG", "INFO")),

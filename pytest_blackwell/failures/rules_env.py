@@ -378,6 +378,8 @@ ENV_RULES: tuple[Rule, ...] = (
        # XLA's JIT running ptxas on a kernel it generated, the tool failing without a word of
        # its own ("ptxas exited with non-zero error code 139, output: ")
        r"|\b(?:ptxas|nvlink) exited with non-zero error code -?\d+"  # (or its device linker)
+       # (Triton's, for the kernels it compiles: "`ptxas` failed with error code 4294967295:")
+       r"|`ptxas` failed with error code -?\d+"
        # AITER's JIT build of one of its modules ("[aiter] failed jit build [module_x]", and in
        # other releases "failed build jit [module_x]")
        r"|\bfailed (?:jit build|build jit) \["

@@ -409,6 +409,10 @@ IN_TUNING = {
     "fresh450": (1.00, 0.95),
     "fresh452": (0.93, 1.00),
     "fresh454": (1.00, 0.88),
+    "fresh456": (1.00, 1.00),
+    "fresh458": (0.93, 1.00),
+    "fresh460": (1.00, 0.87),
+    "fresh462": (0.91, 0.83),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -552,6 +556,12 @@ KNOWN_UNREACHABLE = {
     "fresh440/healthy-xformers-info-after-cant-load-extensions-warning-1250.log": (
         "xFormers' WARNING that it cannot load its extensions, then its info report going on: "
         "the reading of fresh360/ (other excerpts end on the same warning as their failure)"
+    ),
+    "fresh462/healthy-imp-rtx5090-kv-clamped-1542.log": (
+        "a program whose every record starts with its source file and line, without a level "
+        "('engine_init_resolver.cpp:728: max_seq_len: auto -> 97204'): the shape of a native "
+        "abort (ggml's 'common.cuh:112: ggml was not compiled with ...'); read alone, its "
+        "first record is that abort"
     ),
     "fresh448/healthy-vllm-aiter-gfx11-hipblaslt-fallback-1367.log": (
         "torch's UserWarning 'Failed validator: ROCBLAS_VERSION' as its tunable ops start; a "
