@@ -252,7 +252,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # a checkpoint's model ("DiffusionWrapper has 859.52 M params.", "Working with z of
         # shape (1, 4, 32, 32) = 4096 dimensions.")
         r"|\bDiffusionWrapper has [\d.]+ M params\b|(?i:\bworking (?:with|on) z of shape\b)"
-        r"|\bLatentDiffusion: Running in [\w-]+ mode\b"
+        r"|\bLatentDiffusion: Running in [\w-]+ mode\b|\bCreating model from config\b"
         # KTransformers building the model by its optimise rules, a module at a time, before
         # the weights ("Injecting model.layers.0.self_attn as ktransformers.operators.x . X")
         r"|^Injecting model\S* as \S",

@@ -127,7 +127,7 @@ _OTHER_STAMP = re.compile(
 # Rust's indicatif bars (hf-hub downloads in mistral.rs and candle) too: "config.json [00:00:00]
 # [████] 596 B/596 B 3.50 KiB/s (0s)Error: invalid type: ...".
 _PROGRESS = re.compile(
-    r"^[^|]{0,80}\d+%\|[^|]{0,400}\|[^\]]{0,80}\](?:\s+(?=\S)|(?=[A-Z][a-z]|[a-z]+\W|[A-Z]:\\))"
+    r"^[^|]{0,80}\d+%\|[^|]{0,400}\|[^\]]{0,80}\](?:\s+(?=\S)|(?=[A-Z][A-Za-z]|[a-z]+\W|[A-Z]:\\))"
     r"(?!" + "|".join(PAUSE_PROMPTS) + ")"
     r"|^[^\[]{0,80}\[\d\d:\d\d:\d\d\] \[[^\]]{0,400}\] [^()]{0,80}\(\d+s\)\s*(?=\S)"
 )
@@ -140,8 +140,7 @@ _INLINE_CODE = re.compile(r"^\s*`(?!``)|(?<!`)`\s*$")
 # (or only opened, where a paste cut the line: "**ImportError: /opt/lib/x.so: undefined sy")
 _EMPHASIS = re.compile(r"^\s*\*\*_?(?=[^\s*])(?P<line>.*?[^\s*])_?(?:\*\*)?\s*$")
 _ENTITIES = (("&gt;", ">"), ("&lt;", "<"), ("&quot;", '"'), ("&#39;", "'"), ("&amp;", "&"))
-# (also torchrun's --tee tag, "[default0]:", and a multi-node launcher's host and local rank,
-# "[gpu187:2]:")
+# (also torchrun's --tee tag, "[default0]:", and a multi-node launcher's host and rank, "[n1:2]:")
 _RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+|default\d+|[A-Za-z][\w.\-]*:\d+)\]:\s?")
 # Open MPI's output tags (mpirun --tag-output): "[1,0]<stderr>:" (job, rank, stream)
 _MPI_TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:\s?")
@@ -222,9 +221,10 @@ _TRT_LEVEL = re.compile(
 _NAME_LEVEL = re.compile(
     r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+ (?:\d+ )?"
     r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) +"
-    # (torch's own format before 2.1: "torch._dynamo.convert_frame: [WARNING] ...", its date
-    # stripped before)
+    # (torch's own format before 2.1, its date stripped: "torch._dynamo.x: [WARNING] ...")
     r"|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+: \[(?P<bracketed>DEBUG|INFO|WARNING|ERROR|CRITICAL)\] "
+    # (a library's quiet record, its function in brackets, kept whole: "MIOpen: Warning [F] ...")
+    r"|^(?=[\w.]+(?:\([\w.]+\))?: (?P<lib>Warning|Info) \[\w+\] )"
 )
 # Python logging as "%(asctime)s - %(name)s - %(levelname)s - %(message)s" (LMDeploy, ComfyUI's
 # file log, the logging cookbook's format; the date was stripped before), with LMDeploy's

@@ -121,7 +121,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a GPU program built or linked at run time by the OpenCL or CUDA driver API, or NVRTC
         # ("clBuildProgram(): CL_OUT_OF_HOST_MEMORY", "cuLinkAddData(): the provided PTX ...")
         r"|\bcl(?:Build|Compile|Link)Program\b|\bcuLink(?:AddData|Create|Complete)\w*"
-        r"|\bnvrtcCompileProgram\b"
+        r"|\b(?:nvrtc|hiprtc)CompileProgram\b"
         # LLVM's crash report naming the tool that crashed: a linker or compiler a JIT ran
         # ("Program arguments: /opt/rocm/llvm/bin/ld.lld -flavor gnu -shared ...")
         r"|\bProgram arguments: \S*\b(?:ld\.lld|lld|llc|clang(?:\+\+)?|opt)\s"

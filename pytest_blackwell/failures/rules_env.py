@@ -345,7 +345,7 @@ ENV_RULES: tuple[Rule, ...] = (
                  "able to be loaded", "load NCCL library", "load error", "not found at",
                  "WinError 1114", "initialization routine failed", "dynlib/dll",
                  "specified module could not", "Shared library with base name",
-                 "specified procedure could not")),
+                 "specified procedure could not"), ignore_at=QUIET),
     rule("library_mismatch", "env_mismatch",
        r"undefined symbol: (?P<symbol>\S+)|cannot open shared object file"
        # the loader: a versioned symbol the library found does not define ("symbol X version
@@ -392,14 +392,20 @@ ENV_RULES: tuple[Rule, ...] = (
        r"(?:programs?|kernels?) failed\b)"
        # (MIOpen's, for the kernels it builds at run time: "Code object build failed. Source:
        # naive_conv.cpp")
-       r"|\bCode object build failed\b",
+       r"|\bCode object build failed\b"
+       # (NVRTC's and HIPRTC's status for a program that did not compile, its log elsewhere)
+       r"|\b(?:NVRTC|HIPRTC)_ERROR_COMPILATION\b",
        weak=True, stage_hint="compile"),
     rule("backend_not_installed", "env_mismatch",
        r"(?i)is not available or (?:is )?outdated"
        r"|(?:not installed|is outdated)\W+please (?:install|upgrade)"
        # an exception that asks for a package to be installed: it is missing or too old
        r"|^(?:[\w.]+\.)?(?:Value|Runtime|Import|Assertion)Error: .{0,300}?"
-       r"\bplease (?:pip )?install\b"),
+       r"\bplease (?:pip )?install\b"
+       # a package the program asks for by its installed metadata, not there (importlib's
+       # "PackageNotFoundError: No package metadata was found for x", pkg_resources' "The 'x>=1'
+       # distribution was not found and is required by this application")
+       r"|\bNo package metadata was found for\b|\bdistribution was not found and is required by\b"),
     # an op torch.ops does not have: the extension that registers it (vLLM's _C, _moe_C, any
     # package's namespace) is not loaded or was built without it
     rule("extension_not_loaded", "env_mismatch",

@@ -308,6 +308,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|(?i:(?:^|\b(?:z|ba)?sh: |^\[\d+\]\s+\d+ )"
        r"(?P<signal__6>segmentation fault|killed|bus error"
        r"|abort(?:ed)?)\b)|(?P<signal__7>Segfault) encountered"
+       # (bash's report of a script's command that died: "./run.sh: line 80:  1511 Killed  python")
+       r"|^\S+: line \d+:\s+\d+ (?P<signal__33>" + _DEATH_WORDS + r")\b"
        r"|received (?P<signal__8>SIGSEGV|SIGBUS|SIGILL|SIGABRT|SIGFPE)\b"
        # TGI's launcher: "Shard process was signaled to shutdown with signal 4"
        r"|signaled to shut ?down with signal (?P<signal__9>\d+)"
@@ -391,7 +393,7 @@ LATE_RULES: tuple[Rule, ...] = (
                             "SignalException", "fault addr", "(SIG", "Signal (",
                             "returned error: signal", "Exception 0x", "signal arrived during",
                             "death signal", "Signal: ", "dumped core", "session crashed",
-                            "appears to have died")),
+                            "appears to have died", ": line ")),
     # --- generic configuration rejection (after the specific causes above) ---------------------
     # (not Python's or numpy's own messages, which a program's bug raises, not a check of its
     # configuration: "substring not found", "too many values to unpack", "x not in list"; nor a

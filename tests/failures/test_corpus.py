@@ -413,6 +413,10 @@ IN_TUNING = {
     "fresh458": (0.93, 1.00),
     "fresh460": (1.00, 0.87),
     "fresh462": (0.91, 0.83),
+    "fresh464": (1.00, 0.90),
+    "fresh466": (1.00, 1.00),
+    "fresh468": (1.00, 0.82),
+    "fresh470": (1.00, 0.93),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
