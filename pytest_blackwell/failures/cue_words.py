@@ -363,7 +363,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "unsupported_config",
         (
             # (not Python's "unsupported operand type(s)", nor "only supported for contiguous")
-            r"\b(?:not|isn't|is not|are not) (?:yet )?(?:supported|implemented)\b"
+            r"\b(?:not|isn't|is not|are not|NOT) (?:yet |currently )?(?:supported|implemented)\b"
             r"|\bunsupported\b(?! operand type)|\bdoes(?: not|n't) (?:yet )?support\b"
             r"|\b(?:is|are) unimplemented (?:for|on|in|with)\b"  # (CatBoost: "for task type GPU")
             r"|\bno longer (?:supported|allowed|accepted)\b"

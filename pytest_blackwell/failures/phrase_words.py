@@ -405,7 +405,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # (Dynamo's etcd and NATS)
         r"|\bFailed to connect to (?:the )?(?:etcd|NATS|nats|Redis|redis)\b"
         # CUDA finding no device: the first thing a process does with CUDA
-        r"|\bno CUDA-capable device is detected\b"
+        r"|\bno (?:CUDA|ROCm|HIP)-capable device is detected\b"
         # a server that could not be started (its model server, inference server)
         r"|(?i:\bfailed to start (?:the )?(?:model |inference )?server\b)"
         # (or a worker, a daemon, a service, restarted too: dask's nanny "Failed to restart

@@ -168,7 +168,7 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bDNN library is not found\b"),  # (TensorFlow: no cuDNN it can load)
     rule("no_device", "env_mismatch",
        r"Torch not compiled with CUDA enabled"
-       r"|(?<!" + PINNED_POOL + r")(?i:no CUDA-capable) device is "
+       r"|(?<!" + PINNED_POOL + r")(?i:no (?:CUDA|ROCm|HIP)-capable) device is "
        r"detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"
        r"|No (?:CUDA|HIP|XPU) GPUs are available|all CUDA-capable devices are busy or unavailable"
@@ -430,8 +430,11 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|(?i:\bbackend not found\b)|\bUVA is not available\b"
        # a device or backend asked for by name that the build does not have, with those it has
        # ("GGML_BACKEND=CUDA0 not found. Available: Vulkan0 CPU")
-       r"|(?i:backend|device)\S{0,40} not found\. Available: \S",
-       keywords=("/backends/", "ackend not found", "UVA is not", "not found. Available"),
+       r"|(?i:backend|device)\S{0,40} not found\. Available: \S"
+       # a program the environment lacks, as Go's exec says it (docker: 'exec: "nvidia-smi"')
+       r"|\bexecutable file not found in \$PATH\b",
+       keywords=("/backends/", "ackend not found", "UVA is not", "not found. Available",
+                 "executable file not found"),
        ignore_at=QUIET),
     # any other import that fails: a package, or a compiled part of one, is missing or broken
     # (not CPython's import refused while the interpreter shuts down)

@@ -417,6 +417,10 @@ IN_TUNING = {
     "fresh466": (1.00, 1.00),
     "fresh468": (1.00, 0.82),
     "fresh470": (1.00, 0.93),
+    "fresh472": (1.00, 0.40),
+    "fresh474": (1.00, 0.75),
+    "fresh476": (1.00, 0.71),
+    "fresh478": (1.00, 0.81),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -560,6 +564,15 @@ KNOWN_UNREACHABLE = {
     "fresh440/healthy-xformers-info-after-cant-load-extensions-warning-1250.log": (
         "xFormers' WARNING that it cannot load its extensions, then its info report going on: "
         "the reading of fresh360/ (other excerpts end on the same warning as their failure)"
+    ),
+    "fresh478/healthy-ollama-windows-cudart-init-100-cpu-fallback-8936.log": (
+        "Ollama's DEBUG record (slog's capitals) that it cannot load the AMD runtime, before it "
+        "goes on on the CPU; slog's levels are not read, since Ollama gives causes at WARN and "
+        "DEBUG too (fresh16/'s driver too old)"
+    ),
+    "fresh474/healthy-deepstream-yolo-jetson-dla-leaky-relu-error-falls-back-gpu-27.log": (
+        "TensorRT's ERROR that a layer is not supported on the DLA, its fallback to the GPU told "
+        "only on the next line; a known cause is final at its own line (as fresh79/'s)"
     ),
     "fresh462/healthy-imp-rtx5090-kv-clamped-1542.log": (
         "a program whose every record starts with its source file and line, without a level "
