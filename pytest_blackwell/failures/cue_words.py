@@ -146,8 +146,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "smem_limit",
         (
-            # (Metal calls a block's shared memory its threadgroup memory)
-            r"\b(?:shared[ _]?mem(?:ory)?|smem|threadgroup memory)\b",
+            # (Metal calls a block's shared memory its threadgroup memory; not the host's "(shm)")
+            r"\b(?:shared[ _]?mem(?:ory)?|smem|threadgroup memory)\b(?! ?\(shm\))",
             r"\bexceed|\btoo (?:large|much|big|many)\b|\blimit\b|\binsufficient\b|\bnot enough\b"
             r"|\bconstraint\b"
             r"|\bout of resource|\blarger than\b|\bmore than\b",

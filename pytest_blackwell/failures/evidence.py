@@ -64,7 +64,10 @@ _STARTUP_SHAPE = re.compile(
 #: does not tell.
 _CAPABILITY_WARNINGS = (
     *TORCH_CAPABILITY_WARNINGS,
-    "which is not compatible with Paddle installation",  # PaddlePaddle's own check
+    # PaddlePaddle's own checks, in each release's words
+    "which is not compatible with Paddle installation",
+    "but your current GPU is",
+    "which is not supported by Paddle",
 )
 #: Loads that happen when a library is first used, not when the process starts: cuDNN loading
 #: one of its sub-libraries ("Could not load library libcudnn_ops_infer.so.8"), an import in

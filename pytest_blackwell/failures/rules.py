@@ -102,7 +102,10 @@ CAUSES: tuple[Rule, ...] = (
     rule("kernel_assert", "illegal_memory_access",
        r"block: \[\d+, ?\d+, ?\d+\],? thread: \[\d+, ?\d+, ?\d+\],? Assertion\b"
        # HIP's ("Indexing.hip:1292: indexSelectLargeIndex: Device-side assertion `...' failed.")
-       r"|\.hip:\d+: \w+: Device-side assertion\b",
+       r"|\.hip:\d+: \w+: Device-side assertion\b"
+       # (PaddlePaddle's enforce inside a kernel: "Error: .../bce_loss_kernel.cu:42 Assertion
+       # `(x >= 0)` failed. Input is expected to be within the interval [0, 1]")
+       r"|^Error: \S+\.cu:\d+ Assertion `",
        keywords=("Assertion", "Device-side assertion")),
     # --- CUDA graph capture -----------------------------------------------------------------------
     rule("capture_not_permitted", "stream_capture",

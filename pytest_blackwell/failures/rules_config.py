@@ -170,6 +170,12 @@ CONFIG_RULES: tuple[Rule, ...] = (
        stage_hint="compile",
        keywords=("ModelImporter", "UNSUPPORTED_NODE", "no optimization profile",
                  "missing dimensions in profile")),
+    # a program's own word that TensorRT's ONNX parser refused the model, its reason (a node, a
+    # missing plugin) said nearby when it is in the log: a relay (FastDeploy's "Failed to parse
+    # ONNX model by TensorRT.", trtexec's "Failed to parse onnx file")
+    rule("onnx_parse_failed", "unsupported_config",
+       r"(?i:\bfailed to parse (?:the )?onnx (?:model|file)\b)",
+       weak=True, stage_hint="compile", keywords=("to parse onnx", "to parse ONNX")),
     rule("model_file_rejected", "unsupported_config",
        r"unknown \(magic, version\) combination|is this really a GG(?:ML|UF) file"
        r"|\bcreate_tensor: tensor '[^']+' (?:not found|has wrong shape)"

@@ -50,7 +50,7 @@ DISPATCH_RULES: tuple[Rule, ...] = (
     rule("no_lowering", "dispatch_failure", r"\b[Ff]ailed to legalize operation\b",
        stage_hint="compile", keywords=("legalize operation",)),
     rule("no_kernel_image", "dispatch_failure",
-       r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
+       r"no kernel image is available for execution\b|cudaErrorNoKernelImageForDevice"
        r"|CUDA_ERROR_NO_BINARY_FOR_GPU|(?i:invalid device function)"  # (HIP's: "Invalid ...")
        r"|\b(?:CU|HIP|ROC)(?:BLAS|BLASLT|TENSOR)_STATUS_NOT_SUPPORTED"
        # cublasGetStatusString's text for it, as ggml prints it

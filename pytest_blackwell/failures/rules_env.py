@@ -126,7 +126,9 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|" + COMPILER_LAUNCH + r"(?!: (?!32512\b)\d)"
        # CMake's test of the compiler it found, which cannot build anything ('The HIP compiler
        # "/opt/rocm/llvm/bin/clang" is not able to compile a simple test program.')
-       r"|\bis not able to compile a simple test program\b",
+       r"|\bis not able to compile a simple test program\b"
+       # the CUDA toolkit's check of the host compiler ("... unsupported GNU version! gcc ...")
+       r"|#error -- unsupported (?:GNU|clang|Microsoft Visual Studio) version!",
        stage_hint="compile", keywords=("simple test program",)),
     # xFormers' extensions built for another torch, which it reports when it is imported
     rule("xformers_extensions", "env_mismatch", r"xFormers can't load C\+\+/CUDA extensions",
@@ -390,9 +392,7 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|(?i:\b(?:cannot|can't|could not|failed to|unable to) build (?:the )?(?:GPU|OpenCL|CUDA)"
        r" (?:program|kernels?)\b|\b(?:compilation|build) of (?:the )?(?:OpenCL|GPU|CUDA) "
        r"(?:programs?|kernels?) failed\b)"
-       # (MIOpen's, for the kernels it builds at run time: "Code object build failed. Source:
-       # naive_conv.cpp")
-       r"|\bCode object build failed\b"
+       r"|\bCode object build failed\b"  # (MIOpen's, for the kernels it builds at run time)
        # (NVRTC's and HIPRTC's status for a program that did not compile, its log elsewhere)
        r"|\b(?:NVRTC|HIPRTC)_ERROR_COMPILATION\b",
        weak=True, stage_hint="compile"),
@@ -431,10 +431,12 @@ ENV_RULES: tuple[Rule, ...] = (
        # a device or backend asked for by name that the build does not have, with those it has
        # ("GGML_BACKEND=CUDA0 not found. Available: Vulkan0 CPU")
        r"|(?i:backend|device)\S{0,40} not found\. Available: \S"
-       # a program the environment lacks, as Go's exec says it (docker: 'exec: "nvidia-smi"')
-       r"|\bexecutable file not found in \$PATH\b",
+       # a program the environment lacks, in Go's words (docker's 'exec: "nvidia-smi"', fork/exec)
+       r"|\bexecutable file not found in \$PATH\b|\bfork/exec \S+: no such file or directory"
+       # a build without the part asked for ("The FastDeploy didn't compile with TrtBackend.")
+       r"|\bdid(?:n't| not) compile with \w+",
        keywords=("/backends/", "ackend not found", "UVA is not", "not found. Available",
-                 "executable file not found"),
+                 "executable file not found", "fork/exec"),
        ignore_at=QUIET),
     # any other import that fails: a package, or a compiled part of one, is missing or broken
     # (not CPython's import refused while the interpreter shuts down)

@@ -9,7 +9,12 @@ rejection (``ValueError``) in :data:`LATE_RULES`; the wrappers that only point a
 
 from __future__ import annotations
 
-from pytest_blackwell.failures.errorwords import DEBUGGER_EXCEPTION, PAUSE_PROMPTS, SETTING_VALUE
+from pytest_blackwell.failures.errorwords import (
+    DEBUGGER_EXCEPTION,
+    LOCAL_SELF_DEATHS,
+    PAUSE_PROMPTS,
+    SETTING_VALUE,
+)
 from pytest_blackwell.failures.rule import QUIET, Rule, rule
 
 #: Messages of ValueErrors that Python and numpy raise themselves (see ``value_error``).
@@ -65,10 +70,8 @@ EXIT_STATUS = (
 #: Portuguese), "Aborted" and "Illegal instruction" (Russian, German, French, Spanish, Chinese),
 #: and Chinese "Killed", "Bus error" and "Floating point exception" ("非法指令 (核心已转储)").
 _LOCAL_DEATHS = (
-    "Ошибка сегментирования|Speicherzugriffsfehler|Erreur de segmentation|Violación de segmento"
-    "|段错误|セグメンテーション違反|Errore di segmentazione|Falha de segmentação"
-    "|Аварийный останов|Abgebrochen|Abandon|Abortado|已放弃"
-    "|Недопустимая инструкция|Ungültiger Maschinenbefehl|Instruction non permise"
+    LOCAL_SELF_DEATHS
+    + "|Недопустимая инструкция|Ungültiger Maschinenbefehl|Instruction non permise"
     "|Instrucción ilegal|非法指令"
     "|已杀死|总线错误|浮点数例外"
 )

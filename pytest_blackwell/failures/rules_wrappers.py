@@ -90,8 +90,12 @@ WRAPPER_RULES: tuple[Rule, ...] = (
        r"Paddle installation"
        # (newer releases: "Mismatched GPU Architecture: The installed PaddlePaddle package was
        # compiled for 61 70 75 80 86 89 90 ,but your current GPU is 120")
-       r"|\bpackage was compiled for (?:\d+\s*)+,\s*but your current GPU is \d+",
-       keywords=("which is not compatible with Paddle", "but your current GPU is"), wrapper=True),
+       r"|\bpackage was compiled for (?:\d+\s*)+,\s*but your current GPU is \d+"
+       # (its capability check: "The GPU compute capability in your current machine is 120,
+       # which is not supported by Paddle")
+       r"|\bcompute capability in your current machine is \d+, which is not supported by Paddle",
+       keywords=("which is not compatible with Paddle", "but your current GPU is",
+                 "which is not supported by Paddle"), wrapper=True),
     # (or the CUDA runtime or torch library it was linked with is missing; not the driver's
     # libcuda.so.1, which a host without a GPU, running on the CPU, does not have)
     rule("extension_import_failed", "env_mismatch",

@@ -421,6 +421,10 @@ IN_TUNING = {
     "fresh474": (1.00, 0.75),
     "fresh476": (1.00, 0.71),
     "fresh478": (1.00, 0.81),
+    "fresh480": (0.75, 0.87),
+    "fresh482": (0.81, 0.75),
+    "fresh484": (1.00, 0.68),
+    "fresh486": (1.00, 0.93),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -564,6 +568,11 @@ KNOWN_UNREACHABLE = {
     "fresh440/healthy-xformers-info-after-cant-load-extensions-warning-1250.log": (
         "xFormers' WARNING that it cannot load its extensions, then its info report going on: "
         "the reading of fresh360/ (other excerpts end on the same warning as their failure)"
+    ),
+    "fresh480/vllm-dynamo-deepseek-r1-make-layers-relay-430.log": (
+        "a worker's traceback relayed line by line at INFO by a Rust supervisor's logger, the "
+        "relayed records' own level dropped, cut before its exception line; records at INFO are "
+        "no errors (as fresh332/'s)"
     ),
     "fresh478/healthy-ollama-windows-cudart-init-100-cpu-fallback-8936.log": (
         "Ollama's DEBUG record (slog's capitals) that it cannot load the AMD runtime, before it "

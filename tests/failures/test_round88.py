@@ -68,14 +68,15 @@ from classify_helpers import classify_as, classify_both
             "env_mismatch",
             "unknown",
         ),
-        # a wheel's architecture check, in its newer wording
+        # a wheel's architecture check, in its newer wording (a precursor read at start-up when
+        # it stands alone, as its older wording and torch's are, since round 100)
         (
             [
                 "Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for "
                 "61 70 75 80 86 ,but your current GPU is 120"
             ],
             "env_mismatch",
-            "unknown",
+            "startup",
         ),
         # the device a program selects refused as not supported: CUDA cannot be set up
         (
