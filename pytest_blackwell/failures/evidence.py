@@ -28,7 +28,10 @@ from pytest_blackwell.failures.lineshapes import IPYTHON_ARROW, IPYTHON_CONTEXT,
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.ownwords import own_words
 from pytest_blackwell.failures.phrases import dispatcher_words, phrase_stage
-from pytest_blackwell.failures.rules_late import TORCH_CAPABILITY_WARNINGS
+from pytest_blackwell.failures.rules_late import (
+    PADDLE_CAPABILITY_WARNINGS,
+    TORCH_CAPABILITY_WARNINGS,
+)
 from pytest_blackwell.failures.stages import later_stage
 
 #: The weakest stage evidence, used only when markers, rules, frames and phrases say nothing:
@@ -64,10 +67,7 @@ _STARTUP_SHAPE = re.compile(
 #: does not tell.
 _CAPABILITY_WARNINGS = (
     *TORCH_CAPABILITY_WARNINGS,
-    # PaddlePaddle's own checks, in each release's words
-    "which is not compatible with Paddle installation",
-    "but your current GPU is",
-    "which is not supported by Paddle",
+    *PADDLE_CAPABILITY_WARNINGS,  # (PaddlePaddle's own checks)
 )
 #: Loads that happen when a library is first used, not when the process starts: cuDNN loading
 #: one of its sub-libraries ("Could not load library libcudnn_ops_infer.so.8"), an import in

@@ -147,6 +147,7 @@ _MPI_TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:\s?")
 # A Python logger's source location left alone at the start of a line, the level and time before
 # it cut by the paste ("[multiproc_executor.py:671]   File ..."): the record's text follows.
 _SOURCE_TAG = re.compile(r"^\[[\w.\-]+\.py:\d+\] ")
+_LEVEL_WORDS = "trt|error|warn|warning|info|debug|fatal|critical"  # (in brackets: no label)
 # A deployment's own label in front of a record header: "[vllm]: [rank0]: ...", "[Stage-1] ERROR
 # 01-29 ...", kubectl's "[pod/name/container] (Worker pid=3) ...";
 _LABEL = re.compile(
@@ -154,10 +155,10 @@ _LABEL = re.compile(
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d)"
     # (a program's name in front of the library's records, "[node-llama-cpp] ggml_metal_init:
     # error ...", a level or logger's own tag is no such name)
-    r"|^\[(?!(?i:[a-z]|trt|error|warn|warning|info|debug|fatal|critical)\])[\w.\-]{2,40}\]\s"
+    r"|^\[(?!(?i:[a-z]|" + _LEVEL_WORDS + r")\])[\w.\-]{2,40}\]\s"
     r"(?=[a-z_][a-z0-9_]*: )"
     # (a supervisor relaying its child's output line by line: "[/bin/sh]: Traceback ...")
-    r"|^\[(?!(?i:trt|error|warn|warning|info|debug|trace|fatal|critical)\]|rank\d|default\d)"
+    r"|^\[(?!(?i:trace|" + _LEVEL_WORDS + r")\]|rank\d|default\d)"
     r"[\w./\-]{2,60}\]: "
 )
 _VLLM_LEVEL = re.compile(
@@ -198,10 +199,9 @@ _GLOG_LEVEL = re.compile(
     # PyTorch's logging with a full date: "E2025-08-13T11:34:14+08:00.677000 8929 f.py:2100] "
     r"|^(?P<iso>[EWIF])\d{4}-\d\d-\d\dT[\d:.+\-]+ \d+ [\w./\\\-]+\.\w+:\d+\]\s?"
     + _COMPILE_ID
-    +
     # Ray's C++ records: the date, the level, pid and thread id in brackets, then the file:
     # "[2023-08-25 00:42:40,265 E 5623 7733] logging.cc:97: "
-    r"|^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?P<ray>[DIWEF]) \d+ \d+\] (?:[\w./\-]+:\d+:? )?"
+    + r"|^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?P<ray>[DIWEF]) \d+ \d+\] (?:[\w./\-]+:\d+:? )?"
 )
 # TensorRT's logger (trtexec, the builder): "[V] [TRT] ...", "[E] Engine creation failed"
 # and TensorRT-LLM's "[TRT] [E] ..." / "[TRT-LLM] [W] ..."; TensorRT-LLM's C++ logger and

@@ -32,6 +32,13 @@ _PYTHON_VALUE_ERRORS = (
     r"|.{0,200}?\bmemory leak detected\b"
 )
 
+#: PaddlePaddle's check of the card against its wheel's architectures, in each release's words
+#: (see ``paddle_arch_missing``).
+PADDLE_CAPABILITY_WARNINGS = (
+    "which is not compatible with Paddle",
+    "but your current GPU is",
+    "which is not supported by Paddle",
+)
 #: torch.cuda's capability check in its wordings (see ``torch_arch_missing``): the current one
 #: ("... with CUDA capability sm_120 is not compatible with the current PyTorch installation"),
 #: the newer one ("Found GPU0 NVIDIA GB10 which is of cuda capability 12.1." then "Minimum and

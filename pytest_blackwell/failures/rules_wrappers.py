@@ -8,7 +8,11 @@ and before the catch-all exception line (:data:`pytest_blackwell.failures.rules.
 from __future__ import annotations
 
 from pytest_blackwell.failures.rule import COMPILER_LAUNCH, PINNED_POOL, QUIET, Rule, rule
-from pytest_blackwell.failures.rules_late import EXIT_STATUS, TORCH_CAPABILITY_WARNINGS
+from pytest_blackwell.failures.rules_late import (
+    EXIT_STATUS,
+    PADDLE_CAPABILITY_WARNINGS,
+    TORCH_CAPABILITY_WARNINGS,
+)
 
 # The table is kept in its compact hand layout: one rule per short block reads like data.
 # fmt: off
@@ -94,8 +98,7 @@ WRAPPER_RULES: tuple[Rule, ...] = (
        # (its capability check: "The GPU compute capability in your current machine is 120,
        # which is not supported by Paddle")
        r"|\bcompute capability in your current machine is \d+, which is not supported by Paddle",
-       keywords=("which is not compatible with Paddle", "but your current GPU is",
-                 "which is not supported by Paddle"), wrapper=True),
+       keywords=PADDLE_CAPABILITY_WARNINGS, wrapper=True),
     # (or the CUDA runtime or torch library it was linked with is missing; not the driver's
     # libcuda.so.1, which a host without a GPU, running on the CPU, does not have)
     rule("extension_import_failed", "env_mismatch",
