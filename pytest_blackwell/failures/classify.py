@@ -55,7 +55,7 @@ from pytest_blackwell.failures.errorwords import (
 )
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage, is_flat_source
-from pytest_blackwell.failures.lineshapes import HEADERS, is_frame, is_header
+from pytest_blackwell.failures.lineshapes import HEADERS, INTERLEAVED_WARNING, is_frame, is_header
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.ownwords import MESSAGE_BELOW, heads_its_message
@@ -365,6 +365,8 @@ class StreamClassifier:
             if is_frame(text) or not text.strip() or is_flat_source(text, block.lines[-1]):
                 self._keep(block, text)
                 return True
+            if INTERLEAVED_WARNING.match(text):
+                return True  # another process's warning between the frames
             block.exception_seen = True
             block.deadline = lineno + FOLLOW_LINES
         elif is_header(text) or text.startswith(CHAIN):

@@ -48,7 +48,11 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
                     return "loading", why
                 if _LOWER_WORDS.search(func) and not _NOT_CODE.search(func):
                     return "compile", why
-                if _SERVING_WORDS.search(func) and not _CREATES.match(func):
+                if (
+                    _SERVING_WORDS.search(func)
+                    and not _CREATES.match(func)
+                    and not _DATA_WORDS.search(func)
+                ):
                     return "execute", why
     return None
 
@@ -126,6 +130,9 @@ _CREATES = re.compile(
     r"|check|validate|verify)_"
 )
 
+#: A function named for the data a run is given, not for running on it (Megatron's
+#: ``train_valid_test_datasets_provider``, Lightning's ``train_dataloader``): data being prepared.
+_DATA_WORDS = re.compile(r"(?i)(?:^|_)(?:datasets?|data_?loaders?|data_?iterators?)(?:_|$)")
 
 #: faulthandler's stack of one thread, printed on request (``faulthandler.dump_traceback``, a
 #: watchdog's ``dump_traceback_later``, a signal handler) or after a fatal error.

@@ -65,3 +65,11 @@ def is_frame(text: str) -> bool:
         or GO_FRAME.match(text) is not None
         or MANAGED_FRAME.match(text) is not None  # a JVM or .NET stack's
     )
+
+
+#: A Python warning record (``site-packages/torch/cuda/__init__.py:63: FutureWarning: ...``, or
+#: cut right after its class's first word) amid a traceback's frames: another thread's or
+#: process's output written between them, which ends no traceback.
+INTERLEAVED_WARNING = re.compile(
+    r"^\S+\.py:\d+: (?:\w*Warning\b|(?:Future|Deprecation|User|Runtime|Resource)(?:W\w*)?\s*$)"
+)

@@ -270,7 +270,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     ),
     # also the tracing span of TGI's (and its forks') router warming the shards up
     (
-        r"(?i)unable to warm ?up|warm[ -]?up (?:failed|model|error)\b|while warming up"
+        r"(?i)unable to warm ?up|warm[ -]?up (?:failed|model|error)\b|(?:while|when) warming up"
         # a warm-up of a given size that failed ("Warm-up for 6144 tokens failed with status 6")
         r"|\bwarm[ -]?up for \d+ \w+ failed\b"
         r"|(?:^|[\s:])warmup\{|\"span\":\{\"name\":\"warmup\""  # as text, as JSON

@@ -247,6 +247,9 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        r"|\bassert\w*\s*\(?\s*\(?head_?(?:size|dim)\s*(?:==|\bin\b)"),
     rule("kernel_config_invalid", "dispatch_failure",
        r"Invalid configuration\s?: \w+=\d+|Invalid [\w\-]+(?: [\w\-]+)? tactic"
+       # (Marlin's GEMM finding no thread configuration of its kernels for this shape:
+       # "Invalid thread config: thread_m_blocks = 1, thread_k = -1, thread_n = -1")
+       r"|\bInvalid thread config\s?: \w+ ?= ?-?\d+"
        r"|(?i:no valid (?:kernel )?(?:tactic|kernel config\w*))",
        # TensorRT's builder reports tactics it skips at VERBOSE/INFO level while it goes on
        ignore_at=("DEBUG", "INFO")),

@@ -8,7 +8,8 @@ kernels, whose causes say more) and come before the configurations rejected.
 
 from __future__ import annotations
 
-from pytest_blackwell.failures.rule import COMPILER_LAUNCH, PINNED_POOL, QUIET, Rule, rule
+from pytest_blackwell.failures.rule import PINNED_POOL, QUIET, Rule, rule
+from pytest_blackwell.failures.rules_toolchain import LINK_FAILED, MISSING_COMPILER
 
 # fmt: off
 #: The environment cannot run it, tried after the other causes of :mod:`.rules`.
@@ -57,6 +58,9 @@ ENV_RULES: tuple[Rule, ...] = (
        # DeepSpeed's op builder: "Installed CUDA version 9.1 does not match the version torch was
        # compiled with 11.8"
        r"|version [\w.+]+ does(?: not|n't) match the version \w+ was (?:compiled|built) with"
+       # (or two packages that must be of one release: "flashinfer-cubin version (0.6.8) does
+       # not match flashinfer version (0.6.10)")
+       r"|\bversion \(v?\d[\w.+]*\) does(?: not|n't) match [\w.\-]+ version \(v?\d"
        r"|(?:was )?(?:compiled|built) for:?.{0,80}?\(you have [\w.+]+\)"
        r"|(?:cuda|driver|toolkit|torch|pytorch) version .{0,60}?(?:is )?"
        r"(?:not compatible|incompatible)"
@@ -90,55 +94,11 @@ ENV_RULES: tuple[Rule, ...] = (
        stage_hint="startup"),
     rule("ipc_path_too_long", "env_mismatch",
        r"ipc path .{0,300}? is longer than (?P<limit>\d+) characters"),
-    rule("missing_compiler", "env_mismatch",
-       r"No working C\+\+ compiler found|InvalidCxxCompiler|Failed to find C compiler"
-       # (Inductor's check of the compiler it was told to use: "Compiler: cl is not found.")
-       r"|\bCompiler: (?:cl|gcc|g\+\+|clang(?:\+\+)?|c\+\+|cc)(?:\.exe)? is not found\b"
-       r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"
-       r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory"
-       # (or the C compiler Triton ships on Windows, wherever it lies: "...\\tcc\\tcc.exe'")
-       r"|Command '\[[^\],]{0,160}?tcc\.exe'"
-       # (or MSVC's, which Triton builds its C helper with on Windows: "...\\x64\\cl.EXE'")
-       r"|Command '\['(?:[^',]{0,200}?\\)?cl(?:\.[Ee][Xx][Ee])?'"
-       r"|\berror: include file '[\w/.]+\.h' not found"  # (tcc, the C compiler Triton ships)
-       # clang's words for a header it cannot find (also Metal's compiler, built on it)
-       r"|\bfatal error: '[\w/.\-]+\.(?:h|hh|hpp|cuh)' file not found"
-       # (gcc's and nvcc's own words for an include it cannot find, a header without an
-       # extension too: "cutlass.h:43:35: fatal error: cuda/std/utility: No such file or
-       # directory")
-       r"|\.(?:h|hh|hpp|cuh|cu|cc|cpp)(?::\d+){1,2}: fatal error: [\w/.\-]+: No such file or "
-       r"directory"
-       # a compiler or build tool the JIT build runs is not installed
-       r"|No such file or directory: '(?:[^']*/)?(?:nvcc|ninja|hipcc|ptxas|gcc|g\+\+|c\+\+"
-       r"|clang(?:\+\+)?)'"
-       # the same said by the program that looked for it (Inductor on Windows: "Cannot find
-       # ptxas.exe")
-       r"|\b(?:Cannot|Could not|Unable to) find (?:nvcc|ptxas|ninja|hipcc)(?:\.exe)?\b"
-       # XLA without the CUDA toolkit's parts it compiles with ("No PTX compilation provider is
-       # available. Neither ptxas/nvlink nor nvjtlink is available", "libdevice not found at
-       # ./libdevice.10.bc")
-       r"|\bNo PTX compilation provider is available\b|\blibdevice not found\b"
-       # torch.utils.cpp_extension's own checks before it builds
-       r"|Ninja is required to load C\+\+ extensions|CUDA_HOME environment variable is not set"
-       # a program that builds its kernels at run time unable to start the compiler (OpenMM)
-       # (its status is the raw wait status: 32512 is exit 127, the compiler not found; another
-       # code is a compiler that ran and failed, whose own error follows: a wrapper, below)
-       r"|" + COMPILER_LAUNCH + r"(?!: (?!32512\b)\d)"
-       # CMake's test of the compiler it found, which cannot build anything ('The HIP compiler
-       # "/opt/rocm/llvm/bin/clang" is not able to compile a simple test program.')
-       r"|\bis not able to compile a simple test program\b"
-       # the CUDA toolkit's check of the host compiler ("... unsupported GNU version! gcc ...")
-       r"|#error -- unsupported (?:GNU|clang|Microsoft Visual Studio) version!",
-       stage_hint="compile", keywords=("simple test program",)),
+    MISSING_COMPILER,
     # xFormers' extensions built for another torch, which it reports when it is imported
     rule("xformers_extensions", "env_mismatch", r"xFormers can't load C\+\+/CUDA extensions",
        stage_hint="startup", keywords=("xFormers can't load",)),
-    # the linker of a build that cannot find a library or resolve a symbol: what it links
-    # against is missing or was built for another ABI, version or toolchain ("cannot find
-    # -lcuda", "undefined reference to `f()'")
-    rule("link_failed", "env_mismatch",
-       r"\bld(?:\.\w+)?: cannot find -l\w+|\bundefined reference to [`'\u2018]",
-       stage_hint="compile"),
+    LINK_FAILED,
     # Docker asked for GPUs without the NVIDIA container runtime set up
     rule("container_gpu_driver", "env_mismatch",
        r'could not select device driver "\w*" with capabilities'

@@ -27,7 +27,12 @@ from pytest_blackwell.failures.cues import cue_category
 from pytest_blackwell.failures.errorwords import ASIDE, BENIGN, SOURCE_ABORT, is_quiet
 from pytest_blackwell.failures.frame_words import THREAD_DUMP
 from pytest_blackwell.failures.frames import IPYTHON_FRAME, is_flat_source
-from pytest_blackwell.failures.lineshapes import CELL_FRAME, is_frame, is_header
+from pytest_blackwell.failures.lineshapes import (
+    CELL_FRAME,
+    INTERLEAVED_WARNING,
+    is_frame,
+    is_header,
+)
 from pytest_blackwell.failures.native_stacks import DEBUGGER_FRAME, DEBUGGER_NOISE
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.phrase_words import MODEL_NOT_LOADED
@@ -102,8 +107,11 @@ def tail_candidates(
                 last = lineno if line.text.strip() else last
                 if line.text.strip() and not is_frame(line.text):
                     continue  # a source line at the margin is no error of its own
+            elif open_traceback and INTERLEAVED_WARNING.match(line.text):
+                continue  # another process's warning between the frames
             elif (
-                line.text.startswith(("  File ", 'File "'))
+                # (also indented by one or three spaces, as a paste may set the block)
+                line.text.startswith(("  File ", 'File "', ' File "', '   File "'))
                 and not open_traceback
                 and not _STACK_NOTE.search(said)
             ):

@@ -425,6 +425,10 @@ IN_TUNING = {
     "fresh482": (0.81, 0.75),
     "fresh484": (1.00, 0.68),
     "fresh486": (1.00, 0.93),
+    "fresh488": (1.00, 0.88),
+    "fresh490": (1.00, 1.00),
+    "fresh492": (1.00, 0.93),
+    "fresh494": (1.00, 1.00),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

@@ -1,0 +1,65 @@
+"""Rules for a build toolchain that is not there or cannot link (``env_mismatch`` at ``compile``).
+
+JIT builds (torch's extension builder, Triton's C helper, FlashInfer, Inductor) and package
+builds need a compiler, its headers and the libraries it links against; a missing one is the
+environment's fault, whatever the build was for. :mod:`.rules_env` lists these rules in its
+table, in their place among the other environment rules.
+"""
+
+from __future__ import annotations
+
+from pytest_blackwell.failures.rule import COMPILER_LAUNCH, Rule, rule
+
+# fmt: off
+#: A compiler, a header or a build tool missing, or unable to build anything.
+MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
+   r"No working C\+\+ compiler found|InvalidCxxCompiler|Failed to find C compiler"
+   # (Inductor's check of the compiler it was told to use: "Compiler: cl is not found.")
+   r"|\bCompiler: (?:cl|gcc|g\+\+|clang(?:\+\+)?|c\+\+|cc)(?:\.exe)? is not found\b"
+   r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"
+   r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory"
+   # (or the C compiler Triton ships on Windows, wherever it lies: "...\\tcc\\tcc.exe'")
+   r"|Command '\[[^\],]{0,160}?tcc\.exe'"
+   # (or MSVC's, which Triton builds its C helper with on Windows: "...\\x64\\cl.EXE'")
+   r"|Command '\['(?:[^',]{0,200}?\\)?cl(?:\.[Ee][Xx][Ee])?'"
+   r"|\berror: include file '[\w/.]+\.h' not found"  # (tcc, the C compiler Triton ships)
+   # clang's words for a header it cannot find (also Metal's compiler, built on it)
+   r"|\bfatal error: '[\w/.\-]+\.(?:h|hh|hpp|cuh)' file not found"
+   # (gcc's and nvcc's own words for an include it cannot find, a header without an
+   # extension too: "cutlass.h:43:35: fatal error: cuda/std/utility: No such file or
+   # directory")
+   r"|\.(?:h|hh|hpp|cuh|cu|cc|cpp)(?::\d+){1,2}: fatal error: [\w/.\-]+: No such file or "
+   r"directory"
+   # a compiler or build tool the JIT build runs is not installed
+   r"|No such file or directory: '(?:[^']*/)?(?:nvcc|ninja|hipcc|ptxas|gcc|g\+\+|c\+\+"
+   r"|clang(?:\+\+)?)'"
+   # the same said by the program that looked for it (Inductor on Windows: "Cannot find
+   # ptxas.exe")
+   r"|\b(?:Cannot|Could not|Unable to) find (?:nvcc|ptxas|ninja|hipcc)(?:\.exe)?\b"
+   # (or an error saying so: "failed to JIT-compile: ninja (build tool) not found")
+   r"|\b(?:[Ee]rror|failed)\b.{0,80}?\b(?:nvcc|ptxas|ninja|hipcc)(?:\.exe)?(?: \([\w ]+\))?"
+   r" (?:not found|is not installed)\b"
+   # XLA without the CUDA toolkit's parts it compiles with ("No PTX compilation provider is
+   # available. Neither ptxas/nvlink nor nvjtlink is available", "libdevice not found at
+   # ./libdevice.10.bc")
+   r"|\bNo PTX compilation provider is available\b|\blibdevice not found\b"
+   # torch.utils.cpp_extension's own checks before it builds
+   r"|Ninja is required to load C\+\+ extensions|CUDA_HOME environment variable is not set"
+   # a program that builds its kernels at run time unable to start the compiler (OpenMM)
+   # (its status is the raw wait status: 32512 is exit 127, the compiler not found; another
+   # code is a compiler that ran and failed, whose own error follows: a wrapper, below)
+   r"|" + COMPILER_LAUNCH + r"(?!: (?!32512\b)\d)"
+   # CMake's test of the compiler it found, which cannot build anything ('The HIP compiler
+   # "/opt/rocm/llvm/bin/clang" is not able to compile a simple test program.')
+   r"|\bis not able to compile a simple test program\b"
+   # the CUDA toolkit's check of the host compiler ("... unsupported GNU version! gcc ...")
+   r"|#error -- unsupported (?:GNU|clang|Microsoft Visual Studio) version!",
+   stage_hint="compile", keywords=("simple test program",))
+
+#: The linker of a build that cannot find a library or resolve a symbol: what it links against
+#: is missing or was built for another ABI, version or toolchain ("cannot find -lcuda",
+#: "undefined reference to `f()'").
+LINK_FAILED: Rule = rule("link_failed", "env_mismatch",
+   r"\bld(?:\.\w+)?: cannot find -l\w+|\bundefined reference to [`'\u2018]",
+   stage_hint="compile")
+# fmt: on
