@@ -211,13 +211,13 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|(?i:\bno heartbeat\b|\bheartbeat (?:was )?not received\b)",
         ),
     ),
-    # (c10d itself, not an op of its namespace a tensor subclass dispatches: "found no DeviceMesh
-    # from dtensor args for c10d.broadcast_.default")
+    # (also Habana's and Ascend's HCCL; c10d itself, not an op of its namespace a tensor
+    # subclass dispatches: "found no DeviceMesh from dtensor args for c10d.broadcast_.default")
     # (or one of NCCL's settings named in the message: "Failed to retrieve NCCL_DESYNC_DEBUG
     # report")
     (
         "nccl_error",
-        (r"(?-i:\b[NR]CCL(?:_[A-Z_]+)?\b|\bProcessGroupNCCL\b|\bnccl[A-Z]\w+)|\bc10d\b(?!\.\w)",),
+        (r"(?-i:\b[NRH]CCL(?:_[A-Z_]+)?\b|\bProcessGroupNCCL\b|\bnccl[A-Z]\w+)|\bc10d\b(?!\.\w)",),
     ),
     # a device the program cannot use says so before any refusal it words ("Your device does
     # not support the current version of Torch"): read before the missing kernels

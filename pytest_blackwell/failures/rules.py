@@ -277,7 +277,9 @@ CAUSES: tuple[Rule, ...] = (
     # following component could not be created: KV cache"), which is the cause when it is the cache
     rule("memory_insufficient", "device_oom",
        r"(?i:\b(?:insufficient|not enough) (?:free |available )?(?:gpu|device|cuda|vram)"
-       r"(?: video)? memory)", weak=True),  # (DirectML: "not enough GPU video memory available")
+       r"(?: video)? memory)"
+       # (OpenVINO's GPU plugin: "[GPU] out of GPU resources")
+       r"|\bout of GPU resources\b", weak=True),  # (DirectML: "not enough GPU video memory")
     # Mesa's Vulkan driver for AMD (RADV) when the kernel cannot give it the memory a queue
     # submission needs: the application's next call then sees the device lost
     rule("radv_submit_oom", "device_oom",

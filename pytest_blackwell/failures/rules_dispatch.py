@@ -4,7 +4,7 @@ an op or a backend without code for it, in the words of the libraries and compil
 
 from __future__ import annotations
 
-from pytest_blackwell.failures.rule import Rule, rule
+from pytest_blackwell.failures.rule import QUIET, Rule, rule
 
 # The table is kept in its compact hand layout: one rule per short block reads like data.
 #: The namespaces of torch's own operators (an extension registers its own: ``_C::``).
@@ -276,6 +276,10 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        r"|\bcould not find a suitable backend\b"),
     rule("no_kernel_to_launch", "dispatch_failure", r"\bno kernel found to launch",
        keywords=("no kernel found",)),
+    # oneDNN finding no implementation of a primitive for these inputs on this device (not when
+    # a program quotes it in a warning as it falls back: vLLM's CPU linear layers)
+    rule("onednn_no_primitive", "dispatch_failure", r"\bcould not create a primitive descriptor\b",
+       ignore_at=QUIET, keywords=("primitive descriptor",)),
     # A backend refusing this kv-cache dtype or compute capability: no kernel for this setup.
     rule("backend_not_valid", "dispatch_failure",
        r"Selected backend (?:\w+\.)?(?P<backend>\w+) is not valid for this configuration"),
@@ -315,7 +319,10 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        r"backend"
        # a library's op without a kernel for the backend it runs on (DeepSpeed's op builder:
        # "This op had not been implemented on CPU backend.")
-       r"|\bop (?:has|had) not been implemented (?:on|for) (?:the )?(?P<backend__2>\w+) backend\b"),
+       r"|\bop (?:has|had) not been implemented (?:on|for) (?:the )?(?P<backend__2>\w+) backend\b"
+       # a process group without a backend for the device a collective is given ("No backend
+       # type associated with device type xpu")
+       r"|\bNo backend type associated with device type (?P<backend__3>\w+)"),
     rule("extension_op_not_for_backend", "env_mismatch",
        r"Could not run '(?P<op>(?!" + _TORCH_OPS + r"::)\w+::[\w.]+)' with arguments from the "
        r"'(?P<backend>\w+)' backend"

@@ -133,7 +133,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|(?<!" + PINNED_POOL + r")(?i:no (?:CUDA|ROCm|HIP)-capable) device is "
        r"detected|CUDA-capable "
        r"device\(s\) is/are busy or unavailable|Failed to infer device type"
-       r"|No (?:CUDA|HIP|XPU) GPUs are available|all CUDA-capable devices are busy or unavailable"
+       r"|No (?:CUDA|HIP|XPU) (?:GPUs|devices) are available"
+       r"|all CUDA-capable devices are busy or unavailable"
        # the kernel driver not loaded or not answering (nvidia-smi, the container runtime)
        r"|couldn't communicate with the NVIDIA driver|\bnvml error: driver not loaded\b"
        # (or its module that the kernel refuses as it is installed: nvidia-installer's "Unable to
@@ -160,7 +161,7 @@ ENV_RULES: tuple[Rule, ...] = (
        # "PyTorch is not linked with support for cuda devices"; OpenCV's CUDA stubs:
        # "The called functionality is disabled for current build ... in function throw_no_cuda")
        r"|^(?:\w+: )?Not compiled with (?:CUDA|GPU|ROCm|HIP)\b"
-       r"|\bnot linked with support for (?:cuda|hip|gpu)\b|\bin function throw_no_cuda\b"
+       r"|\bnot linked with support for (?:cuda|hip|gpu|xpu|mps)\b|\bin function throw_no_cuda\b"
        # a torch build without the collective backend asked for (torch on Windows has no NCCL)
        r"|\bDistributed package doesn't have (?:NCCL|MPI|Gloo|UCC) built in\b"
        # (CuPy's: "NCCL is not available. Please confirm that NCCL is enabled in CuPy."; vLLM's
@@ -255,7 +256,7 @@ ENV_RULES: tuple[Rule, ...] = (
     rule("trt_plan_version", "env_mismatch",
        # (not the magic tag: a file that is no plan at all, see rules_config.model_file_rejected)
        r"Version tag does not match|Serialization assertion (?!magicTag)\w+ == \w+ failed"
-       r"|plan file is not compatible with this version of TensorRT"
+       r"|plan file is not compatible(?: with this version of TensorRT|\s*$)"  # (or cut there)
        # TensorRT-LLM's plugins checking the size of their serialized fields while the engine is
        # read: an engine serialized by another TensorRT-LLM release
        r"|Assertion failed: d == a \+ length\b"

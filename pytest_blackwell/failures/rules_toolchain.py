@@ -44,7 +44,9 @@ MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
    # ./libdevice.10.bc")
    r"|\bNo PTX compilation provider is available\b|\blibdevice not found\b"
    # torch.utils.cpp_extension's own checks before it builds
-   r"|Ninja is required to load C\+\+ extensions|CUDA_HOME environment variable is not set"
+   # (and DeepSpeed's op builder: "CUDA_HOME does not exist, unable to compile CUDA op(s)")
+   r"|Ninja is required to load C\+\+ extensions|CUDA_HOME (?:environment variable is not set"
+   r"|does not exist)"
    # a program that builds its kernels at run time unable to start the compiler (OpenMM)
    # (its status is the raw wait status: 32512 is exit 127, the compiler not found; another
    # code is a compiler that ran and failed, whose own error follows: a wrapper, below)
