@@ -109,8 +109,8 @@ DEVICE_NOT_SET_UP = (
     # llamafile's "--n-gpu-layers 35 was passed but no gpus were found"
     r"|\bno (?:GPU|CUDA|gpu|cuda|OpenCL|Vulkan|SYCL)(?: device)?s? (?:were |was )?"
     r"(?:found|detected)\b"
-    # (torch's "No CUDA GPUs are available"; Omniverse's "No device could be created")
-    r"|\b[Nn]o (?:CUDA |GPU |Vulkan )?(?:GPUs|devices) are available\b"
+    # (torch's "No CUDA GPUs are available"; Habana's "[Device not found] Device acquire failed")
+    r"|\b[Nn]o (?:CUDA |GPU |Vulkan |XPU )?(?:GPUs|devices) are available\b|\bDevice acquire failed"
     r"|\b[Nn]o (?:GPU |CUDA |Vulkan )?device could be (?:created|found|initiali[sz]ed)\b"
     r"|\b[A-Z]+_ERR(?:OR)?_DEVICE_UNAVAILABLE\b"  # (a runtime's status: RKNN_ERR_DEVICE_...)
     # the GPUs that cannot be listed ("Unable to retrieve list of all GPU devices", GPT4All's)

@@ -172,9 +172,11 @@ ERRORISH = re.compile(
     r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurr?ed\b|\bencountered an? (?:unexpected |fatal )?error\b"
     # (or an exception: "An exception has occurred: No closing quotation", InvokeAI's)
     r"|\b[Aa]n (?:unexpected |unhandled )?exception (?:has )?occurr?ed\b"
-    # an error code in capitals ("LLAMA_CPP_PROCESS_ERROR"), not a code for no error; a
+    # an error code in capitals ("LLAMA_CPP_PROCESS_ERROR"), not a code for no error nor a
+    # policy for errors (NeMo's "DISABLE_QUIETLY_AND_REPORT_METRIC_ERROR", "STOP_ON_ERROR"); a
     # library's fatal check ("TT_FATAL: Out of Memory: ...", Tenstorrent's)
-    r"|\b(?!NO_)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:ERROR|FATAL)\b"
+    r"|\b(?!NO_|[A-Z0-9_]*(?:REPORT|IGNORE|SUPPRESS|DISABLE|ON)_(?:[A-Z0-9]+_)*(?:ERROR|FATAL)\b)"
+    r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:ERROR|FATAL)\b"
     # the CUDA runtime naming an error ("Program hit cudaErrorX ...", "CUDA error (f.h:1): ...")
     r"|\b(?:cuda|hip)Error[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\b(?:CUDA|HIP) error\b"
     r"|(?i:" + SIGNAL_DEATH + ")"  # a shell reporting the signal a job died of

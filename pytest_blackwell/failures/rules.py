@@ -232,6 +232,7 @@ CAUSES: tuple[Rule, ...] = (
        # host allocation, Paddle's BadAlloc its device allocator's); TensorFlow's exception
        r"|\bstd::bad_alloc: out_of_memory\b|\brmm::out_of_memory\b"
        r"|\bterminate called after throwing an instance of '(?:std::bad_alloc|[\w:]*BadAlloc)'"
+       r"|\bUnexpected exception std::bad_alloc\b"  # (TensorRT's builder)
        # (std::bad_alloc's message on Windows, or its name, at the end of a report: ONNX
        # Runtime's "Status Message: std::bad_alloc")
        r"|: bad allocation$|\bStatus Message: std::bad_alloc\s*$"

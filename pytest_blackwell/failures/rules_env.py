@@ -58,6 +58,9 @@ ENV_RULES: tuple[Rule, ...] = (
        # DeepSpeed's op builder: "Installed CUDA version 9.1 does not match the version torch was
        # compiled with 11.8"
        r"|version [\w.+]+ does(?: not|n't) match the version \w+ was (?:compiled|built) with"
+       # (NumPy's own check of an extension built against another NumPy: "module was compiled
+       # against NumPy C-API version 0x10 ...", "compiled using NumPy 1.x cannot be run in")
+       r"|\bcompiled against NumPy C-API version\b|\bcompiled using NumPy \d\.x cannot be run\b"
        # (or two packages that must be of one release: "flashinfer-cubin version (0.6.8) does
        # not match flashinfer version (0.6.10)")
        r"|\bversion \(v?\d[\w.+]*\) does(?: not|n't) match [\w.\-]+ version \(v?\d"

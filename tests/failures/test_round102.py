@@ -16,7 +16,8 @@ from classify_helpers import classify_as, classify_mid_log
     ("lines", "category", "stage"),
     [
         # an Intel GPU build of torch that finds no device, and a build without the backend
-        (["RuntimeError: No XPU devices are available."], "env_mismatch", "unknown"),
+        # (set-up since round 103, as torch's "No CUDA GPUs are available" is)
+        (["RuntimeError: No XPU devices are available."], "env_mismatch", "startup"),
         (
             ["RuntimeError: PyTorch is not linked with support for xpu devices"],
             "env_mismatch",
