@@ -337,6 +337,8 @@ PATHS: tuple[tuple[str, str], ...] = (
     ("torch/_dynamo/", "compile"),
     ("torch/_inductor/", "compile"),
     ("torch_tensorrt/", "compile"),  # Torch-TensorRT converting a module into an engine
+    # (not its CUDA-graph wrapper, which captures the compiled pieces)
+    ("vllm/compilation/cuda_graph.py", "graph_capture"),
     ("vllm/compilation/", "compile"),
     ("triton/compiler/", "compile"),
     ("triton/compiler.py", "compile"),  # (Triton 2.0's compiler, one module)

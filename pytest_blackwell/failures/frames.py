@@ -442,7 +442,8 @@ def frame_stage(lines: Sequence[str]) -> tuple[str, str] | None:
                 later = [(s, f) for s, f in named_found if s in _AROUND_COMPILE]
                 if later:
                     return later[0][0], f"frame {later[0][1]}"
-                return stage, f"frame {frame.func}"
+                # (a frame line cut before its function names its file instead)
+                return stage, f"frame {frame.func or frame.path.rsplit('/', 1)[-1]}"
     for segment in segments:
         for frame in reversed(segment):
             stage = None if STDLIB.search(frame.path) else _lookup(CONTEXTUAL, frame.func)

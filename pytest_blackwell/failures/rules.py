@@ -113,6 +113,9 @@ CAUSES: tuple[Rule, ...] = (
        r"|CUDA_ERROR_STREAM_CAPTURE_\w+|dependency created on uncaptured work in another stream"
        r"|operation would make the legacy stream depend on a capturing blocking stream"
        r"|capture (?:sequence )?(?:was |has been )?invalidated|previous error during capture"
+       # (torch's allocator finding the capture it serves invalidated: "status !=
+       # cudaStreamCaptureStatus::cudaStreamCaptureStatusInvalidated INTERNAL ASSERT FAILED")
+       r"|\bcudaStreamCaptureStatusInvalidated"
        r"|capturing stream has unjoined work|merge of separate capture sequences"
        r"|fork that was not joined to the primary stream"
        r"|capture was not (?:initiated|ended) in (?:this|the same) stream"

@@ -29,6 +29,7 @@ from pytest_blackwell.failures.frame_words import THREAD_DUMP
 from pytest_blackwell.failures.frames import IPYTHON_FRAME, is_flat_source
 from pytest_blackwell.failures.lineshapes import (
     CELL_FRAME,
+    HEADERS,
     INTERLEAVED_WARNING,
     is_frame,
     is_header,
@@ -183,7 +184,8 @@ def unmarked_error(
     :data:`UNMARKED_LINES` lines are looked at, only at no quiet level, only when not routine
     (:data:`~pytest_blackwell.failures.errorwords.BENIGN`), and only for the general words of a
     category (:mod:`.cues`) or a C program's abort naming its source line; the failure is
-    ``unknown`` with its first such line kept, and its category is read from those words.
+    ``unknown`` with its first such line kept, and its category is read from those words. (Or,
+    failing those, a traceback's header among them: :func:`unshown_exception`.)
     """
     lines = list(tail)
     last = [
@@ -198,7 +200,7 @@ def unmarked_error(
     ][-UNMARKED_LINES:]
     picked = shown_exit_status(last) or _plain_words(last)
     if picked is None:
-        return None
+        return unshown_exception(lines, stage)
     lineno, raw, line = last[picked.at]
     cand = Candidate(
         LEVEL_ONLY,
@@ -300,6 +302,31 @@ _BAR_AFTER_LINES = 6
 #: A program reporting, right below the error, that the model it was loading failed to load
 #: (AUTOMATIC1111's "Stable diffusion model failed to load" after CUDA's advice lines).
 _LOAD_FAILED = re.compile(MODEL_NOT_LOADED + r"|^failed to load (?:the )?model\b", re.IGNORECASE)
+
+
+def unshown_exception(tail: Iterable[tuple[int, str]], stage: str) -> Candidate | None:
+    """A Python traceback's header among the last lines of a log with no other failure: an
+    exception was raised, though the excerpt does not show its line (two processes' tracebacks
+    interleaved, a paste that mangled it). ``unknown``, its header kept; not at a quiet level."""
+    header: tuple[int, str] | None = None
+    for lineno, raw in tail:
+        for line in logical_lines(raw):
+            if header is None:
+                if line.text.startswith(HEADERS[0]) and not is_quiet(line.text, line.level):
+                    header = lineno, line.text
+            elif _SHOWN_EXCEPTION.match(line.text):
+                return None  # its exception is shown, and read as no failure (a clean exit)
+    if header is None:
+        return None
+    detail: dict[str, Any] = {"truncated": True}
+    return Candidate(LEVEL_ONLY, "unknown", header[1], header[0], header[0], stage, detail, None)
+
+
+#: An exception's line at the margin, as Python prints it below its traceback ("SystemExit: 0",
+#: "KeyboardInterrupt", "torch.OutOfMemoryError: ...").
+_SHOWN_EXCEPTION = re.compile(
+    r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Iteration|Warning)\b"
+)
 
 
 def work_ended(best: Candidate | None, tail: Iterable[tuple[int, str]]) -> Candidate | None:

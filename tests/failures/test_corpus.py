@@ -437,6 +437,10 @@ IN_TUNING = {
     "fresh506": (0.93, 1.00),
     "fresh508": (1.00, 1.00),
     "fresh510": (1.00, 0.93),
+    "fresh512": (0.83, 1.00),
+    "fresh514": (1.00, 1.00),
+    "fresh516": (1.00, 0.84),
+    "fresh518": (1.00, 0.81),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -556,11 +560,6 @@ KNOWN_UNREACHABLE = {
     "fresh292/healthy-comfyui-colab-xformers-warning-startup-926.log": (
         "the same xFormers WARNING as fresh101/'s, after which ComfyUI goes on starting (its "
         "attention falls back to PyTorch's); six other excerpts end on it as their failure"
-    ),
-    "fresh301/llamafactory-npu-undefined-dataset-interleaved-ranks-5491.log": (
-        "two ranks' tracebacks interleaved line by line, the exception's name left at the end of "
-        "one rank's source line and its message starting the next line with ': '; no line holds "
-        "an exception line or any error word of its own"
     ),
     "fresh305/tgi-gaudi-graph-compile-failed-54.log": (
         "the shard's traceback ('RuntimeError: Graph compile failed') relayed by TGI's launcher "
