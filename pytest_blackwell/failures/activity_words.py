@@ -161,13 +161,18 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\brunning (?:the )?model(?:[_ ]\d+)?\W*$|\brunning (?:image|sample|batch|prompt) \d+)"
         # the work announced by a word alone on its line ("Transcribing..", "Generating...")
         r"|(?i:^\W*(?:transcribing|generating|inferring|predicting|denoising)\W*$)"
-        r"|^\[Fooocus\] (?:Processing prompts|Encoding (?:positive|negative))\b",  # (its task)
+        r"|^\[Fooocus\] (?:Processing prompts|Encoding (?:positive|negative))\b"  # (its task)
+        # an interactive chat's prompt answered with the user's message (KTransformers'
+        # local_chat: "Chat: <message>"): a reply is being generated
+        r"|^Chat: \S",
         "execute",
     ),
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds
     (
-        r"(?i)\b(?:start(?:ing)? )?build(?:ing)? (?:the |an? )?(?:trt-llm |tensorrt |trt )?"
-        r"engines?\b|\bengine build (?:starts|started|begins)\b"  # (TRT-LLM: "Engine build starts")
+        # (TF-TRT's "Building a new TensorRT engine for TRTEngineOp_0")
+        r"(?i)\b(?:start(?:ing)? )?build(?:ing)? (?:the |an? )?(?:new )?"
+        r"(?:trt-llm |tensorrt |trt )?engines?\b"
+        r"|\bengine build (?:starts|started|begins)\b"  # (TRT-LLM: "Engine build starts")
         r"|(?:^|[\s/])(?:nvcc|ptxas)\s+-(?!-?(?:V|version)\b)"  # (not a version query: "nvcc -V")
         r"|\bninja -v\b|\bEmitting ninja build file\b"
         r"|^ptxas info\s*: Compiling entry function\b"  # (ptxas -v, a kernel being compiled)
@@ -205,7 +210,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     ),
     # weights: checkpoint shards, state dicts, weight files being read
     (
-        r"(?i)\bloading (?:\w+ )?checkpoint shards\b|\bload(?:ing)?_state_dict\b"
+        r"(?i)\bloading (?:\w+ )?checkpoint (?:shards|files)\b|\bload(?:ing)?_state_dict\b"
         r"|\bLoading pipeline components\b"  # diffusers' pipeline reading its parts
         r"|(?<!--)\bfrom_pretrained\b|\bloading (?:model |partial )?weights\b(?! took)(?!.{0,200}?"
         + _WEIGHTS_DONE
@@ -255,7 +260,11 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|\bLatentDiffusion: Running in [\w-]+ mode\b|\bCreating model from config\b"
         # KTransformers building the model by its optimise rules, a module at a time, before
         # the weights ("Injecting model.layers.0.self_attn as ktransformers.operators.x . X")
-        r"|^Injecting model\S* as \S",
+        r"|^Injecting model\S* as \S"
+        # a tensor of the checkpoint read onto its device (KTransformers' "loading
+        # blk.2.attn_kv_b.weight to cuda:0"); Ollama's runner asked to load a model ("msg=load
+        # request=\"{Operation:alloc ...")
+        r"|(?i:^\W*loading [\w.]+\.(?:weight|bias)\b)|\bmsg=\"?load\"? request=",
         "loading",
     ),
     # the weights are in: what runs next is the first forward pass, the memory-profiling run
@@ -354,7 +363,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # a program announcing a part it sets up ("Initializing AmgX Linear Solver p",
         # "Initializing dreambooth training..."): not a model, its weights or a pipeline, which
         # are read (below, loading)
-        r"|(?i:^\W*initiali[sz]ing (?!.*\b(?:model|chat|weights?|checkpoint|pipeline|tokenizer"
+        # (or by the function that prints it: llamafile's "import_cuda_impl: initializing gpu
+        # module...")
+        r"|(?i:^\W*(?:[a-z_]\w*: )?initiali[sz]ing (?!.*\b(?:model|chat|weights?|checkpoint"
+        r"|pipeline|tokenizer"
         r"|lora|vae|unet|text encoder|clip)s?\b)[\w -]{2,60}?(?:\.\.\.|…)?\s*$)"
         # a program announcing that it sets up its runtime ("--> Init runtime environment",
         # Rockchip's RKNN examples; "Initializing runtime...")
@@ -364,7 +376,11 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|^\W*Starting [A-Z][\w.]*(?:-[A-Za-z][\w.]*)?\s*(?:\.\.\.|…)?\s*$"
         # Ray reporting an actor that died in its constructor (the worker being set up), above
         # the traceback of the error it died of
-        r"|\berror raised in its creation task\b",
+        r"|\berror raised in its creation task\b"
+        # a GPU backend loaded as the program starts (llamafile's "NVIDIA cuBLAS GPU support
+        # successfully loaded"), a server being launched before it serves ("launching server...")
+        r"|\bGPU support (?:successfully )?loaded\b"
+        r"|(?i:^\W*launching (?:the )?(?:\w+ )?server\W*$)",
         "startup",
     ),
     # last: a progress bar (tqdm's counter and rate) whose words said nothing above: the

@@ -128,9 +128,15 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
         return False  # an unrecognised exception a destructor raised, which Python ignored
     if died_of(new, cur):
         return False  # the error's own doing (nvpipe: "Failed to create encoder: ...", a segfault)
-    if cur.rank == LEVEL_ONLY and new.category == DIED and _CHECKED.search(cur.text):
+    if (
+        cur.rank == LEVEL_ONLY
+        and new.category == DIED
+        and new.start > cur.line
+        and _CHECKED.search(cur.text)
+    ):
         # a failed CHECK (glog's, TVM's, XLA's) or a Rust panic aborts the process itself: the
-        # death right after it is its doing and does not replace it
+        # death right after it is its doing and does not replace it (one printed before it, a
+        # tool it ran "Killed" as a build script panics over its failure, is first)
         return new.start - cur.line > SOFT_WINDOW
     if holds_as_shortage(cur, new):
         return False

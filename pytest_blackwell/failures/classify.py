@@ -73,7 +73,7 @@ from pytest_blackwell.failures.stages import (
     marker_fragment,
     marker_stage,
 )
-from pytest_blackwell.failures.tail import tail_candidates, unmarked_error, work_ended
+from pytest_blackwell.failures.tail import stack_then, tail_candidates, unmarked_error, work_ended
 
 FOLLOW_LINES = 8  # lines after a relay or a traceback's last line that may still refine it
 STALE_LINES = 400  # an unfinished traceback that gets no line for this long is closed
@@ -242,6 +242,8 @@ class StreamClassifier:
     def _failure(self, cand: Candidate) -> Failure:
         # (read only when nothing else tells the stage: a debugger's backtrace after the error)
         after = self._lines_after(cand.line)
+        # (and the stack an aborting process printed right above: ggml's, before "Aborted")
+        after = stack_then(self._tail, cand.line, after)
         return decide(cand, self._stage_sources, frames=not self._events, after=after)
 
     def _lines_after(self, lineno: int) -> Iterator[str]:

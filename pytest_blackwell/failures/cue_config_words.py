@@ -59,6 +59,9 @@ CONFIG_REFUSAL = (
     r"|\b(?:can't|cannot|could not|couldn't|unable to|failed to) (?:load|open|read|find"
     r"|locate)(?: [\w-]+){0,4} (?:\S*\bconfig\w*\.(?:ini|json|ya?ml|pbtxt)\b|model file\b"
     r"|config(?:uration)? ['\"]?[\w./\-]+\.(?:ini|json|ya?ml|pbtxt|toml)\b)"
+    # (or the error named first: ONNX Runtime GenAI's "Error opening .../genai_config.json")
+    r"|\berror (?:opening|loading|reading|parsing) ['\"]?\S*config\w*\."
+    r"(?:ini|json|ya?ml|pbtxt|toml)\b"
     # an engine's check that a request fits the sizes it was built for ("Assertion
     # failed: max_context_len <= mMaxContextLength")
     r"|\bassert\w*\b[^<>]{0,40}?\b\w+ ?<=? ?(?:m_?)?max_?[A-Za-z]\w*"
@@ -138,4 +141,7 @@ CONFIG_REFUSAL = (
     r"|\b(?:is|are) (?:larger|greater|bigger|more) than (?:the )?max(?:imum)?\b"
     # (a request longer than the context: "The input is too long for the available context")
     r"|\btoo long for the (?:[\w']+ )?context\b"
+    # a layer's input of fewer dimensions than it takes (TensorRT's network check: "[Convolution]:
+    # at least three non-batch dimensions are required for input")
+    r"|\b(?:at least|exactly) \w+ (?:non-batch |spatial )?dimensions (?:are|is) required\b"
 )

@@ -45,6 +45,7 @@ DECISIVE: dict[str, str] = {
     "load_tensors": "loading",
     "llama_init_from_model": "kv_alloc",
     "llama_new_context_with_model": "kv_alloc",
+    "graph_reserve": "kv_alloc",  # (a new context reserving its compute graph's buffers)
     "llama_adapter_lora_init": "loading",  # a LoRA adapter read (older: llama_lora_adapter_init)
     "llama_lora_adapter_init": "loading",
     "llama_control_vector_load": "loading",
@@ -299,6 +300,9 @@ CONTEXTUAL: dict[str, str] = {
     # loaders reading the tensors, llama.cpp's batch decode, whisper.cpp's transcription, a
     # program initialising CUDA (torch's extension set-up)
     "llama_decode": "execute",
+    # llama.cpp's server running its slots (each a request being served) and sampling a token
+    "update_slots": "execute",
+    "common_sampler_sample": "execute",
     "whisper_full": "execute",
     "whisper_full_with_state": "execute",
     "whisper_encode_internal": "execute",

@@ -54,6 +54,10 @@ DEBUGGER_FRAME = re.compile(
     # (glog's stack after a failed CHECK, innermost first: "    @     0x7fa7b3c77088
     # caffe::Solver<>::Step()", Abseil's the same)
     r"|^\s*@\s+0x[0-9a-fA-F]+\s+(?:[\w~]+(?:<[^<>]*>)?::)*(?P<func__6>[A-Za-z_]\w*)(?:<[^<>]*>)?\("
+    # (glibc's backtrace_symbols, as ggml prints its stack without a debugger: "libllama.so.0(
+    # _ZN13llama_context13graph_reserveEjj...+0x608)[0x7f5f4e781198]", a C++ name mangled, or
+    # no name at all: "libggml-cuda.so(+0x181425)[0x7f5f3293b425]")
+    r"|^(?P<path__8>[^\s()]+)\((?P<func__7>[A-Za-z_]\w*)?\+0x[0-9a-fA-F]+\)\s*\[0x[0-9a-fA-F]+\]\s*$"
 )
 #: Where gdb says a frame's code is: its library ("from /x/libllama.so.0") or its source file
 #: ("at ../sysdeps/wait4.c:30").
@@ -100,4 +104,20 @@ def debugger_frame(text: str) -> tuple[str, str] | None:
     if m.group("func"):  # gdb names the library or the source file at the line's end
         where = _GDB_WHERE.search(text.rstrip())
         found["path"] = "" if where is None else where.group("lib") or where.group("src")
-    return found.get("path", ""), snake(found["func"])
+    return found.get("path", ""), snake(demangled(found.get("func") or ""))
+
+
+#: A length-prefixed part of an Itanium C++ mangled name ("13llama_context").
+_MANGLED_PART = re.compile(r"(\d+)")
+
+
+def demangled(name: str) -> str:
+    """The innermost name of a C++ name as the Itanium ABI mangles it (``_ZN13llama_context13
+    graph_reserveEjj`` is ``graph_reserve``; a constructor, ``C2``, its class's), else ``name``."""
+    if not name.startswith("_Z"):
+        return name
+    at, last = 3 if name.startswith("_ZN") else 2, name
+    while (m := _MANGLED_PART.match(name, at)) is not None:
+        size = int(m.group(1))
+        last, at = name[m.end() : m.end() + size], m.end() + size
+    return last

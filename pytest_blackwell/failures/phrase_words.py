@@ -76,7 +76,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bCan't load (?:the )?(?:tokenizer|config|configuration) for\b"
         # (or the file itself: "Can't load /models/gpt/1/config.ini")
         r"|(?i:\b(?:can't|cannot|could not|unable to|failed to) (?:load|read|open) "
-        r"\S*\b(?:config|tokenizer)\w*\.(?:ini|json|ya?ml|pbtxt)\b)"
+        r"\S*\b(?:config|tokenizer)\w*\.(?:ini|json|ya?ml|pbtxt)\b"
+        # (or the error named first: "Error opening <model dir>\\genai_config.json")
+        r"|\berror (?:opening|loading|reading) \S*(?:config|tokenizer)\w*\.(?:ini|json|ya?ml))"
         r"|\bFailed to launch model\b"
         r"|\bLoad model from \S+ failed\b"  # ONNX Runtime's session reading its model file
         # a ggml model's weights given their buffer (stable-diffusion.cpp's "alloc params backend
@@ -321,7 +323,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bimport(?:ing)? (?!torch\._dynamo\s*$|main\b)\w+|ImportError"
         r"|(?i:unable to initialize backend|failed to create stream executor)"
         # the CUDA stack or a library's CUDA set-up, initialised while the process starts
-        r"|(?i:cuda (?:driver )?initiali[sz]ation|backend failed to initiali[sz]e|cuda setup)"
+        # (TensorFlow's: "CUDA runtime implicit initialization on GPU:0 failed")
+        r"|(?i:cuda (?:driver |runtime )?(?:implicit )?initiali[sz]ation"
+        r"|backend failed to initiali[sz]e|cuda setup)"
         # the CUDA runtime that cannot initialise itself (cudaErrorInitializationError, 3)
         r"|\bCUDA error\(3\)|\bcudaErrorInitializationError\b|\bCUDA_ERROR_NOT_INITIALIZED\b"
         r"|\bCUDA error: initialization error\b"

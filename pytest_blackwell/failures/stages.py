@@ -114,15 +114,23 @@ def marker_stage(text: str) -> str | None:
     that has shown no other stage yet; the caller applies that.
     """
     for fragment, stage in (*STAGE_MARKERS, *LATE_MARKERS):
-        if fragment in text:
+        if _says(fragment, text):
             return stage
     return None
+
+
+def _says(fragment: str, text: str) -> bool:
+    """``fragment`` in ``text``; a log prefix (``llama_context:``) not as a C++ scope in a
+    backtrace's frame (``llama_context::graph_compute``), which is no record of that step."""
+    if not fragment.endswith(":"):
+        return fragment in text
+    return text.count(fragment) > text.count(fragment + ":")
 
 
 def marker_fragment(text: str) -> str:
     """The marker fragment found in ``text`` (``""`` if none)."""
     for fragment, _ in (*STAGE_MARKERS, *LATE_MARKERS):
-        if fragment in text:
+        if _says(fragment, text):
             return fragment
     return ""
 

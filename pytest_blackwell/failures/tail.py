@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -26,7 +26,7 @@ from pytest_blackwell.failures.cue_words import NO_GPU_BUILD
 from pytest_blackwell.failures.cues import cue_category
 from pytest_blackwell.failures.errorwords import ASIDE, BENIGN, SOURCE_ABORT, is_quiet
 from pytest_blackwell.failures.frame_words import THREAD_DUMP
-from pytest_blackwell.failures.frames import IPYTHON_FRAME, is_flat_source
+from pytest_blackwell.failures.frames import IPYTHON_FRAME, is_flat_source, parse_frame
 from pytest_blackwell.failures.lineshapes import (
     CELL_FRAME,
     HEADERS,
@@ -317,9 +317,50 @@ def unshown_exception(tail: Iterable[tuple[int, str]], stage: str) -> Candidate 
             elif _SHOWN_EXCEPTION.match(line.text):
                 return None  # its exception is shown, and read as no failure (a clean exit)
     if header is None:
-        return None
+        return _ending_stack(tail, stage)
     detail: dict[str, Any] = {"truncated": True}
     return Candidate(LEVEL_ONLY, "unknown", header[1], header[0], header[0], stage, detail, None)
+
+
+#: A debugger's prompt, a command typed at it ("(gdb) bt", "(lldb) thread backtrace").
+_DEBUGGER_PROMPT = re.compile(r"^\((?:gdb|lldb)\) ")
+
+
+def _ending_stack(tail: Iterable[tuple[int, str]], stage: str) -> Candidate | None:
+    """A log that ends inside a stack: Python frames without their header (a paste that began
+    below it; IPython's numbered source lines), or a native backtrace (ggml's, gdb's) under the
+    abort that printed it. ``unknown``: a Python traceback's exception line is cut (its first
+    frame kept), a native one's message is the line above it; not below a quiet line."""
+    flat = [(n, line) for n, raw in tail for line in logical_lines(raw) if line.text.strip()]
+    start, python, native = len(flat), 0, 0
+    while start > 0:
+        text = flat[start - 1][1].text
+        if DEBUGGER_FRAME.match(text) is not None:
+            native += 1
+        elif DEBUGGER_NOISE.match(text) is None and not is_frame(text):
+            break
+        elif parse_frame(text) is not None:
+            python += 1
+        start -= 1
+    if not python and native < 2:
+        return None
+    above = flat[start - 1] if start else None
+    if above is not None and (
+        is_quiet(above[1].text, above[1].level)
+        or _STACK_NOTE.search(above[1].text) is not None
+        or _DEBUGGER_PROMPT.match(above[1].text) is not None
+    ):
+        # (a stack shown for a note, "skipping cudagraphs ... Found from :", or asked for at a
+        # debugger's prompt, "(gdb) bt", of a process stopped where it was)
+        return None
+    if native and above is not None:
+        n, line = above
+        return Candidate(LEVEL_ONLY, "unknown", line.text, n, n, stage, {}, None)
+    n, line = flat[start]
+    frames = [text.text for _, text in flat[start:]]
+    cand = Candidate(LEVEL_ONLY, "unknown", line.text, n, n, stage, {"truncated": True}, None)
+    cand.traceback = frames
+    return cand
 
 
 #: An exception's line at the margin, as Python prints it below its traceback ("SystemExit: 0",
@@ -350,3 +391,18 @@ def work_ended(best: Candidate | None, tail: Iterable[tuple[int, str]]) -> Candi
             report = raw.strip()[:60]
             return replace(best, after=("loading", f"{report!r} (reported after the error)"))
     return best
+
+
+def stack_then(tail: Iterable[tuple[int, str]], lineno: int, after: Iterable[str]) -> Iterator[str]:
+    """The debugger's backtrace right above line ``lineno`` (a process's death: ggml's and gdb's
+    stack of the aborting process, printed before the shell reports "Aborted"), innermost first,
+    then ``after``; none when another line stands between them."""
+    above = [line.text for n, raw in tail if n < lineno for line in logical_lines(raw)]
+    start = len(above)
+    while start > 0 and (
+        not above[start - 1].strip()
+        or DEBUGGER_FRAME.match(above[start - 1]) is not None
+        or DEBUGGER_NOISE.match(above[start - 1]) is not None
+    ):
+        start -= 1
+    return itertools.chain(above[start:], after)
