@@ -182,6 +182,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|^\s*Compiling\s+\S+\.(?:cu|cpp|cc|cxx|c)\b"
         # Inductor's max-autotune benchmarking its kernel choices (a table per op, then a total)
         r"|\bAUTOTUNE (?:[a-z_]\w*\(|benchmarking takes)"
+        # a model traced to XLA's HLO to be compiled (AWS Neuron: "generating HLO: model_x")
+        r"|\bgenerating HLO\b"
         # TensorRT's builder choosing kernels: tactics are timed and picked only while it builds
         r"|\[TRT\].{0,120}?\b(?:[Tt]actics?|builder pass)\b|Skipping tactic\b"
         # trtexec given a model to build an engine from, or a plan file to write

@@ -148,9 +148,11 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "smem_limit",
         (
             # (Metal calls a block's shared memory its threadgroup memory; not the host's "(shm)")
-            r"\b(?:shared[ _]?mem(?:ory)?|smem|threadgroup memory)\b(?! ?\(shm\))",
+            # (and a core's L1, which Tenstorrent's kernels keep their circular buffers in)
+            r"\b(?:shared[ _]?mem(?:ory)?|smem|threadgroup memory|L1 (?:size|buffers?))\b"
+            r"(?! ?\(shm\))",
             r"\bexceed|\btoo (?:large|much|big|many)\b|\blimit\b|\binsufficient\b|\bnot enough\b"
-            r"|\bconstraint\b"
+            r"|\bconstraint\b|\bbeyond (?:the )?max|\bclash(?:es)? with\b"
             r"|\bout of resource|\blarger than\b|\bmore than\b",
         ),
     ),

@@ -57,7 +57,11 @@ DEBUGGER_FRAME = re.compile(
     # (glibc's backtrace_symbols, as ggml prints its stack without a debugger: "libllama.so.0(
     # _ZN13llama_context13graph_reserveEjj...+0x608)[0x7f5f4e781198]", a C++ name mangled, or
     # no name at all: "libggml-cuda.so(+0x181425)[0x7f5f3293b425]")
-    r"|^(?P<path__8>[^\s()]+)\((?P<func__7>[A-Za-z_]\w*)?\+0x[0-9a-fA-F]+\)\s*\[0x[0-9a-fA-F]+\]\s*$"
+    r"|^(?:\s*--- )?(?P<path__8>[^\s()]+)\((?P<func__7>[A-Za-z_]\w*)?\+0x[0-9a-fA-F]+\)\s*"
+    r"\[0x[0-9a-fA-F]+\]\s*$"
+    # (Tenstorrent's tt-metal, its frames after " --- ", demangled: " --- tt::tt_metal::detail::
+    # ProgramImpl::validate_circular_buffer_region(tt::tt_metal::IDevice const*)")
+    r"|^\s*--- (?:[\w~]+::)*(?P<func__8>[A-Za-z_]\w*)\("
 )
 #: Where gdb says a frame's code is: its library ("from /x/libllama.so.0") or its source file
 #: ("at ../sysdeps/wait4.c:30").

@@ -142,7 +142,13 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # 'compute_130'"); an MLIR pass of a kernel compiler asserting at its source line
         # ("lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp:36: ... Assertion")
         r"|\bUnsupported gpu architecture 'compute_\d+"
-        r"|(?-i:/lib/(?:Dialect/\w+/Transforms|Conversion/\w+)/\w+\.cpp:\d+)"
+        # (with Windows' separators and its assert's words: "file C:\\triton\\lib\\Dialect\\
+        # TritonGPU\\Transforms\\AccelerateMatmul.cpp, line 40")
+        r"|(?-i:[/\\]lib[/\\](?:Dialect[/\\]\w+[/\\]Transforms|Conversion[/\\]\w+)[/\\]\w+\.cpp"
+        r"(?::\d+|, line \d+))"
+        # a compiler's wrapper reporting it failed (AWS Neuron's "Failed compilation with
+        # ['neuronx-cc', ...]", "neuron-cc failed with the following command line call")
+        r"|\bFailed compilation with\b|\bneuronx?-cc failed\b"
         # TensorRT's builder timing tactics and calibrating INT8 ("GPU memory allocation error
         # during getBestTactic", "[calibrator.cpp::add::779]"); LLVM giving up on a kernel it
         # was compiling ("LLVM ERROR: Broken function found, compilation aborted!")

@@ -62,6 +62,8 @@ MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
 #: is missing or was built for another ABI, version or toolchain ("cannot find -lcuda",
 #: "undefined reference to `f()'").
 LINK_FAILED: Rule = rule("link_failed", "env_mismatch",
-   r"\bld(?:\.\w+)?: cannot find -l\w+|\bundefined reference to [`'\u2018]",
+   r"\bld(?:\.\w+)?: cannot find -l\w+|\bundefined reference to [`'\u2018]"
+   # (MSVC's linker by its codes, in any language: "error LNK2001: unresolved external symbol")
+   r"|\berror LNK(?:2001|2019|1120)\b",
    stage_hint="compile")
 # fmt: on

@@ -445,6 +445,10 @@ IN_TUNING = {
     "fresh522": (1.00, 0.75),
     "fresh524": (1.00, 0.93),
     "fresh526": (0.90, 0.90),
+    "fresh528": (1.00, 1.00),
+    "fresh530": (0.81, 0.81),
+    "fresh532": (1.00, 0.93),
+    "fresh534": (0.87, 0.68),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
