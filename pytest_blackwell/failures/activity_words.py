@@ -17,6 +17,9 @@ BAR_BLOCKS = r"^\s*\d{1,2}%\|[\u2588-\u258f#]+"
 #: "Loading weights from yolo.weights...Done!" (darknet): the weights are in, not being read.
 _WEIGHTS_DONE = r"\.\s*Done!?\s*$"
 
+#: Work a program announces it starts, in its own words ("Starting Predictions").
+_WORK = r"(?i:predictions?|inference|generation|evaluation|training)"
+
 _ACTIVITY: tuple[tuple[str, str], ...] = (
     # serving: HTTP access logs, requests accepted, a scheduler with running requests, tokens
     # being generated, a runtime stepping its batch
@@ -164,7 +167,13 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|^\[Fooocus\] (?:Processing prompts|Encoding (?:positive|negative))\b"  # (its task)
         # an interactive chat's prompt answered with the user's message (KTransformers'
         # local_chat: "Chat: <message>"): a reply is being generated
-        r"|^Chat: \S",
+        r"|^Chat: \S"
+        # Transformers' generate choosing a padding token as it starts ("Setting `pad_token_id`
+        # to `eos_token_id`:2 for open-end generation."); BasicSR's tools (Real-ESRGAN, GFPGAN)
+        # announcing each image they process ("Testing 0 photo")
+        r"|\bfor open-end generation\b|^Testing \d+ \S"
+        # (or the work announced as it starts: ESMFold's "Starting Predictions")
+        r"|^\W*Starting (?:the )?(?:" + _WORK + r")\b",
         "execute",
     ),
     # JIT and engine builds: nvcc/ptxas command lines, ninja, TensorRT(-LLM) engine builds
@@ -375,7 +384,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:^\W*init(?:iali[sz]e|iali[sz]ing)? (?:the )?runtime(?: environment)?\W*$)"
         r"|\bsystemd\[\d+\]: Starting .{2,80}\.\.\.$"  # (systemd starting a unit: "Starting ...")
         # a program announcing its own start by its name ("Starting SD.Next", "Starting ComfyUI")
-        r"|^\W*Starting [A-Z][\w.]*(?:-[A-Za-z][\w.]*)?\s*(?:\.\.\.|…)?\s*$"
+        # (not the work it starts: "Starting Predictions", below)
+        r"|^\W*Starting (?!(?:" + _WORK + r")\b)[A-Z][\w.]*(?:-[A-Za-z][\w.]*)?\s*(?:\.\.\.|…)?\s*$"
         # Ray reporting an actor that died in its constructor (the worker being set up), above
         # the traceback of the error it died of
         r"|\berror raised in its creation task\b"

@@ -36,6 +36,7 @@ MatchFn = Callable[[str], "tuple[Rule, dict[str, Any]] | None"]
 _PANIC_AT = re.compile(
     r"\bpanicked at [^\s']+:\d+:\d+:$"
     r"|" + SOURCE_AT_LINE + r" (?:[A-Za-z]\w* )?(?:error|Error|ERROR)$"
+    r"|^(?:[Ee]rror|ERROR)$"  # (or the word alone)
 )
 #: Lines after an exception line that may continue its wrapped message.
 MAX_WRAPPED = 3

@@ -32,7 +32,7 @@ SHORTAGE = (
     r"|\b(?:allocation|malloc|\w*mem_?alloc\w*)\b.{0,60}?\b(?:failed|failure|error)\b"
     # (the failure named first: "error when allocating memory or building DAG")
     r"|\b(?:error|failure|failed) (?:when |while )?(?:allocating|reserving) (?:\w+ ){0,2}memory\b"
-    r"|\b(?:insufficient|unsufficient|not enough) (?:\w+ ){0,2}(?:memory|v?ram)\b"
+    r"|\b(?:insufficient|unsufficient|not enough) (?:\w+ ){0,2}(?:memory|v?ram)\b(?!\s*\?)"
     r"|\bmemory (?:is )?(?:exhausted|insufficient)\b"
     r"|\bexceeds? (?:the )?(?:available|free|total) (?:\w+ ){0,2}memory\b"
     r"|\bmore (?:\w+ ){0,2}memory\b.{0,40}?\bthan (?:is |are )?(?:available|free)\b"

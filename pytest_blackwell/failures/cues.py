@@ -56,9 +56,17 @@ _RUNTIME_ERROR = re.compile(r"\b(?:CUDA|HIP|cuda|hip) error\b|\b(?:cuda|hip)Erro
 _RUNTIME_READABLE = frozenset({"kv_cache_oom", "device_oom"})
 
 
+#: Where a message turns to guessing at its cause ("Unable to compute the prediction ... It can be
+#: an invalid input data or broken/unsupported model", CoreML's): the words after it are no cue.
+_HEDGE = re.compile(
+    r"\b(?:It|This|That) (?:can|could|may|might) be\b|\b(?:Maybe|Perhaps|Possibly)\b"
+)
+
+
 def cue_category(texts: Iterable[str]) -> tuple[str, str] | None:
     """``(category, evidence)`` from the general words of the first text that has any."""
-    for text in texts:
+    for said in texts:
+        text = _HEDGE.split(said, 1)[0]  # (what a message only guesses at names nothing)
         runtime = _RUNTIME_ERROR.search(text) is not None
         for category, patterns in CUES:
             if runtime and category not in _RUNTIME_READABLE:

@@ -143,6 +143,10 @@ ERRORISH = re.compile(
     r"|\b(?:error|Error) [1-9]\d*\s*:\s*\S"  # an error and its code ("runtime error 6: ...")
     r"|\b[1-9]\d* root error\(s\) found\b"  # TensorFlow's summary above its errors
     r"|\b(?i:CUDA|NCCL|cuDNN|cuBLAS) failure\b"
+    # an Abseil status as XLA, JAX and TensorFlow print it ("INVALID_ARGUMENT: stream is
+    # uninitialized or in an error state")
+    r"|\b(?:INVALID_ARGUMENT|INTERNAL|FAILED_PRECONDITION|RESOURCE_EXHAUSTED|UNIMPLEMENTED"
+    r"|DEADLINE_EXCEEDED|DATA_LOSS|OUT_OF_RANGE): \S"
     r"|^[\w.\-]+: (?:Error|error) \w"
     # a status code of a failure alone or in front of its message ("startup_failed")
     r"|^[a-z][a-z_]*_(?:failed|error)\b(?:\s*::|\s*$)"
@@ -168,6 +172,7 @@ ERRORISH = re.compile(
     # " ## Quantization error (2)")
     r"|\b[Ee]rror \(-?\d+\)\s*$"
     r"|(?:" + MATLAB_HEADING + ")"  # (MATLAB's heading: its message is on the next line)
+    r"|^(?:[Ee]rror|ERROR)$"  # (the word alone as a heading, its message below: ZeroGPU's)
     # (also as often misspelt: "An error occured while ...")
     r"|\b(?:[Aa]n )?[Ee]rror (?:has )?occurr?ed\b|\bencountered an? (?:unexpected |fatal )?error\b"
     # (or an exception: "An exception has occurred: No closing quotation", InvokeAI's)
@@ -227,7 +232,9 @@ ERRORISH = re.compile(
 #: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count
 #: (``0 failed``, but not ``replica 0 failed``: a number after a noun names a thing).
 BENIGN = re.compile(
-    r"(?i)\bretry(?:ing)?\b|\bwill retry\b|\bwaiting\b|\bfall(?:ing)?\s?back\b|\bskipp(?:ed|ing)\b"
+    # (JAX probing each platform as it starts: "Unable to initialize backend 'tpu': INTERNAL: ...")
+    r"(?i)\bUnable to initialize backend '\w+': |"
+    r"\bretry(?:ing)?\b|\bwill retry\b|\bwaiting\b|\bfall(?:ing)?\s?back\b|\bskipp(?:ed|ing)\b"
     r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )(?<!#)\b0 (?:failed|errors?)\b"
     # a zero count, not glog's "Check failed"; also a count of what failed in a results table
     # ("Failed requests:       0", a benchmark's summary, also as a table's row: "| Failed

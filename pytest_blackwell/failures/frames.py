@@ -54,6 +54,9 @@ _FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:,? in (?P<func>[\w<
 IPYTHON_FRAME = re.compile(
     r"^(?:File )?\[?(?P<path>[^\s\[\]]+\.py)(?::\d+)?(?:\]\([^)\s]*\))?,? in (?P<func>[\w<>.]+)\("
     r"|^\s*File (?P<plain>[^\s\[\]\"]+\.py):\d+ in (?P<name>[\w<>.]+)\s*$"
+    # (and Rich's frame line when a paste lost the box drawn around it: "fastchat/serve/
+    # inference.py:132 in load_model")
+    r"|^\s*(?P<rich>[^\s\[\]\"│]+\.py):\d+ in (?P<rich_name>[A-Za-z_<][\w<>.]*)\s*$"
 )
 # A frame line cut inside its path by a paste: the path so far, no function.
 _CUT_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)$')
@@ -137,8 +140,11 @@ def parse_frame(text: str) -> Frame | None:
         m = _METHOD.search(text)
         return None if m is None else _method_frame(m)
     groups = m.groupdict()
-    func = (groups.get("func") or groups.get("name") or "").rsplit(".", 1)[-1]
-    return Frame((groups.get("path") or groups["plain"]).replace("\\", "/"), func)
+    func = (groups.get("func") or groups.get("name") or groups.get("rich_name") or "").rsplit(
+        ".", 1
+    )[-1]
+    path = groups.get("path") or groups.get("plain") or groups.get("rich") or ""
+    return Frame(path.replace("\\", "/"), func)
 
 
 def _method_frame(m: re.Match[str]) -> Frame:

@@ -280,8 +280,9 @@ CAUSES: tuple[Rule, ...] = (
     # too little memory left for a component: TensorRT-LLM names it on the next line ("The
     # following component could not be created: KV cache"), which is the cause when it is the cache
     rule("memory_insufficient", "device_oom",
+       # (not a guess, asked: ColabFold's "Could not predict x. Not Enough GPU memory?")
        r"(?i:\b(?:insufficient|not enough) (?:free |available )?(?:gpu|device|cuda|vram)"
-       r"(?: video)? memory)"
+       r"(?: video)? memory)(?!\s*\?)"
        # (OpenVINO's GPU plugin: "[GPU] out of GPU resources")
        r"|\bout of GPU resources\b", weak=True),  # (DirectML: "not enough GPU video memory")
     # Mesa's Vulkan driver for AMD (RADV) when the kernel cannot give it the memory a queue

@@ -193,7 +193,10 @@ ENV_RULES: tuple[Rule, ...] = (
     # errno 1"): the program never ran
     rule("ape_loader", "env_mismatch", r"^ape error: \S", stage_hint="startup"),
     rule("backend_init_failed", "env_mismatch",
-       r"Unable to initialize backend '(?:cuda|gpu|rocm)'|no supported devices found for platform"
+       # (not JAX probing a platform its build does not have, on every start of a CUDA build:
+       # "Unable to initialize backend 'rocm': NOT_FOUND: Could not find registered platform")
+       r"Unable to initialize backend '(?:cuda|gpu|rocm)'(?!: NOT_FOUND: Could not find registered)"
+       r"|no supported devices found for platform"
        # (llamafile: "support for --gpu nvidia was explicitly requested, but it wasn't available")
        r"|\bsupport for --gpu \w+ was explicitly requested, but it wasn't available",
        stage_hint="startup", ignore_at=QUIET),

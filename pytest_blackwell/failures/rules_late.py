@@ -30,6 +30,9 @@ _PYTHON_VALUE_ERRORS = (
     # nor a program's check of its own bookkeeping (SGLang's "token_to_kv_pool_allocator memory
     # leak detected!"): a bug, whatever sizes it names
     r"|.{0,200}?\bmemory leak detected\b"
+    # nor torch's refusal to read a tensor that has no data yet (a model's weights left on the
+    # meta device by an offloading loader: "Cannot copy out of meta tensor; no data!")
+    r"|Cannot copy out of meta tensor\b"
 )
 
 #: PaddlePaddle's check of the card against its wheel's architectures, in each release's words

@@ -193,7 +193,7 @@ def unmarked_error(
         for lineno, raw in lines
         for line in logical_lines(raw)
         if line.text.strip()
-        and not is_frame(line.text)
+        and (not is_frame(line.text) or line.text.strip() == _INTERRUPT)
         # (nor what a debugger attached on an abort prints: its backtrace is no new message)
         and DEBUGGER_FRAME.match(line.text) is None
         and DEBUGGER_NOISE.match(line.text) is None
@@ -235,11 +235,22 @@ _TORCH_WARNED = re.compile(r"\(Triggered internally at \S+\)")
 _NO_GPU_BUILD = re.compile(NO_GPU_BUILD)
 
 
+#: A terminal's echo of Ctrl-C (no caret mark under a source line).
+_INTERRUPT = "^C"
+#: A server that reports itself up and serving: what came before it did not stop it.
+_SERVING = re.compile(
+    r"\bRunning on (?:local |public )?URL\b|\bUvicorn running on\b|\bApplication startup complete\b"
+    r"|\bserver is listening on\b"
+)
+
+
 def _plain_words(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
     """The first of ``last`` that says what went wrong in a category's general words (NCCL's
     own name is not such a word: its banner, ``NCCL version 2.21.5+cuda12.4``, starts healthy
     runs)."""
     for index, (_, _, line) in enumerate(last):
+        if any(_SERVING.search(later.text) for _, _, later in last[index + 1 :]):
+            return None  # (the program came up after it: "Running on local URL: ...")
         if (
             # (a build that cannot use the GPU is a failure as the last word, even as a warning)
             (
@@ -249,7 +260,14 @@ def _plain_words(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
             or _TORCH_WARNED.search(line.text)
             or BENIGN.search(line.text)
             or ASIDE.search(line.text) is not None  # a fallback announced, an error foreseen
-            or (not _failure_words(line.text) and not _ABORT_AT.match(line.text))
+            or (
+                not _failure_words(line.text)
+                and not _ABORT_AT.match(line.text)
+                # (a terminal's echo of Ctrl-C as the last line: the run was interrupted, as a
+                # KeyboardInterrupt says, and why is not shown; not when the program then printed
+                # more, its statistics on the way out)
+                and (line.text.strip() != _INTERRUPT or index < len(last) - 1)
+            )
         ):
             continue
         return _Picked(index, "unknown", line.text, {})

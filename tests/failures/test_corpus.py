@@ -449,6 +449,10 @@ IN_TUNING = {
     "fresh530": (0.81, 0.81),
     "fresh532": (1.00, 0.93),
     "fresh534": (0.87, 0.68),
+    "fresh536": (0.87, 0.75),
+    "fresh538": (1.00, 0.87),
+    "fresh540": (1.00, 0.90),
+    "fresh542": (1.00, 0.82),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
