@@ -24,6 +24,9 @@ _PID_LEVEL = re.compile(
 # also after the function name llama.cpp puts first ("warmup: WARNING: flash attention ...")
 _PLAIN_LEVEL = re.compile(
     r"^(?:[a-z_]\w*: )?(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL):(?:[\w.]+:)?\s*"
+    # (or a quiet level capitalised as .NET libraries write it: LLamaSharp's "Info: Failed
+    # Loading 'runtimes/.../cuda12/ggml-base.dll'", then it falls back to another build)
+    r"|^(?P<quiet>Info|Debug|Trace): "
     # (a C library's own warning after its name: "libibverbs: Warning: couldn't load driver")
     r"|^lib\w+: (?P<lib>Warning): "
 )

@@ -361,7 +361,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"(?:programs?|kernels?) failed\b)"
        r"|\bCode object build failed\b"  # (MIOpen's, for the kernels it builds at run time)
        # (NVRTC's and HIPRTC's status for a program that did not compile, its log elsewhere)
-       r"|\b(?:NVRTC|HIPRTC)_ERROR_COMPILATION\b",
+       r"|\b(?:NVRTC|HIPRTC)_ERROR_COMPILATION\b"
+       r"|^nvrtc compilation failed\b",  # (torch's fuser, its log below: "nvrtc compilation ...")
        weak=True, stage_hint="compile"),
     rule("backend_not_installed", "env_mismatch",
        r"(?i)is not available or (?:is )?outdated"

@@ -132,6 +132,9 @@ LATE_RULES: tuple[Rule, ...] = (
        # (or under the source file of a library's NCCL wrapper: TensorFlow's "OP_REQUIRES failed
        # at nccl_communicator.cc:116 : Internal: unhandled system error")
        r"|\bnccl\w*\.(?:cc|cpp|cu|c):\d+\b.{0,40}?\bunhandled (?:cuda|system) error\b"
+       # (or alone: no other library words its errors so; HugeCTR's "Runtime error: unhandled
+       # system error", its ncclGroupEnd() on the next line)
+       r"|\bunhandled (?:cuda|system) error\b"
        r"|watchdog got stuck for \d+ seconds without making progress"
        # NCCL's own error strings, as another library prints them ("CUDA error: unhandled cuda
        # error (run with NCCL_DEBUG=INFO for details)" from a ncclGroupEnd it checked)
