@@ -23,7 +23,7 @@ from pytest_blackwell.failures.candidates import (
 from pytest_blackwell.failures.errorwords import SOURCE_AT_LINE
 from pytest_blackwell.failures.evidence import GENERIC_RULES
 from pytest_blackwell.failures.frames import IPYTHON_FRAME
-from pytest_blackwell.failures.lineshapes import is_frame, is_header
+from pytest_blackwell.failures.lineshapes import EXCEPTION_TYPE, is_frame, is_header
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.rule import Rule
 
@@ -41,9 +41,9 @@ _PANIC_AT = re.compile(
 #: Lines after an exception line that may continue its wrapped message.
 MAX_WRAPPED = 3
 #: An exception's type with no message.
-_BARE_TYPE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*$")
+_BARE_TYPE = re.compile(r"^\s*" + EXCEPTION_TYPE + r"(?:Error|Exception)\s*$")
 #: A line that starts a new error rather than continuing the message above it.
-_NEW_ERROR = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)\b:?")
+_NEW_ERROR = re.compile("^" + EXCEPTION_TYPE + r"(?:Error|Exception|Warning)\b:?")
 #: Python's multiprocessing announcing the traceback of a child process that raised ("Process
 #: SpawnProcess-1:"): the start of a report of its own.
 _PROCESS_BANNER = re.compile(r"^Process [\w\-]+:$")

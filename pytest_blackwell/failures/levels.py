@@ -142,3 +142,14 @@ LEVEL_PATTERNS: tuple[re.Pattern[str], ...] = (
     _PADDED_LEVEL,
     _LETTER_TAG_LEVEL,
 )
+
+
+def record_level(text: str) -> tuple[str, str]:
+    """The level a record's header at the start of ``text`` names (by the classifier's names)
+    and the text after the header; ``("", text)`` without one."""
+    for rx in LEVEL_PATTERNS:
+        m = rx.match(text)
+        if m:
+            level = next(name for name in m.groupdict().values() if name).upper()
+            return LEVEL_NAMES.get(level, level), text[m.end() :]
+    return "", text

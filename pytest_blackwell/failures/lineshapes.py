@@ -15,6 +15,8 @@ from pytest_blackwell.failures.frames import IPYTHON_FRAME
 from pytest_blackwell.failures.native_stacks import GO_FRAME, GO_GOROUTINE, MANAGED_FRAME
 
 HEADERS = ("Traceback (most recent call last)", "Exception Group Traceback")
+#: A Python exception's type as printed, qualified by its module (``torch.OutOfMemoryError``).
+EXCEPTION_TYPE = r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*"
 
 
 def is_header(text: str) -> bool:
@@ -51,12 +53,18 @@ CELL_FRAME = re.compile(
 )
 
 
+def _caret_marks(text: str) -> bool:
+    """Whether ``text`` (stripped on the left) starts as a traceback's caret marks do."""
+    return text.startswith("~") or (text.startswith("^") and not text[1:2].isalpha())
+
+
 def is_frame(text: str) -> bool:
     """A traceback frame line, its source line or caret marks, or an elision mark in a traceback."""
     return (
         # (also a traceback a paste took one space off: ' File "x.py"', its source at three)
         text.startswith(("  File ", "    ", "\t", 'File "', ' File "', "   "))
-        or text.lstrip().startswith(("^", "~"))
+        # (caret marks, not a terminal's echo of a control key: "^C")
+        or _caret_marks(text.lstrip())
         or text.strip() in ELISIONS
         or (text != "" and 'File "'.startswith(text))  # (a frame line the paste's end cut: "F")
         or IPYTHON_FRAME.match(text) is not None

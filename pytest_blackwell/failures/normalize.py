@@ -15,7 +15,7 @@ import re
 from typing import NamedTuple
 
 from pytest_blackwell.failures.errorwords import PAUSE_PROMPTS
-from pytest_blackwell.failures.levels import LEVEL_NAMES, LEVEL_PATTERNS
+from pytest_blackwell.failures.levels import LEVEL_NAMES, record_level
 
 #: Physical lines longer than this are checked for flattened content.
 FLATTENED_MIN_CHARS = 320
@@ -296,9 +296,12 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
             m = rx.match(text)
             if m and m.end() > 0:
                 # (SkyPilot's fields are comma-separated: "(task, pid=3369)" is "task pid=3369")
-                own = own or (m.groupdict().get("tag") or "").replace(",", "")
-                column = column or m.groupdict().get("column_level") or ""
-                column = "" if _STREAM.search(m.group(0)) else column
+                found, prefix = m.groupdict(), m.group(0)
+                own = own or (found.get("tag") or "").replace(",", "")
+                if "std" in prefix and _STREAM.search(prefix):
+                    column = ""  # (a relay names the stream it copies: its level is its own)
+                else:
+                    column = column or found.get("column_level") or ""
                 text = text[m.end() :]
         if text == before:
             break
@@ -307,13 +310,8 @@ def _strip_prefixes(text: str, tag: str) -> LogicalLine:
     elif text.lstrip().startswith('"') and (field := _JSON_MESSAGE.match(text)) is not None:
         text = field.group("value")
     level = LEVEL_NAMES.get(column, column)
-    for rx in () if level else LEVEL_PATTERNS:
-        m = rx.match(text)
-        if m:
-            level = next(name for name in m.groupdict().values() if name)
-            level = LEVEL_NAMES.get(level.upper(), level.upper())
-            text = text[m.end() :]
-            break
+    if not level:
+        level, text = record_level(text)
     if not level and (" NCCL INFO " in text or text.startswith("NCCL INFO ")):
         level = "INFO"  # "host:pid:tid [0] NCCL INFO ...": NCCL's own informational lines
     if ".py:" in text:  # (Rich's logging handler: the record's source at the right edge)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -29,6 +29,7 @@ from pytest_blackwell.failures.frame_words import THREAD_DUMP
 from pytest_blackwell.failures.frames import IPYTHON_FRAME, is_flat_source, parse_frame
 from pytest_blackwell.failures.lineshapes import (
     CELL_FRAME,
+    EXCEPTION_TYPE,
     HEADERS,
     INTERLEAVED_WARNING,
     is_frame,
@@ -188,19 +189,19 @@ def unmarked_error(
     failing those, a traceback's header among them: :func:`unshown_exception`.)
     """
     lines = list(tail)
+    read = [(lineno, raw, line) for lineno, raw in lines for line in logical_lines(raw)]
     last = [
         (lineno, raw, line)
-        for lineno, raw in lines
-        for line in logical_lines(raw)
+        for lineno, raw, line in read
         if line.text.strip()
-        and (not is_frame(line.text) or line.text.strip() == _INTERRUPT)
+        and not is_frame(line.text)
         # (nor what a debugger attached on an abort prints: its backtrace is no new message)
         and DEBUGGER_FRAME.match(line.text) is None
         and DEBUGGER_NOISE.match(line.text) is None
     ][-UNMARKED_LINES:]
     picked = shown_exit_status(last) or _plain_words(last)
     if picked is None:
-        return unshown_exception(lines, stage)
+        return unshown_exception([(lineno, line) for lineno, _, line in read], stage)
     lineno, raw, line = last[picked.at]
     cand = Candidate(
         LEVEL_ONLY,
@@ -235,7 +236,7 @@ _TORCH_WARNED = re.compile(r"\(Triggered internally at \S+\)")
 _NO_GPU_BUILD = re.compile(NO_GPU_BUILD)
 
 
-#: A terminal's echo of Ctrl-C (no caret mark under a source line).
+#: A terminal's echo of Ctrl-C.
 _INTERRUPT = "^C"
 #: A server that reports itself up and serving: what came before it did not stop it.
 _SERVING = re.compile(
@@ -322,18 +323,18 @@ _BAR_AFTER_LINES = 6
 _LOAD_FAILED = re.compile(MODEL_NOT_LOADED + r"|^failed to load (?:the )?model\b", re.IGNORECASE)
 
 
-def unshown_exception(tail: Iterable[tuple[int, str]], stage: str) -> Candidate | None:
-    """A Python traceback's header among the last lines of a log with no other failure: an
-    exception was raised, though the excerpt does not show its line (two processes' tracebacks
-    interleaved, a paste that mangled it). ``unknown``, its header kept; not at a quiet level."""
+def unshown_exception(tail: Sequence[tuple[int, LogicalLine]], stage: str) -> Candidate | None:
+    """A Python traceback's header among the last lines (``tail``, read) of a log with no other
+    failure: an exception was raised, though the excerpt does not show its line (two processes'
+    tracebacks interleaved, a paste that mangled it). ``unknown``, its header kept; not at a quiet
+    level. Failing that, a log that ends inside a stack (:func:`_ending_stack`)."""
     header: tuple[int, str] | None = None
-    for lineno, raw in tail:
-        for line in logical_lines(raw):
-            if header is None:
-                if line.text.startswith(HEADERS[0]) and not is_quiet(line.text, line.level):
-                    header = lineno, line.text
-            elif _SHOWN_EXCEPTION.match(line.text):
-                return None  # its exception is shown, and read as no failure (a clean exit)
+    for lineno, line in tail:
+        if header is None:
+            if line.text.startswith(HEADERS[0]) and not is_quiet(line.text, line.level):
+                header = lineno, line.text
+        elif _SHOWN_EXCEPTION.match(line.text):
+            return None  # its exception is shown, and read as no failure (a clean exit)
     if header is None:
         return _ending_stack(tail, stage)
     detail: dict[str, Any] = {"truncated": True}
@@ -344,22 +345,18 @@ def unshown_exception(tail: Iterable[tuple[int, str]], stage: str) -> Candidate 
 _DEBUGGER_PROMPT = re.compile(r"^\((?:gdb|lldb)\) ")
 
 
-def _ending_stack(tail: Iterable[tuple[int, str]], stage: str) -> Candidate | None:
+def _ending_stack(tail: Sequence[tuple[int, LogicalLine]], stage: str) -> Candidate | None:
     """A log that ends inside a stack: Python frames without their header (a paste that began
     below it; IPython's numbered source lines), or a native backtrace (ggml's, gdb's) under the
     abort that printed it. ``unknown``: a Python traceback's exception line is cut (its first
     frame kept), a native one's message is the line above it; not below a quiet line."""
-    flat = [(n, line) for n, raw in tail for line in logical_lines(raw) if line.text.strip()]
-    start, python, native = len(flat), 0, 0
-    while start > 0:
-        text = flat[start - 1][1].text
-        if DEBUGGER_FRAME.match(text) is not None:
-            native += 1
-        elif DEBUGGER_NOISE.match(text) is None and not is_frame(text):
-            break
-        elif parse_frame(text) is not None:
-            python += 1
-        start -= 1
+    flat = [(n, line) for n, line in tail if line.text.strip()]
+    start = _run_start([line.text for _, line in flat], is_frame)
+    run = [line.text for _, line in flat[start:]]
+    native = sum(DEBUGGER_FRAME.match(text) is not None for text in run)
+    python = sum(
+        DEBUGGER_FRAME.match(text) is None and parse_frame(text) is not None for text in run
+    )
     if not python and native < 2:
         return None
     above = flat[start - 1] if start else None
@@ -384,7 +381,7 @@ def _ending_stack(tail: Iterable[tuple[int, str]], stage: str) -> Candidate | No
 #: An exception's line at the margin, as Python prints it below its traceback ("SystemExit: 0",
 #: "KeyboardInterrupt", "torch.OutOfMemoryError: ...").
 _SHOWN_EXCEPTION = re.compile(
-    r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Iteration|Warning)\b"
+    "^" + EXCEPTION_TYPE + r"(?:Error|Exception|Exit|Interrupt|Iteration|Warning)\b"
 )
 
 
@@ -416,11 +413,17 @@ def stack_then(tail: Iterable[tuple[int, str]], lineno: int, after: Iterable[str
     stack of the aborting process, printed before the shell reports "Aborted"), innermost first,
     then ``after``; none when another line stands between them."""
     above = [line.text for n, raw in tail if n < lineno for line in logical_lines(raw)]
-    start = len(above)
+    return itertools.chain(above[_run_start(above, lambda text: not text.strip()) :], after)
+
+
+def _run_start(texts: Sequence[str], also: Callable[[str], bool]) -> int:
+    """Where the run of stack lines that ends ``texts`` starts: a debugger's frames and the noise
+    it prints around them, and the lines ``also`` admits (a Python stack's, blank lines)."""
+    start = len(texts)
     while start > 0 and (
-        not above[start - 1].strip()
-        or DEBUGGER_FRAME.match(above[start - 1]) is not None
-        or DEBUGGER_NOISE.match(above[start - 1]) is not None
+        DEBUGGER_FRAME.match(texts[start - 1]) is not None
+        or DEBUGGER_NOISE.match(texts[start - 1]) is not None
+        or also(texts[start - 1])
     ):
         start -= 1
-    return itertools.chain(above[start:], after)
+    return start
