@@ -105,7 +105,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|^\s*\d+ (?:SNES|KSP|TS) (?:Function|Residual|preconditioned resid|unpreconditioned"
         r" resid|true resid) norm\b"
         # Keras' epoch header ("Epoch 3/10"), nnU-Net's ("Epoch 0"), with a colon ("Epoch: 0")
-        r"|\bEpoch\(train\)|(?i:^\W*epoch:? \d+(?:/\d+)?\s*$)"
+        r"|\bEpoch\(train\)|(?i:^\W*epoch:? \d+(?:/\d+)?(?:\s*$|, ))"
         # (with its count in brackets and what follows: " Epoch: [1 | 300] LR: 0.100000")
         r"|(?i:^\W*epoch:? ?\[\s*\d+\s*(?:\||/|of)\s*\d+\s*\])"
         # stable-diffusion.cpp done sampling an image and decoding its latents

@@ -275,6 +275,16 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
             best = replace(best, after=(told[0], f"{told[1]} (traceback after the error)"))
     if (
         best.after is None
+        and cand.rank == best.rank == STRONG
+        and cand.hint
+        and cand.hint_from.startswith("rule ")
+        and 0 < cand.start - best.line <= 2
+    ):
+        # the tool's next error, on the next line, names by its rule the work it was doing
+        # (TensorRT's builder finding no tactic for a node right after an allocation failed)
+        best = replace(best, after=(cand.hint, f"{cand.hint_from} (the next error)"))
+    if (
+        best.after is None
         and best.activity is None
         and cand.activity is not None
         and cand.activity[0] != "shutdown"  # (the process going down after the error: its end)

@@ -135,7 +135,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             r"\bkv[ _-]?cache\b|\b(?:cache|kv) blocks?\b|\b(?:ssm|mamba) (?:state|cache)\b"
             r"|\brs cache\b|\brecurrent[ -]state cache\b"
-            r"|\blmcache\b",  # LMCache, the KV-cache layer: its allocator holds KV blocks
+            r"|\blmcache\b"  # LMCache, the KV-cache layer: its allocator holds KV blocks
+            # (a model's memory asked for together with its cache: ExLlamaV2's autosplit loader,
+            # "Insufficient VRAM for model and cache")
+            r"|\b(?:model|weights) and (?:the )?cache\b",
             SHORTAGE,
         ),
     ),
@@ -359,7 +362,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # compiled with GPU support" when called on a CUDA tensor)
             r"|\bNot compiled with (?:CUDA|GPU|ROCm|HIP) support\b"
             # (or without the collectives library: "NCCL support is not compiled")
-            r"|\b(?:NCCL|CUDA|GPU) support is not compiled\b",
+            r"|\b(?:NCCL|CUDA|GPU) support is not compiled\b"
+            # a feature the machine itself lacks, said so ("Simulation device \"GPU\" does not
+            # supported cuStateVec on this system", Qiskit Aer's)
+            r"|\bsupport\w* .{0,60}?\bon this (?:system|machine|computer)\b",
         ),
     ),
     (

@@ -57,9 +57,12 @@ _GLOG_LEVEL = re.compile(
 )
 # TensorRT's logger (trtexec, the builder): "[V] [TRT] ...", "[E] Engine creation failed"
 # and TensorRT-LLM's "[TRT] [E] ..." / "[TRT-LLM] [W] ..."; TensorRT-LLM's C++ logger and
-# LMDeploy's TurboMind: "[TensorRT-LLM][WARNING] ...", "[TM][WARN][0914.14:00:25] ..."
+# LMDeploy's TurboMind: "[TensorRT-LLM][WARNING] ...", "[TM][WARN][0914.14:00:25] ..."; the
+# time may come before the level, and a colon after the brackets (HugeCTR's
+# "[HCTR][06:36:45.719][ERROR][RK0][main]: ")
 _BRACKET_LEVEL = re.compile(
-    r"^\[[\w\-]{1,20}\]\[(?P<level>ERROR|WARNING|WARN|INFO|DEBUG|FATAL)\](?:\[[^\]]{1,60}\])*\s?"
+    r"^\[[\w\-]{1,20}\](?:\[\d[\d:.]{4,20}\])?\[(?P<level>ERROR|WARNING|WARN|INFO|DEBUG|FATAL)\]"
+    r"(?:\[[^\]]{1,60}\])*:?\s?"
 )
 _TRT_LEVEL = re.compile(
     r"^(?:\[TRT(?:-LLM)?\]\s)?\[(?P<level>[VIWEF])\]\s"

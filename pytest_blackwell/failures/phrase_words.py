@@ -474,7 +474,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a Ray actor that failed as it was created (its constructor: a worker being set up)
         r"|\berror raised in its creation task\b"
         # Android's framework failing to start an app's activity (the app starting up)
-        r"|\bUnable to start activity ComponentInfo\{",
+        r"|\bUnable to start activity ComponentInfo\{"
+        # ONNX Runtime's bindings registering an execution provider as a session is set up
+        # (the Rust crate's "An error occurred when attempting to register `CUDAExecutionProvider`")
+        r"|\battempting to register `?\w+ExecutionProvider\b"
+        r"|\b[A-Z]\w* provider registration failed\b",
         "startup",
     ),
 )

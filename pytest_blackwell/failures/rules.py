@@ -137,7 +137,10 @@ CAUSES: tuple[Rule, ...] = (
        # (or quoted in a check's report of the call: 'CUDA RT call "cudaGraphInstantiate(&g,
        # graph, 0)" in line 142 of file test.cpp failed with invalid argument')
        r"|[\"'`](?:cuda|hip)(?:Graph\w+|Stream(?:Begin|End)Capture\w*)\([^\"'`]{0,200}\)[\"'`]"
-       r".{0,80}?\bfailed\b",
+       r".{0,80}?\bfailed\b"
+       # (XLA's command buffers, by the graph they could not instantiate or launch: "Failed to
+       # launch HIP graph: HIP_ERROR_InvalidValue")
+       r"|\bFailed to (?:instantiate|launch|update) (?:CUDA|HIP) graph\b",
        stage_hint="graph_capture"),
     # --- KV cache budget --------------------------------------------------------------------------
     rule("kv_no_memory", "kv_cache_oom", r"No available memory for the cache blocks",

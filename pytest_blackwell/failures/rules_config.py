@@ -87,6 +87,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        # Caffe's weights (a .caffemodel protobuf) that cannot be parsed
        r"|Failed to parse NetParameter file"
        r"|size mismatch for [\w.]+|(?:Missing|Unexpected) key\(s\) in state_dict"
+       # (a loader's own list of the checkpoint's missing weights: fair-esm's "Keys
+       # 'trunk.x.weight, trunk.y.bias' are missing.")
+       r"|\bKeys '[\w.]+(?:, [\w.]+)*' are missing\b"
        # (TensorRT's network given weights of another model: "kernel weights has count 5376 but
        # 32640 was expected"; CTranslate2's reader of a cut file: "File model.bin is incomplete")
        r"|\bkernel weights has count \d+ but \d+ was expected|\bFile [\w.\-]+ is incomplete\b"

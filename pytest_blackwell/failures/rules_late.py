@@ -33,6 +33,13 @@ _PYTHON_VALUE_ERRORS = (
     # nor torch's refusal to read a tensor that has no data yet (a model's weights left on the
     # meta device by an offloading loader: "Cannot copy out of meta tensor; no data!")
     r"|Cannot copy out of meta tensor\b"
+    # nor Triton's refusal of a tensor the program left on the host ("Pointer argument (at 0)
+    # cannot be accessed from Triton (cpu tensor?)"): where the program put its data, a bug
+    r"|Pointer argument \(at \d+\) cannot be accessed from Triton\b"
+    # nor an error vLLM re-raised from the model's execution, under its own type ("ValueError:
+    # Error in model execution (input dumped to ...): ..."): settings are refused before the
+    # model runs; what it carries is read by its own words
+    r"|Error in model execution\b"
 )
 
 #: PaddlePaddle's check of the card against its wheel's architectures, in each release's words
