@@ -63,7 +63,9 @@ from classify_helpers import classify_as, classify_both
             "env_mismatch",
             "startup",
         ),
-        (["RuntimeError: Insufficient VRAM for model and cache"], "device_oom", "unknown"),
+        # (round 109: memory for the model together with its cache is the KV cache's budget)
+        (["RuntimeError: Insufficient VRAM for model and cache"], "kv_cache_oom", "unknown"),
+        (["RuntimeError: Insufficient VRAM for the model weights"], "device_oom", "unknown"),
         (
             ["Decode transfer failed for request rank=1 rid='7': KVTransferError(bootstrap)"],
             "unknown",
