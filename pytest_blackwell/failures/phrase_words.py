@@ -439,6 +439,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bfailed to (?:query|initiali[sz]e) NVML\b(?!: Unknown Error)|\bcannot init NVML\b)"
         # an error said to have happened while a session or a backend initialised
         r"|(?i:\b(?:exception|error|failure) during initiali[sz]ation\b)"
+        # (or while a runtime initialised: "Error while initializing ZeroGPU: ...", WebLLM's
+        # "Init error, OperationError: ...")
+        r"|\b[Ee]rror while initiali[sz]ing\b|^Init error\b"
         # (or its set-up: "Error in Dynamo component setup: ...")
         r"|(?i:\b(?:exception|error|failure) (?:in|during) (?:the )?(?:[\w-]+ ){0,2}set-?up:)"
         # a program's own initialisation said to have failed, as the whole message

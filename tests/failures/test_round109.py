@@ -57,6 +57,17 @@ from classify_helpers import classify_as, classify_both
             "env_mismatch",
             "startup",
         ),
+        # an error said to have come while a runtime initialised (WebLLM's "Init error, ...")
+        (
+            ["Init error, OperationError: The operation failed for an operation-specific reason"],
+            "unknown",
+            "startup",
+        ),
+        (
+            ["RuntimeError: Error while initializing the GPU pool: Unknown"],
+            "unknown",
+            "startup",
+        ),
         # a loader's own list of the weights its checkpoint lacks
         (
             ["RuntimeError: Keys 'encoder.layer.0.weight, encoder.layer.0.bias' are missing."],
@@ -133,5 +144,16 @@ def test_a_value_error_naming_a_setting_is_still_refused(tmp_path: Path) -> None
         tmp_path,
         ["ValueError: max_model_len (9000) is larger than the maximum allowed (8192)"],
         "unsupported_config",
+        "unknown",
+    )
+
+
+def test_an_init_word_inside_a_message_names_no_stage(tmp_path: Path) -> None:
+    """Only a message that starts with ``Init error`` is one: the words elsewhere on the line
+    (a model's own error text) say nothing of when it came."""
+    classify_as(
+        tmp_path,
+        ["RuntimeError: CUDA error: unknown error (Init error, retried)"],
+        "unknown",
         "unknown",
     )
