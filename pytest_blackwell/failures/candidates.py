@@ -280,8 +280,8 @@ def merged(best: Candidate | None, cand: Candidate) -> Candidate:
         and cand.hint_from.startswith("rule ")
         and 0 < cand.start - best.line <= 2
     ):
-        # the tool's next error, on the next line, names by its rule the work it was doing
-        # (TensorRT's builder finding no tactic for a node right after an allocation failed)
+        # the tool's next error, on one of the next two lines, names by its rule the work it was
+        # doing (TensorRT's builder finding no tactic for a node right after an allocation failed)
         best = replace(best, after=(cand.hint, f"{cand.hint_from} (the next error)"))
     if (
         best.after is None
