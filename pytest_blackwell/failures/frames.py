@@ -140,11 +140,9 @@ def parse_frame(text: str) -> Frame | None:
         m = _METHOD.search(text)
         return None if m is None else _method_frame(m)
     groups = m.groupdict()
-    func = (groups.get("func") or groups.get("name") or groups.get("rich_name") or "").rsplit(
-        ".", 1
-    )[-1]
-    path = groups.get("path") or groups.get("plain") or groups.get("rich") or ""
-    return Frame(path.replace("\\", "/"), func)
+    func = next(filter(None, (groups.get(k) for k in ("func", "name", "rich_name"))), "")
+    path = next(filter(None, (groups.get(k) for k in ("path", "plain", "rich"))), "")
+    return Frame(path.replace("\\", "/"), func.rsplit(".", 1)[-1])
 
 
 def _method_frame(m: re.Match[str]) -> Frame:

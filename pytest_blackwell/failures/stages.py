@@ -122,9 +122,9 @@ def marker_stage(text: str) -> str | None:
 def _says(fragment: str, text: str) -> bool:
     """``fragment`` in ``text``; a log prefix (``llama_context:``) not as a C++ scope in a
     backtrace's frame (``llama_context::graph_compute``), which is no record of that step."""
-    if not fragment.endswith(":"):
-        return fragment in text
-    return text.count(fragment) > text.count(fragment + ":")
+    if fragment not in text:
+        return False
+    return not fragment.endswith(":") or text.count(fragment) > text.count(fragment + ":")
 
 
 def marker_fragment(text: str) -> str:

@@ -250,8 +250,6 @@ def _plain_words(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
     own name is not such a word: its banner, ``NCCL version 2.21.5+cuda12.4``, starts healthy
     runs)."""
     for index, (_, _, line) in enumerate(last):
-        if any(_SERVING.search(later.text) for _, _, later in last[index + 1 :]):
-            return None  # (the program came up after it: "Running on local URL: ...")
         if (
             # (a build that cannot use the GPU is a failure as the last word, even as a warning)
             (
@@ -271,6 +269,8 @@ def _plain_words(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
             )
         ):
             continue
+        if any(_SERVING.search(later.text) for _, _, later in last[index + 1 :]):
+            return None  # (the program came up after it: "Running on local URL: ...")
         return _Picked(index, "unknown", line.text, {})
     return None
 
@@ -353,9 +353,10 @@ def _ending_stack(tail: Sequence[tuple[int, LogicalLine]], stage: str) -> Candid
     flat = [(n, line) for n, line in tail if line.text.strip()]
     start = _run_start([line.text for _, line in flat], is_frame)
     run = [line.text for _, line in flat[start:]]
-    native = sum(DEBUGGER_FRAME.match(text) is not None for text in run)
+    natives = [DEBUGGER_FRAME.match(text) is not None for text in run]
+    native = sum(natives)
     python = sum(
-        DEBUGGER_FRAME.match(text) is None and parse_frame(text) is not None for text in run
+        not nat and parse_frame(text) is not None for text, nat in zip(run, natives, strict=True)
     )
     if not python and native < 2:
         return None
@@ -372,10 +373,8 @@ def _ending_stack(tail: Sequence[tuple[int, LogicalLine]], stage: str) -> Candid
         n, line = above
         return Candidate(LEVEL_ONLY, "unknown", line.text, n, n, stage, {}, None)
     n, line = flat[start]
-    frames = [text.text for _, text in flat[start:]]
-    cand = Candidate(LEVEL_ONLY, "unknown", line.text, n, n, stage, {"truncated": True}, None)
-    cand.traceback = frames
-    return cand
+    detail: dict[str, Any] = {"truncated": True}
+    return Candidate(LEVEL_ONLY, "unknown", line.text, n, n, stage, detail, None, run)
 
 
 #: An exception's line at the margin, as Python prints it below its traceback ("SystemExit: 0",
@@ -412,8 +411,10 @@ def stack_then(tail: Iterable[tuple[int, str]], lineno: int, after: Iterable[str
     """The debugger's backtrace right above line ``lineno`` (a process's death: ggml's and gdb's
     stack of the aborting process, printed before the shell reports "Aborted"), innermost first,
     then ``after``; none when another line stands between them."""
+    # (a generator: the tail is read only when nothing else told the stage and these are asked)
     above = [line.text for n, raw in tail if n < lineno for line in logical_lines(raw)]
-    return itertools.chain(above[_run_start(above, lambda text: not text.strip()) :], after)
+    yield from above[_run_start(above, lambda text: not text.strip()) :]
+    yield from after
 
 
 def _run_start(texts: Sequence[str], also: Callable[[str], bool]) -> int:

@@ -125,3 +125,16 @@ def test_words_before_a_server_that_came_up_are_no_failure(tmp_path: Path) -> No
         "To create a public link, set `share=True` in `launch()`.",
     ]
     assert classify_both(tmp_path, lines) is None
+
+
+def test_words_after_the_server_came_up_are_still_read(tmp_path: Path) -> None:
+    """Only what came before the server reported itself up is passed over: words after it, the
+    log's last, are read as before."""
+    lines = [
+        "loading the voice model",
+        "* Running on local URL:  http://0.0.0.0:7860",
+        "Missing tensor: mel.spectrogram.window",
+    ]
+    failure = classify_both(tmp_path, lines)
+    assert failure is not None
+    assert failure.first_error == "Missing tensor: mel.spectrogram.window"
