@@ -16,11 +16,14 @@ CONFIG_REFUSAL = (
     r"|\bno longer (?:supported|allowed|accepted)\b"
     # settings that cannot go together ("... This is not compatible with offloading"; not
     # a driver, a build, a version or a GPU that does not fit: the environment's)
-    r"|\b(?:is|are) not compatible with\b(?!.{0,80}?\b(?:driver|CUDA|ROCm|cuDNN|build"
-    r"|wheel|version|GPU|sm_\d+|torch|PyTorch|installation)\b)"
+    # (nor torch's "view size is not compatible with input tensor's size", a program's bug)
+    r"|\b(?<!view size )(?:is|are) not compatible with\b(?!.{0,80}?\b(?:driver|CUDA|ROCm|cuDNN"
+    r"|build|wheel|version|GPU|sm_\d+|torch|PyTorch|installation)\b)"
     r"|\bonly (?:supported|available|allowed|works?) (?:for|with|when)\b(?! contiguous)"
     r"|\bonly supports?\b"  # ("Bloom models only support fp16")
-    r"|\bmissing (?:required )?(?:field|key|argument|tensor|weight|parameter|config\w*)s?\b"
+    # (also of a named system: torch_xla's "Missing XLA configuration")
+    r"|\bmissing (?:required )?(?-i:[A-Z]{2,5} )?(?:field|key|argument|tensor|weight|parameter"
+    r"|config\w*)s?\b"
     # a tensor the loader needs, by its name ("missing result_output tensor")
     r"|\bmissing (?:tensor )?'?[\w.]+\.(?:weight|bias)\b|\bmissing \w+ tensor\b"
     r"|\btensor names are different from those expected\b"  # (TensorRT-LLM's checkpoint)

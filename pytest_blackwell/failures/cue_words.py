@@ -119,6 +119,15 @@ DEVICE_NOT_SET_UP = (
     r" (?:the )?(?:list of )?(?:all |any )?(?:GPU|CUDA|gpu|cuda) devices?\b"
 )
 
+#: TensorFlow's placer finding no GPU for a node pinned to one ("was explicitly assigned to
+#: /device:XLA_GPU:0 but available devices are [ ...CPU:0 ]", "Could not satisfy explicit
+#: device specification '/device:GPU:0' because no devices matching that specification are
+#: registered"): the process has no GPU, found when a graph runs, not as it starts.
+GPU_NOT_IN_PROCESS = (
+    r"\bassigned to \S*device:(?:XLA_)?GPU:\d+ but available devices are\b"
+    r"|\bexplicit device specification '\S*GPU:\d+' because no devices matching\b"
+)
+
 #: A binding that cannot find the native library it wraps (.NET's "Native Library not found in
 #: default paths"): the environment lacks it, and it is looked for as the program starts
 #: (:mod:`.evidence`).
@@ -228,6 +237,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # a device the program cannot use says so before any refusal it words ("Your device does
     # not support the current version of Torch"): read before the missing kernels
     ("env_mismatch", (DEVICE_NOT_SET_UP,)),
+    ("env_mismatch", (GPU_NOT_IN_PROCESS,)),
     ("dispatch_failure", (_REFUSAL, _ARCH)),
     ("dispatch_failure", (_REFUSAL, _KERNEL, _OPERAND)),
     # a GPU backend's own source refusing what it was asked ("ggml-metal.m:539: false && \"not

@@ -77,6 +77,7 @@ MORE_TRIGGERS: tuple[str, ...] = (
     ".cu:",
     ".cuh:",
     ".h:",
+    "stack trace ***",  # TSL's trace before XLA aborts (:data:`ERRORISH`)
     "Non-OK-status",  # XLA's status check, a fatal glog record behind a TensorFlow-style prefix
     # TensorFlow's C++ records at an error level ("2024-09-02 12:48:12.7: E tensorflow/x.cc:9]")
     ": E ",
@@ -221,6 +222,8 @@ ERRORISH = re.compile(
     r"|^Result = FAIL\b"
     # glog's (and absl's) report of a failed CHECK, its message line not in the paste
     r"|^\*\*\* Check failure stack trace: \*\*\*"
+    # (TSL's, which XLA prints before it aborts, its message after the trace)
+    r"|^\s*\*\*\* (?:Begin|End) stack trace \*\*\*"
     # a native program's abort or assert at its source line, the line starting with the file
     # ("ggml/src/ggml-backend.cpp:537: GGML_ASSERT(...) failed", ggml_abort's "common.cuh:112:
     # ggml was not compiled with any CUDA arch <= 750"): a source line and a message, no column,
@@ -260,6 +263,9 @@ BENIGN = re.compile(
     # an allocator that reserves its buffers anew and allocates again (ggml's scheduler: "failed
     # to allocate graph, reserving")
     r"|, reserving\b"
+    # NVSHMEM's InfiniBand transport finding no devices to list (a host without IB NICs: it goes
+    # on over its other transports; "ibrc.cpp:1653: NULL value get_device_list failed")
+    r"|\bNULL value get_device_list failed\b"
     # a warning of what may happen ("This is not supported for all configurations of models and
     # can yield errors."), not an error that happened
     r"|\b(?:can|may|might|could) (?:yield|cause|lead to|result in|produce) (?:\w+ ){0,2}errors?\b"

@@ -339,6 +339,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bfailed lazily at initiali[sz]ation\b"
         # (or refusing to, in a child forked after its parent had set CUDA up)
         r"|\bCannot re-initialize CUDA in forked subprocess\b"
+        # a library built without the GPU saying so as it is imported (bitsandbytes)
+        r"|\bwas compiled without GPU support\b"
         # a server setting its memory pools up as it starts (Triton's pinned memory pool)
         r"|\bpinned memory pool will not be available\b|\bfailed to allocate pinned system memory\b"
         # a ggml backend setting its device up (CUDA's, Metal's, Vulkan's, SYCL's, OpenCL's)

@@ -215,6 +215,9 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        # "block scaled fp8 gemm is not implemented for Blackwell"
        r"|\bnot (?:implemented|supported|available) (?:for|on) (?:Blackwell|Hopper|Ampere|Turing"
        r"|Ada(?: Lovelace)?|Volta|Pascal|sm_?\d+)\b"
+       # (or for a device type: "The operator 'aten::_index_put_impl_' is not currently
+       # implemented for the MPS device", older torch's "is not current implemented")
+       r"|\bnot (?:current(?:ly)? )?implemented for the \w+ device\b"
        # no kernel variant for this SM: "No variants in groups [...] support SM103"
        r"|\b(?:[Nn]o \w+[^.:]{0,60}?|does not |doesn't |not )supports? (?:SM|sm_?)"
        r"(?P<compute_capability>\d+)"

@@ -336,9 +336,20 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|^\s*Expected in:\s+\S+\.dylib\b"
        # the loader out of room for a library's thread-local storage ("libgomp-d22c30c5.so.1:
        # cannot allocate memory in static TLS block"): a library load, no device memory
-       r"|\.so[.\d]*: cannot allocate memory in\b",
+       r"|\.so[.\d]*: cannot allocate memory in\b"
+       # a library built for another CPU (dyld: "(mach-o file, but is an incompatible architecture
+       # (have 'x86_64', need 'arm64'))"; glibc: "wrong ELF class: ELFCLASS32")
+       r"|\bincompatible architecture \(have '?\w+'?, need '?\w+'?\)|\bwrong ELF class\b",
        ignore_at=QUIET,
        keywords=("CANNOT LINK EXECUTABLE", "cannot locate symbol", " symbol not found")),
+    # a compiled extension's operator (its module named `_C` by custom) called with the arguments
+    # of another release of its Python side ("_moe_C::moe_wna16_marlin_gemm() expected at most 29
+    # argument(s) but received 30 argument(s)"), when it is called, not loaded; not an operator
+    # registered from Python ("auto_deploy::f()"), where that is a program's call, as Python's
+    # own "got an unexpected keyword argument" is (round 42)
+    rule("op_schema_mismatch", "env_mismatch",
+       r"\b\w*_C::\w+\(\) (?:expected at most \d+ argument\(s\) but received \d+"
+       r"|is missing value for argument '\w+')", ignore_at=QUIET),
     rule("jit_build_failed", "env_mismatch",
        r"Error building extension '|ninja: build stopped: subcommand failed|Ninja build failed"
        # (ninja's failed edge, newer ninja with its exit code: "FAILED: [code=1] x.so")

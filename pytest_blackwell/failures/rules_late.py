@@ -129,8 +129,10 @@ LATE_RULES: tuple[Rule, ...] = (
        # c10d's error of a collective backend, also named only by a wrapper ("RayTaskError(
        # DistBackendError): ...")
        r"|\bDistBackendError\b" + _STORE_TIMEOUT +
-       # NVSHMEM (DeepEP's transport): its source naming a failed status, its own init failure
-       r"|/nvshmem\w*/src/\S+:\d+: (?:non-zero status|NULL value)|nvshmem\w* initialization failed"
+       # NVSHMEM (DeepEP's transport): its source naming a failed status (any tree's name for it:
+       # "/main_nvshmem/src/"), its own init failure, nvshmem4py's exceptions ("NvshmemInvalid:")
+       r"|/\w*nvshmem\w*/src/\S+:\d+: (?:non-zero status|NULL value(?! get_device_list))"
+       r"|nvshmem\w* initialization failed|\bNvshmem[A-Z]\w*: "
        r"|(?:^|: )(?:Test )?NCCL failure \S+:\d+"
        # (or with NCCL's own string for the result: "NCCL failure: unhandled cuda error in f.cu
        # at line: 86", a program's check of an NCCL call)

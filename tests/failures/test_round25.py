@@ -53,14 +53,15 @@ from classify_helpers import classify_as, classify_both
         (["进程已结束\uff0c退出代码为 -1073740791 (0xC0000409)"], "engine_died", "unknown"),
         # any other exit code but 0 is a failure whose cause the log does not show
         (["runner ready", "Process finished with exit code 1"], "unknown", "unknown"),
-        # a library that says its installed build cannot use the GPU, as the last word
+        # a library that says its installed build cannot use the GPU, as the last word (said as
+        # it is imported: `startup` since round 110)
         (
             [
                 "/env/lib/site-packages/lib8bit/ext.py:12: UserWarning: The installed version "
                 "of lib8bit was compiled without GPU support. GPU kernels are unavailable.",
             ],
             "env_mismatch",
-            "unknown",
+            "startup",
         ),
         # legacy torch's THC check: error 2 is cudaErrorMemoryAllocation
         (

@@ -151,7 +151,7 @@ from classify_helpers import classify_as, classify_both
             "unknown",
         ),
         # a build without GPU support as the last word, at a logger's warning level, the time
-        # column left blank by Rich's handler
+        # column left blank by Rich's handler (said as it is imported: `startup` since round 110)
         (
             [
                 "2025-10-01 23:23:28 WARNING  Could not find the bitsandbytes CUDA binary at x",
@@ -159,7 +159,7 @@ from classify_helpers import classify_as, classify_both
                 "without GPU support.",
             ],
             "env_mismatch",
-            "unknown",
+            "startup",
         ),
         # what was built before pip's last word is over: an error after it is not compiling
         (
