@@ -113,8 +113,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # an offline converter announcing the pass its run exists for (ExLlamaV2's convert.py:
         # " -- Quantizing...", then a line per layer)
         r"|(?i:^\W*(?:quantizing|calibrating)(?: (?:the )?model)?\s*(?:\.\.\.|\u2026)\s*$)"
-        # Megatron's timer before a training step; BasicSR's training record ("<epoch:  5, iter:")
-        r"|\bbefore the start of training step\]|<epoch:\s*\d+, iter:\s*[\d,]+"
+        # Megatron's timer before a training step, and its word as its training loop starts
+        # ("training ..."); BasicSR's training record ("<epoch:  5, iter:")
+        r"|\bbefore the start of training step\]|^training \.\.\.\s*$|<epoch:\s*\d+, iter:\s*[\d,]+"
         # a program announcing the start of its work ("Start simulation", "Starting training")
         # (or of the work on an input: "Starting transcription on: talk.mp3")
         # (or "Starting sequential inference to transcribe: talk.wav")

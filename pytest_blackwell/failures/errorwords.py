@@ -143,6 +143,9 @@ ERRORISH = re.compile(
     r"(?:error|Error)\s*=?\s*[1-9]\d*(?![\d.eE])"
     r"|\b(?:error|Error) [1-9]\d*\s*:\s*\S"  # an error and its code ("runtime error 6: ...")
     r"|\b[1-9]\d* root error\(s\) found\b"  # TensorFlow's summary above its errors
+    # a check's verdict naming the exception it caught ("float8_e4m3fnuz: FAIL InductorError:
+    # CompilationError: at 1:0:")
+    r"|\bFAIL(?:ED)?:? (?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception):"
     r"|\b(?i:CUDA|NCCL|cuDNN|cuBLAS) failure\b"
     # an Abseil status as XLA, JAX and TensorFlow print it ("INVALID_ARGUMENT: stream is
     # uninitialized or in an error state")

@@ -188,7 +188,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\btorch\._dynamo\.config\.suppress_errors\b"
         # an exception of Dynamo's own, raised only while it traces or compiles a frame
         # ("torch._dynamo.exc.TorchRuntimeError: Failed running call_function ...")
-        r"|\btorch\._dynamo\.exc\.[A-Z]\w+",
+        r"|\btorch\._dynamo\.exc\.[A-Z]\w+"
+        # (and Inductor's, as it lowers or caches a graph); a compiler's own crash (gcc's ICE)
+        r"|\btorch\._inductor\.(?:exc|codecache)\.[A-Z]\w+|\bLoweringException\b"
+        r"|\binternal compiler error\b",
         "compile",
     ),
     (

@@ -126,7 +126,10 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        keywords=("ggml-cuda",)),
     rule("ptxas_arch", "dispatch_failure",
        r"ptxas\b.{0,40}?(?:fatal|error)\s*:.*?'sm_(?P<compute_capability>\d+)a?'.*?not defined"
-       r"|(?:PTXAS|ptxas) (?:fatal|error)|CalledProcessError: Command '\[[^\]]{0,300}?ptxas",
+       # (not Triton's wrapper of ptxas' output, whose words below it name the cause: "PTXAS
+       # error: Internal Triton PTX codegen error" over "ptxas fatal : ...")
+       r"|(?:PTXAS|ptxas) (?:fatal|error)(?!: Internal Triton PTX codegen error\s*$)"
+       r"|CalledProcessError: Command '\[[^\]]{0,300}?ptxas",
        stage_hint="compile", keywords=("ptxas", "PTXAS"), ignore_at=("WARNING",)),
     # ptxas refusing an instruction or feature for this target ("not supported on .target")
     rule("ptxas_target", "dispatch_failure",

@@ -48,9 +48,13 @@ SMEM_RULES: tuple[Rule, ...] = (
     # (Intel's GPU compiler: "total scratch space exceeds HW supported limit: 311264 bytes")
     rule("ptxas_shared_data", "smem_limit",
        r"(?:uses )?too much (?:shared|local) data\b(?: \(0x[0-9a-fA-F]+ bytes)?"
-       r"|\btotal (?:scratch|private|spill) (?:space|memory) exceeds HW supported limit\b",
+       r"|\btotal (?:scratch|private|spill) (?:space|memory) exceeds HW supported limit\b"
+       # (or more registers than a thread may have: "(C7600) Register allocation failed with
+       # register count of '255'")
+       r"|\bRegister allocation failed with register count of\b",
        stage_hint="compile",
-       keywords=("too much shared data", "too much local data", "exceeds HW supported limit")),
+       keywords=("too much shared data", "too much local data", "exceeds HW supported limit",
+                 "Register allocation failed")),
     rule("triton_out_of_resources", "smem_limit",
        r"^(?:[\w.]+\.)?OutOfResources\b|out of resource: shared memory",
        keywords=("OutOfResources",), ignore_at=AUTOTUNE_QUIET),

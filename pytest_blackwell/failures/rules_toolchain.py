@@ -23,6 +23,9 @@ MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
    # (or MSVC's, which Triton builds its C helper with on Windows: "...\\x64\\cl.EXE'")
    r"|Command '\['(?:[^',]{0,200}?\\)?cl(?:\.[Ee][Xx][Ee])?'"
    r"|\berror: include file '[\w/.]+\.h' not found"  # (tcc, the C compiler Triton ships)
+   # (or one that cannot build the helper sources Triton generates: MSVC's "error C2059" on
+   # "__triton_launcher.c(123)")
+   r"|\b(?:__triton_launcher|cuda_utils)\.c(?:\(\d+\)|:\d+(?::\d+)?): (?:fatal )?error\b"
    # clang's words for a header it cannot find (also Metal's compiler, built on it)
    r"|\bfatal error: '[\w/.\-]+\.(?:h|hh|hpp|cuh)' file not found"
    # (gcc's and nvcc's own words for an include it cannot find, a header without an
@@ -66,6 +69,8 @@ MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
 LINK_FAILED: Rule = rule("link_failed", "env_mismatch",
    r"\bld(?:\.\w+)?: cannot find -l\w+|\bundefined reference to [`'\u2018]"
    # (MSVC's linker by its codes, in any language: "error LNK2001: unresolved external symbol")
-   r"|\berror LNK(?:2001|2019|1120)\b",
+   r"|\berror LNK(?:2001|2019|1120)\b"
+   # (clang's words for its linker failing, as gcc's collect2 says "ld returned 1 exit status")
+   r"|\bclang(?:\+\+)?(?:\.exe)?: error: linker command failed\b",
    stage_hint="compile")
 # fmt: on

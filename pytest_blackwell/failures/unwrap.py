@@ -58,6 +58,10 @@ def dedented(lines: Sequence[str]) -> list[str] | None:
             return None
     if not common:
         return None
+    if common.endswith("  ") and any(line[len(common) :].startswith('File "') for line in lines):
+        # (a traceback among them keeps the two spaces Python prints its frames with: a paste
+        # that indented it, kubectl's describe or a nested list, did not make them flush)
+        common = common[:-2]
     return [line[len(common) :] if line.strip() else "" for line in lines]
 
 
