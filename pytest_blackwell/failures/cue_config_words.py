@@ -36,6 +36,8 @@ CONFIG_REFUSAL = (
     r"|\b(?:failed to|cannot|can't|could not|unable to) load (?:the )?model config\b"
     r"|\b(?:can't|cannot|could not|couldn't|unable to) find (?:the )?model(?: folder"
     r"| path| directory| dir| files?)\b"
+    # (or its configuration file by name: "Can't find 'adapter_config.json' at '/data/...'")
+    r"|\b(?:can't|cannot|could not|couldn't|unable to) find '[\w.\-]*config\.json'"
     # a build or setting that needs another ("TrtGptModelInflightBatching requires GPT
     # attention plugin with packed input and paged KV cache")
     r"|\brequires (?:the )?(?:[\w-]+ ){0,3}(?:plugin|option|flag|mode)\b"
@@ -80,8 +82,9 @@ CONFIG_REFUSAL = (
     r"|divisible|positive|at least|at most|smaller|larger|lower|higher|fewer|in the form)"
     r"|\b(?:size|shape) mismatch\b"
     # (torch's words for it: "The expanded size of the tensor (3840) must match the
-    # existing size (4080) at non-singleton dimension 1")
-    r"|\bmust match the existing size\b"
+    # existing size (4080) at non-singleton dimension 1", and its broadcast check's "The size of
+    # tensor a (10) must match the size of tensor b (16)")
+    r"|\bmust match the (?:existing size|size of tensor b)\b"
     r"|\bmust divisible by\b"  # (as a kernel's check words it: "size_k must divisible by")
     # a key a configuration must hold, asserted ("assert \"factor\" in rope_scaling")
     r"|\bassert ['\"][\w.\-]+['\"] in (?:self\.)?\w*(?:config|cfg|scaling|args|kwargs"

@@ -136,7 +136,8 @@ ERRORISH = re.compile(
     r"|^(?:[\w.:]+:? )?(?:error|Error|fatal)(?:\[\w+\])?\s*:|panicked at|\bExceptions?: \S"
     r"|^(?:[\d:.]+ )?[EF] \w+|\bERR\b|^[\w .\-]{0,40}\berror\s*:|^\w+: (?:error|failed to)\b"
     # the last line of defence: the shapes of an error in any tool's words
-    r"|(?:^|[\s;,(\[])(?:[\w\-]+ )?(?:error|Error)\s*:\s*\S|\b\d+ errors? detected\b"
+    # (also indented in a build's output: "    nvcc fatal   : A single input file is required")
+    r"|(?:^|[\s;,(\[])(?:[\w\-]+ )?(?:error|Error|fatal)\s*:\s*\S|\b\d+ errors? detected\b"
     # an error code: "CUDA error = 999 at main.cu:196", "cuda error 700"
     # (a code, not a figure: "cuBLAS error = 3.1e-06" is an accuracy check's difference)
     r"|\b(?i:cuda|hip|cublas|cudnn|cusparse|cufft|hipblas|rocblas)\w*(?: driver| runtime)? "

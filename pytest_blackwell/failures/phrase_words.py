@@ -253,11 +253,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\b(?:error|exception|failure) (?:occurr?ed |happened )?(?:during|while|in) (?:the )?"
         r"(?:\w+ )?"
         r"(?:generation|inference|sampling|decoding|prediction|transcription)\b)"
-        # uvicorn's report of an exception raised while the app handled a request
-        r"|\bException in ASGI application\b"
+        # uvicorn's (and Flask's) report of an exception raised while the app handled a request
+        r"|\bException (?:in ASGI application|on /\S* \[(?:GET|POST|PUT|PATCH|DELETE)\])"
         # a served request named by its OpenAI-style id ("cmpl-<hex>", "chatcmpl-<hex>") as the
-        # thing that failed or waits
-        r"|\b(?:chat)?cmpl-[0-9a-f]{8}"
+        # thing that failed or waits, or its grammar refusing its tokens (xgrammar's FSM)
+        r"|\b(?:chat)?cmpl-[0-9a-f]{8}|\bFailed to advance FSM for request\b"
         # ONNX Runtime's executor running a session's nodes (a record of sequential_executor.cc)
         r"|\b(?:sequential|parallel)_executor\.cc:\d+"
         # TensorFlow naming the function of the op that failed: Keras' training step
