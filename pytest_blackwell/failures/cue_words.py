@@ -174,7 +174,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"(?-i:\bSIG(?:KILL|SEGV|ABRT|BUS|FPE|ILL)\b)|\bkilled\b|\bcore dumped\b"
             # (not one of the toolchain's programs that nvcc names crashing, "'ptxas' died due to
             # signal 11": its bug; killed, "'cicc' died due to signal 9", it is a death)
-            r"|(?<!' )\bdied\b|' died due to signal 9\b|\bcrashed\b|"
+            r"|(?<!'ptxas' )(?<!'cicc' )(?<!'nvlink' )\bdied\b|' died due to signal 9\b"
+            r"|\bcrashed\b|"
             + SIGNAL_DEATH
             + r"|\bsegmentation fault\b|\b(?:exited|terminated) (?:unexpectedly|by signal)\b"
             # (not when it names the error that ended it: "process has terminated:

@@ -35,7 +35,7 @@ MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
    r"directory"
    # a compiler or build tool the JIT build runs is not installed
    # (or one that could not be started: XLA's "Failed to launch ptxas")
-   r"|\bFailed to (?:launch|execute|run) (?:nvcc|ptxas|nvlink|hipcc)\b"
+   r"|\bFailed to (?:launch|execute) (?:nvcc|ptxas|nvlink|hipcc)\b"
    r"|No such file or directory: '(?:[^']*/)?(?:nvcc|ninja|hipcc|ptxas|gcc|g\+\+|c\+\+"
    r"|clang(?:\+\+)?)'"
    # the same said by the program that looked for it (Inductor on Windows: "Cannot find
