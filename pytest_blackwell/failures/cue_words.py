@@ -124,7 +124,7 @@ DEVICE_NOT_SET_UP = (
 #: device specification '/device:GPU:0' because no devices matching that specification are
 #: registered"): the process has no GPU, found when a graph runs, not as it starts.
 GPU_NOT_IN_PROCESS = (
-    r"\bassigned to \S*device:(?:XLA_)?GPU:\d+ but available devices are\b"
+    r"\bassigned to \S*device:(?:XLA_)?GPU:\d+ but available devices are\b(?![^\]]*GPU:\d)"
     r"|\bexplicit device specification '\S*GPU:\d+' because no devices matching\b"
 )
 
@@ -174,7 +174,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"(?-i:\bSIG(?:KILL|SEGV|ABRT|BUS|FPE|ILL)\b)|\bkilled\b|\bcore dumped\b"
             # (not one of the toolchain's programs that nvcc names crashing, "'ptxas' died due to
             # signal 11": its bug; killed, "'cicc' died due to signal 9", it is a death)
-            r"|(?<!'ptxas' )(?<!'cicc' )(?<!'nvlink' )\bdied\b|' died due to signal 9\b"
+            r"|(?<!'ptxas' )(?<!'cicc' )(?<!'nvlink' )(?<!'cudafe\+\+' )(?<!'fatbinary' )"
+            r"\bdied\b|' died due to signal 9\b"
             r"|\bcrashed\b|"
             + SIGNAL_DEATH
             + r"|\bsegmentation fault\b|\b(?:exited|terminated) (?:unexpectedly|by signal)\b"

@@ -77,7 +77,6 @@ MORE_TRIGGERS: tuple[str, ...] = (
     ".cu:",
     ".cuh:",
     ".h:",
-    "stack trace ***",  # TSL's trace before XLA aborts (:data:`ERRORISH`)
     "Non-OK-status",  # XLA's status check, a fatal glog record behind a TensorFlow-style prefix
     # TensorFlow's C++ records at an error level ("2024-09-02 12:48:12.7: E tensorflow/x.cc:9]")
     ": E ",
@@ -136,8 +135,10 @@ ERRORISH = re.compile(
     r"|^(?:[\w.:]+:? )?(?:error|Error|fatal)(?:\[\w+\])?\s*:|panicked at|\bExceptions?: \S"
     r"|^(?:[\d:.]+ )?[EF] \w+|\bERR\b|^[\w .\-]{0,40}\berror\s*:|^\w+: (?:error|failed to)\b"
     # the last line of defence: the shapes of an error in any tool's words
-    # (also indented in a build's output: "    nvcc fatal   : A single input file is required")
-    r"|(?:^|[\s;,(\[])(?:[\w\-]+ )?(?:error|Error|fatal)\s*:\s*\S|\b\d+ errors? detected\b"
+    r"|(?:^|[\s;,(\[])(?:[\w\-]+ )?(?:error|Error)\s*:\s*\S|\b\d+ errors? detected\b"
+    # (and a tool's fatal error, also indented in a build's output: "    nvcc fatal   : A single
+    # input file is required"; not git's "fatal: not a git repository" that builds print)
+    r"|(?:^|\s)[\w\-]+ +fatal\s*:\s*\S"
     # an error code: "CUDA error = 999 at main.cu:196", "cuda error 700"
     # (a code, not a figure: "cuBLAS error = 3.1e-06" is an accuracy check's difference)
     r"|\b(?i:cuda|hip|cublas|cudnn|cusparse|cufft|hipblas|rocblas)\w*(?: driver| runtime)? "
@@ -226,8 +227,6 @@ ERRORISH = re.compile(
     r"|^Result = FAIL\b"
     # glog's (and absl's) report of a failed CHECK, its message line not in the paste
     r"|^\*\*\* Check failure stack trace: \*\*\*"
-    # (TSL's, which XLA prints before it aborts, its message after the trace)
-    r"|^\s*\*\*\* (?:Begin|End) stack trace \*\*\*"
     # a native program's abort or assert at its source line, the line starting with the file
     # ("ggml/src/ggml-backend.cpp:537: GGML_ASSERT(...) failed", ggml_abort's "common.cuh:112:
     # ggml was not compiled with any CUDA arch <= 750"): a source line and a message, no column,

@@ -9,7 +9,11 @@ kernels, whose causes say more) and come before the configurations rejected.
 from __future__ import annotations
 
 from pytest_blackwell.failures.rule import PINNED_POOL, QUIET, Rule, rule
-from pytest_blackwell.failures.rules_toolchain import LINK_FAILED, MISSING_COMPILER
+from pytest_blackwell.failures.rules_toolchain import (
+    LINK_FAILED,
+    MISSING_COMPILER,
+    TOOL_NOT_STARTED,
+)
 
 # fmt: off
 #: The environment cannot run it, tried after the other causes of :mod:`.rules`.
@@ -98,6 +102,7 @@ ENV_RULES: tuple[Rule, ...] = (
     rule("ipc_path_too_long", "env_mismatch",
        r"ipc path .{0,300}? is longer than (?P<limit>\d+) characters"),
     MISSING_COMPILER,
+    TOOL_NOT_STARTED,
     # xFormers' extensions built for another torch, which it reports when it is imported
     rule("xformers_extensions", "env_mismatch", r"xFormers can't load C\+\+/CUDA extensions",
        stage_hint="startup", keywords=("xFormers can't load",)),

@@ -132,7 +132,7 @@ LATE_RULES: tuple[Rule, ...] = (
        # NVSHMEM (DeepEP's transport): its source naming a failed status (any tree's name for it:
        # "/main_nvshmem/src/"), its own init failure, nvshmem4py's exceptions ("NvshmemInvalid:")
        r"|/\w*nvshmem\w*/src/\S+:\d+: (?:non-zero status|NULL value(?! get_device_list))"
-       r"|nvshmem\w* initialization failed|\bNvshmem[A-Z]\w*: "
+       r"|nvshmem\w* initialization failed|\bNvshmem\w*(?:Error|Invalid|Exception): "
        r"|(?:^|: )(?:Test )?NCCL failure \S+:\d+"
        # (or with NCCL's own string for the result: "NCCL failure: unhandled cuda error in f.cu
        # at line: 86", a program's check of an NCCL call)

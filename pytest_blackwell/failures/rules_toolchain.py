@@ -8,7 +8,7 @@ table, in their place among the other environment rules.
 
 from __future__ import annotations
 
-from pytest_blackwell.failures.rule import COMPILER_LAUNCH, Rule, rule
+from pytest_blackwell.failures.rule import COMPILER_LAUNCH, QUIET, Rule, rule
 
 # fmt: off
 #: A compiler, a header or a build tool missing, or unable to build anything.
@@ -34,8 +34,6 @@ MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
    r"|\.(?:h|hh|hpp|cuh|cu|cc|cpp)(?::\d+){1,2}: fatal error: [\w/.\-]+: No such file or "
    r"directory"
    # a compiler or build tool the JIT build runs is not installed
-   # (or one that could not be started: XLA's "Failed to launch ptxas")
-   r"|\bFailed to (?:launch|execute) (?:nvcc|ptxas|nvlink|hipcc)\b"
    r"|No such file or directory: '(?:[^']*/)?(?:nvcc|ninja|hipcc|ptxas|gcc|g\+\+|c\+\+"
    r"|clang(?:\+\+)?)'"
    # the same said by the program that looked for it (Inductor on Windows: "Cannot find
@@ -73,4 +71,12 @@ LINK_FAILED: Rule = rule("link_failed", "env_mismatch",
    # (clang's words for its linker failing, as gcc's collect2 says "ld returned 1 exit status")
    r"|\bclang(?:\+\+)?(?:\.exe)?: error: linker command failed\b",
    stage_hint="compile")
+
+#: A compiler of the toolchain that could not be started (XLA's "ptxas returned an error during
+#: compilation of ptx to sass: 'Internal: Failed to launch ptxas'", a fatal record); not
+#: TensorFlow's warning that it relies on the driver instead ("W ... redzone_allocator.cc:314]
+#: Internal: Failed to launch ptxas", then "Relying on driver to perform ptx compilation.").
+TOOL_NOT_STARTED: Rule = rule("compiler_not_started", "env_mismatch",
+   r"\bFailed to (?:launch|execute) (?:nvcc|ptxas|nvlink|hipcc)\b",
+   stage_hint="compile", ignore_at=QUIET, keywords=("Failed to launch", "Failed to execute"))
 # fmt: on

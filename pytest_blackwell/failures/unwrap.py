@@ -58,11 +58,28 @@ def dedented(lines: Sequence[str]) -> list[str] | None:
             return None
     if not common:
         return None
-    if common.endswith("  ") and any(line[len(common) :].startswith('File "') for line in lines):
-        # (a traceback among them keeps the two spaces Python prints its frames with: a paste
-        # that indented it, kubectl's describe or a nested list, did not make them flush)
-        common = common[:-2]
-    return [line[len(common) :] if line.strip() else "" for line in lines]
+    flat = [line[len(common) :] if line.strip() else "" for line in lines]
+    return _frames_reindented(flat)
+
+
+#: A Python traceback's frame line, flush with the margin once a paste's indentation is gone.
+_FLUSH_FRAME = re.compile(r'File "[^"]+", line \d+')
+
+
+def _frames_reindented(lines: list[str]) -> list[str]:
+    """``lines`` with the frames of a Python traceback given back the two spaces Python prints
+    them with, and their source and caret lines below them two more: a paste that indented the
+    whole traceback (kubectl's ``describe``, a nested list) did not make its frames flush. The
+    other lines stay as they are."""
+    out: list[str] = []
+    in_frame = False
+    for line in lines:
+        if _FLUSH_FRAME.match(line):
+            in_frame = True
+        elif not (in_frame and line.startswith(" ")):
+            in_frame = False
+        out.append("  " + line if in_frame else line)
+    return out
 
 
 #: The right border of a terminal pane or window a paste was copied from, after padding: an

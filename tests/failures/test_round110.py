@@ -115,18 +115,6 @@ from classify_helpers import classify_as, classify_both
             "env_mismatch",
             "startup",
         ),
-        # TSL's trace before XLA aborts: the message that follows it matches nothing known
-        (
-            [
-                "*** Begin stack trace ***",
-                "        tsl::CurrentStackTrace()",
-                "        clone",
-                "*** End stack trace ***",
-                "Unknown device type 'XYZ'",
-            ],
-            "unknown",
-            "unknown",
-        ),
     ],
 )
 def test_round110_mechanism(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
