@@ -68,8 +68,10 @@ _CALL = re.compile(r"(?:^|[\s.=(\[,])(?P<func>[A-Za-z_]\w*)\s*\(")
 _NOT_CALLEES = frozenset(["if", "for", "while", "return", "with", "not", "and", "or", "super",
                           "len", "int", "str", "list", "dict", "tuple", "set", "isinstance",
                           "getattr", "print", "cast", "type"])  # fmt: skip
+#: The head of a Python traceback's frame line, without its indentation (``File "x.py", line 3``).
+FRAME_HEAD = r'File "[^"]*", line \d+'
 # A traceback a paste flattened onto one line: each frame starts at a "File" after a space.
-_FLAT_FRAME = re.compile(r'(?<=\s)(?=File "[^"]*", line \d+)')
+_FLAT_FRAME = re.compile(r"(?<=\s)(?=" + FRAME_HEAD + ")")
 # py-spy's dump: "    draft (eagle_worker.py:397)", innermost first under "Thread N (active): ..."
 _PYSPY_FRAME = re.compile(r"^\s+(?P<func>[\w<>.]+) \((?P<path>[^()\s]+\.py):\d+\)$")
 _PYSPY_THREAD = re.compile(r'^Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:active|idle)[^)]*\)(?:: "|$)')

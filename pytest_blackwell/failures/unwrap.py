@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from pytest_blackwell.failures.frames import FRAME_HEAD
+
 MIN_WIDTH = 60
 #: Lines of a drawn box (Rich tracebacks, tables): all of one width by design, not wrapped; and
 #: a rule drawn across it (IPython's dashes above the exception's header, which it pads to the
@@ -63,7 +65,7 @@ def dedented(lines: Sequence[str]) -> list[str] | None:
 
 
 #: A Python traceback's frame line, flush with the margin once a paste's indentation is gone.
-_FLUSH_FRAME = re.compile(r'File "[^"]+", line \d+')
+_FLUSH_FRAME = re.compile(FRAME_HEAD)
 
 
 def _frames_reindented(lines: list[str]) -> list[str]:
