@@ -145,6 +145,10 @@ CONFIG_REFUSAL = (
     # (or said as a comparison: "Number of draft tokens (56) is larger than maximum
     # number of draft tokens (0)")
     r"|\b(?:is|are) (?:larger|greater|bigger|more) than (?:the )?max(?:imum)?\b"
+    # (or "The max KV cache length of input sequences (1500) exceeds the KV cache manager's
+    # maximum supported length (1024)": a limit the engine was set up with, not memory)
+    r"|\bexceeds?(?!.{0,100}?\b(?:memory|allocation)\b) (?:the )?(?:[\w']+ ){0,4}?max(?:imum)? "
+    r"(?:supported|allowed|permitted) "
     # (a request longer than the context: "The input is too long for the available context")
     r"|\btoo long for the (?:[\w']+ )?context\b"
     # a layer's input of fewer dimensions than it takes (TensorRT's network check: "[Convolution]:

@@ -108,8 +108,9 @@ DEVICE_NOT_SET_UP = (
     # Torch/CUDA!"): the torch installed cannot use the device
     r"|\bdevice does not support the (?:current|installed) version of (?:Py)?Torch\b"
     # llamafile's "--n-gpu-layers 35 was passed but no gpus were found"
-    r"|\bno (?:GPU|CUDA|gpu|cuda|OpenCL|Vulkan|SYCL)(?: device)?s? (?:were |was )?"
-    r"(?:found|detected)\b"
+    # (or with what the program looked for: LM Studio's "No supported Cuda GPUs found on device")
+    r"|\bno (?:supported |compatible |usable |suitable )?(?:GPU|CUDA|gpu|cuda|Cuda|OpenCL|Vulkan"
+    r"|SYCL|ROCm)(?: GPU| device)?s? (?:were |was )?(?:found|detected)\b"
     # (torch's "No CUDA GPUs are available"; Habana's "[Device not found] Device acquire failed")
     r"|\b[Nn]o (?:CUDA |GPU |Vulkan |XPU )?(?:GPUs|devices) are available\b|\bDevice acquire failed"
     r"|\b[Nn]o (?:GPU |CUDA |Vulkan )?device could be (?:created|found|initiali[sz]ed)\b"

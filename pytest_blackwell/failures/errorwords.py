@@ -269,6 +269,10 @@ BENIGN = re.compile(
     # NVSHMEM's InfiniBand transport finding no devices to list (a host without IB NICs: it goes
     # on over its other transports; "ibrc.cpp:1653: NULL value get_device_list failed")
     r"|\bNULL value get_device_list failed\b"
+    # ggml's backend loader probing a library that is no loadable backend (one built into the
+    # program: "load_backend: failed to find ggml_backend_init in .../libggml-hip.so"); the
+    # backends it has registered run
+    r"|\bload_backend: failed to find ggml_backend_\w+ in\b"
     # a warning of what may happen ("This is not supported for all configurations of models and
     # can yield errors."), not an error that happened
     r"|\b(?:can|may|might|could) (?:yield|cause|lead to|result in|produce) (?:\w+ ){0,2}errors?\b"
@@ -302,6 +306,10 @@ ASIDE = re.compile(
     # (or with the next of its ways: "Strategy rdma failed, trying next: ..."), and a program
     # saying it ignores the error it caught ("Ignore import error when loading x: No module ...")
     r"|\btrying (?:the )?next\b|\b[Ii]gnor(?:e|es|ing) (?:the |this )?(?:import )?errors?\b"
+    # a step the program says it skipped because a feature is not there ("CUDA host
+    # registration skipped: operation not supported"): it goes on without it (not an error it
+    # caught: "capture skipped: CUDA error: out of memory")
+    r"|\b[a-z]+ skipped: [\w ]{0,30}?\bnot (?:supported|available|enabled)\b"
     # a program's own caution about what it works around (koboldcpp's "Caution: pre-allocated
     # tensor (x) in a buffer (CPU) that cannot run the operation (ROPE)": its scheduler moves it)
     r"|^Caution: "

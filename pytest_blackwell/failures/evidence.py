@@ -20,6 +20,7 @@ from pytest_blackwell.failures.cues import READABLE_RULES, TWO_READINGS, cue_cat
 from pytest_blackwell.failures.frame_words import (
     dispatched,
     frame_category,
+    kv_pool_raiser,
     waiting_dump,
     worded_frame,
 )
@@ -266,6 +267,12 @@ def decide(
         # log says the KV caches are being allocated: the cache does not fit the memory left
         # (ExLlamaV2's cache constructor, vLLM's cache engine, "Allocating TT kv caches").
         category, category_from = "kv_cache_oom", f"{category_from} under {stage_from}"
+    worded = category == "device_oom" and category_from.startswith("cue ")  # (no allocator's)
+    pool = kv_pool_raiser(_own_frames(cand)) if worded and frames else None
+    if pool is not None:
+        # a shortage raised by the KV cache's own manager in words of its own ("Failed to
+        # allocate token prealloc indices" in SGLang's radix cache): its pool has no room
+        category, category_from = "kv_cache_oom", f"{category_from} raised in {pool}"
     if stage == "unknown" and frames:
         prior = stage_prior(category, cand.traceback, cand.text, cand.rule)
         if prior is not None:

@@ -173,6 +173,8 @@ DECISIVE: dict[str, str] = {
     "_init_cache_engine": "kv_alloc",
     "raise_if_cache_size_invalid": "kv_alloc",
     "init_memory_pool": "kv_alloc",
+    "init_memory_pools": "kv_alloc",  # (SGLang's later names, the scheduler's own)
+    "init_memory_pool_and_cache": "kv_alloc",
     "unify_hybrid_kv_cache_specs": "kv_alloc",
     "_create_kv_cache_manager": "kv_alloc",
     "build_managers": "kv_alloc",
@@ -252,6 +254,7 @@ CONTEXTUAL: dict[str, str] = {
     "_executor_loop": "execute",
     "_forward_step": "execute",
     "generate": "execute",
+    "handle_per_step": "execute",  # TensorRT-LLM's generation session, one decoding step
     "output_handler": "execute",
     "create_chat_completion": "execute",
     "create_messages": "execute",  # (the Anthropic-style messages endpoint of vLLM's server)

@@ -170,3 +170,16 @@ def waiting_dump(lines: Sequence[str]) -> str | None:
 def frame_category(lines: Sequence[str]) -> tuple[str, str] | None:
     """``(category, evidence)`` from a frame that raises for one reason only, else ``None``."""
     return _first_in(CATEGORY_FRAMES, frame_segments(lines))
+
+
+#: The sources of engines' KV cache managers (SGLang's ``mem_cache`` package, vLLM's block pool
+#: and KV cache manager): a shortage they raise is the cache's, not the device's.
+_KV_POOL_SOURCE = re.compile(r"/mem_cache/|/kv_cache_manager\.py$|/block_pool\.py$")
+
+
+def kv_pool_raiser(lines: Sequence[str]) -> str | None:
+    """The KV cache manager's source that raised the error of ``lines`` (its innermost frame),
+    else ``None``."""
+    segments = frame_segments(lines)
+    found = _KV_POOL_SOURCE.search(segments[-1][-1].path) if segments and segments[-1] else None
+    return None if found is None else found[0].strip("/")

@@ -65,6 +65,8 @@ _NAME_ALONE = re.compile(r"^\s*(?P<func>[A-Za-z_<][\w<>.]*)\s*$")
 # The function a frame's source line calls ("    self.model_runner.profile_run()"): the next
 # frame's, which names it when that frame's own line was cut.
 _CALL = re.compile(r"(?:^|[\s.=(\[,])(?P<func>[A-Za-z_]\w*)\s*\(")
+# A function's result called on ("get_attn_backend().forward("): the frame below is either's.
+_CHAINED = re.compile(r"\((?:[^()]|\([^()]*\))*\)\s*\.\s*[A-Za-z_]\w*\s*\(")
 _NOT_CALLEES = frozenset(["if", "for", "while", "return", "with", "not", "and", "or", "super",
                           "len", "int", "str", "list", "dict", "tuple", "set", "isinstance",
                           "getattr", "print", "cast", "type"])  # fmt: skip
@@ -163,10 +165,11 @@ def _known(func: str) -> bool:
 
 
 def _callee(source: str) -> str:
-    """The function a frame's source line calls, or ``""``."""
+    """The function a frame's source line calls, or ``""`` (also for :data:`_CHAINED` calls)."""
     for m in _CALL.finditer(source):
         if m.group("func") not in _NOT_CALLEES:
-            return m.group("func")
+            func = m.group("func")  # (a class built and then called on is what runs first)
+            return "" if _CHAINED.match(source, m.end() - 1) and func.islower() else func
     return ""
 
 

@@ -60,7 +60,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?-i:(?:^|\|\s*)UNAVAILABLE: )"
         r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
         r"|\bfailed to load all models\b"  # Triton server's model repository
-        r"|\bload failed for model\b"  # (and its client's report: "load failed for model 'm'")
+        # (and its client's report: "load failed for model 'm'"; Ollama's: msg="Load failed")
+        r"|\bload failed for model\b|\bmsg=\"Load failed\""
         r"|(?i:\b(?:could not|couldn't|unable to|cannot|can't|failed to) "
         r"(?:load|init(?:iali[sz]e)?) (?:the )?(?:[\w-]+ )?model\b)"
         r"|\bError occurred when executing [^:]{0,60}?Load[^:]{0,60}?:"  # a ComfyUI loader node
@@ -79,8 +80,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"\S*\b(?:config|tokenizer)\w*\.(?:ini|json|ya?ml|pbtxt)\b"
         # (or the error named first: "Error opening <model dir>\\genai_config.json")
         r"|\berror (?:opening|loading|reading) \S*(?:config|tokenizer)\w*\.(?:ini|json|ya?ml))"
-        r"|\bFailed to launch model\b"
-        r"|\bLoad model from \S+ failed\b"  # ONNX Runtime's session reading its model file
+        r"|\bFailed to launch model\b|\bLoad model from \S+ failed\b"  # (ONNX Runtime's, 2nd)
         # a ggml model's weights given their buffer (stable-diffusion.cpp's "alloc params backend
         # buffer failed"; not the compute buffer of a graph)
         r"|\balloc params backend buffer\b"
@@ -107,7 +107,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"(?i)\bbuild(?:ing)? (?:the |an? )?(?:tensorrt )?engine\b|\bbuild_engine\b"
         r"|engine build(?:ing)?\b|BackendCompilerFailed|InductorError|CppCompileError"
         r"|\bbuild_and_load\b|No working C\+\+ compiler|failed to compile|InvalidCxxCompiler"
-        r"|\bbuildSerializedNetwork\b"  # TensorRT's builder
+        r"|\bbuildSerializedNetwork\b|\[TensorRT Conversion Context\]"  # (Torch-TensorRT's too)
         r"|\b(?:PTX|NVRTC)[- ]?JIT\b|\bJIT compil"
         # Inductor's and Triton's autotuners (the kernel choices are compiled and benchmarked)
         # (Inductor's select_algorithm: "Exception ... for benchmark choice TritonTemplateCaller")
@@ -199,8 +199,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|^Watchdog timeout\b|probability tensor contains|SamplingFromProbs"
         r"|prompt \(length \d+\) is longer than|Dumping (?:input data|scheduler output)"
         r"|\bdump_input\b"
-        # TensorRT-LLM's executor loop: "Encountered an error in forward function: ..."
+        # TensorRT-LLM's executor loop ("error in forward function"), its request's error
         r"|\b(?:error|failure|exception) in (?:the )?forward (?:function|pass|step)\b"
+        r"|\bexecutor\.utils\.RequestError\b"
         r"|inputs? of failed execution|_raise_exception_on_finish"
         r"|\bEngine iteration timed out\b"  # vLLM's async engine: a step of running requests
         r"|\bEngine loop failed\b"  # LMDeploy's engine loop, which steps the running requests
@@ -218,7 +219,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?:^|:)(?:prefill|decode|generate)\{"  # TGI's tracing spans of a request
         r"|\"span\":\{\"name\":\"(?:prefill|decode|generate)\""  # the same, logged as JSON
         r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b"
-        r"|(?i:\b(?:could not|failed to|unable to) predict\b)"  # a model's prediction of an input
+        # a model's prediction of an input (or Ollama's server asking its runner for one)
+        r"|(?i:\b(?:could not|failed to|unable to) predict\b)|\bPOST predict: "
         # a server's handler of a request that failed (Ray Serve's "Encountered failure while
         # handling request")
         r"|(?i:\b(?:failure|error|exception) while handling\b(?! argument))"
@@ -283,8 +285,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"(?i)unable to warm ?up|warm[ -]?up (?:failed|model|error)\b|(?:while|when) warming up"
         # a warm-up of a given size that failed ("Warm-up for 6144 tokens failed with status 6")
-        r"|\bwarm[ -]?up for \d+ \w+ failed\b"
-        r"|(?:^|[\s:])warmup\{|\"span\":\{\"name\":\"warmup\""  # as text, as JSON
+        r"|\bwarm[ -]?up for \d+ \w+ failed\b|(?:^|[\s:])warmup\{|\"span\":\{\"name\":\"warmup\""
         r"|\bError: Warmup\(",  # the router's error naming the warm-up it ran
         "warmup",
     ),
@@ -413,9 +414,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bFailed to meet rendezvous 'init'"
         # torchelastic's rendezvous of the nodes, which it runs before it starts its workers
         # ("RendezvousTimeoutError", "RendezvousConnectionError", "RendezvousClosedError")
-        r"|\bRendezvous\w*Error\b"
-        # Lightning checking the Trainer's settings as it is built (its accelerator, its devices)
-        r"|\bMisconfigurationException\b"
+        # (and Lightning checking the Trainer's settings, its accelerator and devices, as built)
+        r"|\bRendezvous\w*Error\b|\bMisconfigurationException\b"
         # a distributed runtime reaching the services it coordinates through as it starts
         # (Dynamo's etcd and NATS)
         r"|\bFailed to connect to (?:the )?(?:etcd|NATS|nats|Redis|redis)\b"

@@ -278,9 +278,11 @@ ENV_RULES: tuple[Rule, ...] = (
        stage_hint="loading"),
     # A name missing from an installed package: packages of versions that do not fit together
     # (also as a program relays the message: ComfyUI's "Cannot import x module for custom nodes:
-    # cannot import name '_ignored_ops' from 'torch.utils.checkpoint'")
+    # cannot import name '_ignored_ops' from 'torch.utils.checkpoint'"; its executor's banner
+    # in front of a node's exception message: "!!! Exception during processing !!! cannot ...")
     rule("import_name_missing", "env_mismatch",
-       r"(?:^(?:[\w.]+\.)?ImportError|^Cannot import \S.{0,300}?): cannot import name "
+       r"(?:(?:^(?:[\w.]+\.)?ImportError|^Cannot import \S.{0,300}?):"
+       r"|^!!! Exception during processing !!!) cannot import name "
        r"'(?P<name>\w+)' from '(?P<module>[\w.]+)'",
        ignore_at=QUIET, keywords=("cannot import name",)),
     # a runtime library that cannot be found or loaded: cuDNN's own loader ("Could not locate

@@ -458,11 +458,20 @@ IN_TUNING = {
     "fresh548": (0.87, 0.87),
     "fresh550": (0.87, 0.81),
     "fresh559": (0.92, 0.85),
+    "fresh561": (0.92, 0.92),
+    "fresh563": (0.92, 0.84),
+    "fresh565": (0.92, 0.85),
+    "fresh567": (1.00, 0.78),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
 #: docs/failures.md.
 KNOWN_UNREACHABLE = {
+    "fresh565/iklamacpp-cannot-map-memory-485.log": "a single kernel message, its dmesg stamp "
+    "taken off as every log's is, that says a mapping could not be made ('Cannot map memory with "
+    "base addr ... and size of ... pages'), with no error word, no level and no driver's tag: "
+    "programs print lines that start 'Cannot ...' as notes they go on from, and this one is "
+    "told apart only by the kernel's stamp (round 113)",
     "fresh559/unsloth-torch-xla-unknown-pjrt-device-cuda-2006.log": "a paste that starts inside "
     "the stack trace TSL prints for XLA (its frames, '*** End stack trace ***') and ends in the "
     "message 'Unknown PJRT_DEVICE ...' with no error word: XLA prints the same trace under "
