@@ -43,8 +43,11 @@ _ERROR_WORD = re.compile(
 
 
 #: pip's last word on an install it finished ("Successfully installed bitsandbytes-0.45.1"): the
-#: build shown before it is over, and what fails after it is another command's.
-_INSTALLED = re.compile(r"^\s*Successfully (?:installed|built) \S")
+#: build shown before it is over, and what fails after it is another command's (also behind
+#: Docker BuildKit's step and time, "#9 601.0 ", or BuildKit starting its next step).
+_INSTALLED = re.compile(
+    r"^\s*(?:#\d+ [\d.]+ )?Successfully (?:installed|built) \S|^#\d+ \[[\w\s/-]*\d+/\d+\] "
+)
 
 #: A progress bar that a process printed its message into, the message right after the bar's
 #: blocks (" 33%|█████Memory access fault by GPU node-3 ...").

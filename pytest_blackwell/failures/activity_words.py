@@ -212,21 +212,23 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|(?i:\bcompiling (?:and loading )?(?:the )?(?:fused |custom |cuda )?kernels\b)"
         # a GPU program built from source at run time, failing (TVM's "OpenCL build error for
         # device=0x6fc6718ae0", its reason on the next line)
-        r"|"
-        + RUNTIME_BUILD
-        +
+        r"|" + RUNTIME_BUILD +
         # (Intel's OpenCL and Level Zero runtimes print the build log of such a program under
         # "The program was built for 1 devices" / "Build program log for 'Intel(R) Arc(TM)'")
-        r"|\bBuild program log for\b|\bThe program was built for \d+ devices?\b",
+        r"|\bBuild program log for\b|\bThe program was built for \d+ devices?\b"
+        # pip building a package from source, a step not done yet (its build backend's steps,
+        # "Getting requirements to build wheel ... error", then the output of the build under
+        # it; not "... done" nor "finished with status 'done'")
+        r"|\b(?:Getting requirements to build (?:wheel|editable)|Building wheels? for \S+)"
+        r"(?!.*\bdone\b)",
         "compile",
     ),
     # weights: checkpoint shards, state dicts, weight files being read
     (
-        r"(?i)\bloading (?:\w+ )?checkpoint (?:shards|files)\b|\bload(?:ing)?_state_dict\b"
+        r"(?i)\bloading (?:\w+ )?checkpoint (?:shards|files|with)\b|\bload(?:ing)?_state_dict\b"
         r"|\bLoading pipeline components\b"  # diffusers' pipeline reading its parts
-        r"|(?<!--)\bfrom_pretrained\b|\bloading (?:model |partial )?weights\b(?! took)(?!.{0,200}?"
-        + _WEIGHTS_DONE
-        + r")"
+        r"|(?<!--)\bfrom_pretrained\b"
+        r"|\bloading (?:model |partial |LLM )?weights\b(?! took)(?!.{0,200}?" + _WEIGHTS_DONE + r")"
         r"|\bUsing model weights format\b"
         # mistral.rs reading each file of the model ("Loading `tokenizer_config.json` at `org/m`")
         r"|\bLoading `[^`]+` (?:locally )?at\b"

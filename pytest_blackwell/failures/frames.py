@@ -124,8 +124,11 @@ def _at_margin(text: str) -> bool:
 
 def is_flat_source(text: str, before: str) -> bool:
     """Whether ``text`` is the source line of the frame line ``before`` in a paste that lost the
-    traceback's indentation (``File "a.py", line 3, in f`` then ``x = f()`` at the margin)."""
-    return before.startswith('File "') and _at_margin(text)
+    traceback's indentation (``File "a.py", line 3, in f`` then ``x = f()`` at the margin), or
+    halved it (`` File "a.py", ...`` then ``  x = f()``)."""
+    if before.startswith('File "'):
+        return _at_margin(text)
+    return before.startswith(' File "') and text[:2] == "  " and _at_margin(text[2:])
 
 
 def parse_frame(text: str) -> Frame | None:
@@ -321,6 +324,8 @@ _WEIGHTS_FUNC = re.compile(
     # a function named for loading a model or a checkpoint ("load_target_model",
     # "load_pretrained_checkpoint"), as "load_model" itself
     r"|^_?load_(?:\w+_)?(?:model|checkpoint|ckpt)s?$"
+    # (or for restoring what a checkpoint holds: NeMo's "_try_restore_tokenizer")
+    r"|^_?(?:try_)?restore_(?:\w+_)?(?:model|checkpoint|ckpt|tokenizer|weights)s?$"
     r"|^\w*(?:load_model|model_load)_from_file$"  # llama.cpp's C API, wrapped (LLamaSharp)
     # a model built from its weight files (TensorRT-LLM's "from_hugging_face", diffusers'
     # "from_single_file", "from_checkpoint"; not "from_pretrained", which reads configurations

@@ -150,8 +150,11 @@ _INLINE_CODE = re.compile(r"^\s*`(?!``)|(?<!`)`\s*$")
 # (or only opened, where a paste cut the line: "**ImportError: /opt/lib/x.so: undefined sy")
 _EMPHASIS = re.compile(r"^\s*\*\*_?(?=[^\s*])(?P<line>.*?[^\s*])_?(?:\*\*)?\s*$")
 _ENTITIES = (("&gt;", ">"), ("&lt;", "<"), ("&quot;", '"'), ("&#39;", "'"), ("&amp;", "&"))
-# (also torchrun's --tee tag, "[default0]:", and a multi-node launcher's host and rank, "[n1:2]:")
-_RANK_TAG = re.compile(r"^\s*\[(?P<tag>rank\d+|default\d+|[A-Za-z][\w.\-]*:\d+)\]:\s?")
+# (also torchrun's --tee tag, "[default0]:", a multi-node launcher's host and rank, "[n1:2]:",
+# and a rank's bare number in front of its text, "[0]:    model = ...")
+_RANK_TAG = re.compile(
+    r"^\s*\[(?P<tag>rank\d+|default\d+|[A-Za-z][\w.\-]*:\d+|\d{1,4}(?=\]:\s*\S))\]:\s?"
+)
 # Open MPI's output tags (mpirun --tag-output): "[1,0]<stderr>:" (job, rank, stream)
 _MPI_TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:\s?")
 # A Python logger's source location left alone at the start of a line, the level and time before

@@ -373,7 +373,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a check that asks for another command-line flag, or pydantic validating the arguments
         # of an engine's config (vLLM: "[type=value_error, input_value=ArgsKwargs(...")
         r"|\bsetting the ?`?\w+`? flag in (?:the )?CLI\b|\binput_value=ArgsKwargs\("
-        r"|\b[Ss]et --[a-z][\w-]+ to\b"
+        r"|\b[Ss]et --[a-z][\w-]+ to\b|\b[Ss]et `--[a-z][\w-]+`\s*(?:\.|$)"  # ("set `--no-x`.")
         # a command-line parser refusing a flag's value ('error while handling argument
         # "--cache-type-k": ...', a short flag too: "-ctv", argparse's "argument --dtype: invalid
         # choice")

@@ -278,6 +278,8 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        # (Transformer Engine's, having ruled out each of its backends for the inputs: "No dot
        # product attention backend is available for the provided inputs.")
        r"|\bNo (?:[\w-]+ ){0,3}attention backend is available\b"
+       # (its older words: "No dot product attention support for the provided inputs!")
+       r"|\bNo dot product attention support for\b"
        # (NATTEN's, for a head size or a device none of its backends takes)
        r"|\bcould not find a suitable backend\b"),
     rule("no_kernel_to_launch", "dispatch_failure", r"\bno kernel found to launch",

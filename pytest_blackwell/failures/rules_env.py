@@ -457,8 +457,13 @@ ENV_RULES: tuple[Rule, ...] = (
     rule("package_build_failed", "env_mismatch",
        r"\berror: subprocess-exited-with-error\b|\bFailed building wheel for\b"
        r"|\bERROR: Command errored out with exit status \d+:"  # (older pip's words)
-       r"|\berror: failed to run custom build command for\b", weak=True, stage_hint="compile",
-       keywords=("subprocess-exited", "Failed building wheel", "custom build command")),
+       r"|\berror: failed to run custom build command for\b"
+       # (uv's words, and pip's for a step of a legacy setup.py: "python setup.py develop did
+       # not run successfully.")
+       r"|\bFailed to build `[^`\s]+|\bpython setup\.py \w+ did not run successfully\b",
+       weak=True, stage_hint="compile",
+       keywords=("subprocess-exited", "Failed building wheel", "custom build command",
+                 "Failed to build `", "did not run successfully")),
     # an accelerator runtime's library that cannot be loaded or set up: Qualcomm's QNN (its
     # DSP skeleton, its transport, its interface: "Failed to load skel, error: 4000",
     # "getQnnInterface FAILED!"), a binding's native libraries ("Torch libraries are installed

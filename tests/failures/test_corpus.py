@@ -462,11 +462,22 @@ IN_TUNING = {
     "fresh563": (0.92, 0.84),
     "fresh565": (0.92, 0.85),
     "fresh567": (1.00, 0.78),
+    "fresh584": (0.92, 0.64),
+    "fresh586": (1.00, 0.86),
+    "fresh588": (0.86, 0.93),
+    "fresh590": (0.92, 0.85),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
 #: docs/failures.md.
 KNOWN_UNREACHABLE = {
+    "fresh584/nemo-rl-refit-vllm-config-not-set-3168.log": "a single line, 'Current vLLM config "
+    "is not set.', with no error word, no level and no exception's name: a program's message "
+    "that something is not set is as often a note it goes on from (round 114)",
+    "fresh590/healthy-tei-mpnet-a100-250.log": "a healthy start-up pasted after the build that "
+    "preceded it, with the user's shell saying 'bash: pyenv: command not found' between them: "
+    "a shell that cannot run a program is a failure when it runs the program the log is about, "
+    "and the excerpt does not say which program the shell's startup files ran (round 114)",
     "fresh565/iklamacpp-cannot-map-memory-485.log": "a single kernel message, its dmesg stamp "
     "taken off as every log's is, that says a mapping could not be made ('Cannot map memory with "
     "base addr ... and size of ... pages'), with no error word, no level and no driver's tag: "
