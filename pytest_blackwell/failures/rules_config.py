@@ -115,8 +115,9 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|The model `[^`]+` does not exist"
        r"|\bopen \S*(?:config|tokenizer|adapter|model)\w*\.(?:json|safetensors|gguf|bin): "
        r"no such file"
-       r"|No such file or directory: '[^']*\b(?:config|tokenizer|adapter|model)[\w\-]*\."
-       r"(?:json|ya?ml|safetensors|gguf|bin)'"
+       # (also a file in a folder of such files: "'training_presets/#.json'")
+       r"|No such file or directory: '[^']*(?:\b|_)(?:config|tokenizer|adapter|model|preset)"
+       r"[\w\-]*(?:/[^'/]*)?\.(?:json|ya?ml|safetensors|gguf|bin)'"
        # (or any file a checkpoint format names: "No such file or directory: 'z-image.safetensors'")
        r"|No such file or directory: '[^']*\.(?:safetensors|gguf|ckpt)'"
        # ggml's reader of a model file that is not there ("gguf_init_from_file: failed to open

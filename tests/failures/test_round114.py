@@ -187,3 +187,19 @@ def test_a_switch_a_request_needs_is_no_startup(tmp_path: Path) -> None:
     )
     assert failure is not None
     assert failure.stage != "startup"
+
+
+def test_a_file_missing_from_a_folder_of_presets_is_a_setting(tmp_path: Path) -> None:
+    """A settings file missing from its folder of presets or configs is a configuration that
+    cannot be read, as a missing config.json is; a missing data file is not."""
+    classify_as(
+        tmp_path,
+        ["FileNotFoundError: [Errno 2] No such file or directory: 'training_presets/#.json'"],
+        "unsupported_config",
+        "unknown",
+    )
+    failure = classify_both(
+        tmp_path, ["FileNotFoundError: [Errno 2] No such file or directory: 'data/train.json'"]
+    )
+    assert failure is not None
+    assert failure.category != "unsupported_config"
