@@ -45,7 +45,7 @@ _ERROR_WORD = re.compile(
 #: pip's last word on an install it finished ("Successfully installed bitsandbytes-0.45.1"): the
 #: build shown before it is over, and what fails after it is another command's (also behind
 #: Docker BuildKit's step and time, "#9 601.0 ", or BuildKit starting its next step).
-_INSTALLED = re.compile(
+_BUILD_OVER = re.compile(
     r"^\s*(?:#\d+ [\d.]+ )?Successfully (?:installed|built) \S|^#\d+ \[[\w\s/-]*\d+/\d+\] "
 )
 
@@ -162,7 +162,7 @@ def activity_stage(
         # IPython's numbered lines around the arrowed one were shown, not run
         lines = [text for text in lines if not IPYTHON_CONTEXT.match(text)]
     for text in reversed(lines):
-        if _INSTALLED.match(text):
+        if _BUILD_OVER.match(text):
             return None  # what was built before it is done: another command runs now
         found = _line_activity(text, patterns)
         if found is not None:

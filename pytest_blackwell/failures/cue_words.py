@@ -91,6 +91,10 @@ _OPERAND = (
     r"|\b(?:block|page|tile) sizes?\b)"
 )
 
+#: The programs nvcc runs for it, which it names when one crashes ("nvcc error   : 'ptxas' died
+#: due to signal 11").
+NVCC_TOOLS = ("ptxas", "cicc", "nvlink", "cudafe++", "fatbinary")
+
 #: A device the program cannot find or set up ("Could not find/initialize a specified
 #: accelerator device"): the environment cannot run it (here), and while the process starts
 #: (:mod:`.phrases`).
@@ -175,8 +179,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"(?-i:\bSIG(?:KILL|SEGV|ABRT|BUS|FPE|ILL)\b)|\bkilled\b|\bcore dumped\b"
             # (not one of the toolchain's programs that nvcc names crashing, "'ptxas' died due to
             # signal 11": its bug; killed, "'cicc' died due to signal 9", it is a death)
-            r"|(?<!'ptxas' )(?<!'cicc' )(?<!'nvlink' )(?<!'cudafe\+\+' )(?<!'fatbinary' )"
-            r"\bdied\b|' died due to signal 9\b"
+            r"|"
+            + "".join(rf"(?<!'{re.escape(tool)}' )" for tool in NVCC_TOOLS)
+            + r"\bdied\b|' died due to signal 9\b"
             r"|\bcrashed\b|"
             + SIGNAL_DEATH
             + r"|\bsegmentation fault\b|\b(?:exited|terminated) (?:unexpectedly|by signal)\b"
