@@ -46,16 +46,16 @@ from pytest_blackwell.failures.candidates import (
     process_name,
     replaces_in_block,
 )
-from pytest_blackwell.failures.errorwords import (
-    WENT_ON,
-    is_aside,
-    looked_at,
-    says_error,
-    triggers,
-)
+from pytest_blackwell.failures.errorwords import WENT_ON, is_aside, looked_at, says_error, triggers
 from pytest_blackwell.failures.evidence import GENERIC_RULES, decide
 from pytest_blackwell.failures.frames import frame_stage, is_flat_source
-from pytest_blackwell.failures.lineshapes import HEADERS, INTERLEAVED_WARNING, is_frame, is_header
+from pytest_blackwell.failures.lineshapes import (
+    DESTRUCTOR_REPORT,
+    HEADERS,
+    INTERLEAVED_WARNING,
+    is_frame,
+    is_header,
+)
 from pytest_blackwell.failures.model import Failure
 from pytest_blackwell.failures.normalize import LogicalLine, logical_lines
 from pytest_blackwell.failures.ownwords import MESSAGE_BELOW, heads_its_message
@@ -329,6 +329,7 @@ class StreamClassifier:
             if not text.startswith(HEADERS):  # "Exception in worker ...: <error>, Traceback ...:"
                 block.best = self._candidate(lineno, line, lineno, block.stage)
                 if block.best is not None:
+                    block.lines[:0] = wrap.own_frames(self._ring, lineno, self._before, line)
                     block.best.traceback = block.lines
             self._blocks[line.tag] = block
             return
@@ -371,6 +372,8 @@ class StreamClassifier:
                 return True  # another process's warning between the frames
             block.exception_seen = True
             block.deadline = lineno + FOLLOW_LINES
+        elif text.startswith(DESTRUCTOR_REPORT):
+            return False  # the garbage collector's own report (see ``candidates.in_destructor``)
         elif is_header(text) or text.startswith(CHAIN):
             if not block.is_traceback and (block.best is None or block.best.rank <= WRAPPER):
                 block.lines = []  # the traceback a wrapper announced: keep only the traceback
@@ -392,9 +395,8 @@ class StreamClassifier:
                 or (block.is_traceback and block.best.rank < WEAK and block.best.rank != UNKNOWN)
             )
         ):
-            # After a traceback's exception line only its indented continuation belongs to it,
-            # unless the error so far is a relay or unrecognised: then the next few lines of the
-            # same process may still name the real cause (NCCL's "Last error:" lines, what()).
+            # After an exception line only its indented continuation belongs to it, unless the
+            # error is a relay or unrecognised: the next lines may name the cause (NCCL's what()).
             return False
         self._keep(block, text)
         self._note_hints(block, line)
@@ -420,8 +422,7 @@ class StreamClassifier:
         heads = block.wrapped or [best.text]
         block.wrapped = [text for head in heads for text in wrap.joins(head, line.text)][:8]
         strong = best.rank == STRONG
-        # (a type alone: its message may follow; not Python's exception line that ends a
-        # traceback, which prints a message on the same line or has none)
+        # (a type alone: its message may follow; not a traceback's exception line, which has it)
         adjacent = block.last_seen == best.line + 1 and not any(map(is_frame, best.traceback))
         found = wrap.rejoin(heads, line.text, self._matcher(line.tag), strong, adjacent)
         if found is None and not strong:

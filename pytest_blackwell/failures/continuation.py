@@ -49,6 +49,21 @@ _NEW_ERROR = re.compile("^" + EXCEPTION_TYPE + r"(?:Error|Exception|Warning)\b:?
 _PROCESS_BANNER = re.compile(r"^Process [\w\-]+:$")
 
 
+#: An exception whose message is a native library's traceback (TVM's FFI: "ValueError:
+#: Traceback (most recent call last):", the C++ frames below): the Python frames above are its own.
+_RAISED_TRACEBACK = re.compile("^" + EXCEPTION_TYPE + r"(?:Error|Exception): Traceback \(most")
+
+
+def own_frames(
+    ring: Iterable[tuple[int, str]], lineno: int, before: Sequence[LogicalLine], line: LogicalLine
+) -> list[str]:
+    """The frames above ``line``, an exception whose message opens a traceback (see
+    :data:`_RAISED_TRACEBACK`), as :func:`lookback` reads them; none for any other header."""
+    if _RAISED_TRACEBACK.match(line.text) is None:
+        return []
+    return [text for _, text in lookback(ring, lineno, before, line.tag)]
+
+
 def lookback(
     ring: Iterable[tuple[int, str]], lineno: int, before: Sequence[LogicalLine], tag: str
 ) -> list[tuple[int, str]]:

@@ -378,6 +378,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|" + NO_GPU_BUILD + r"|"
             # (ONNX Runtime's "CUDA execution provider is not enabled in this build")
             r"\bis not (?:enabled|available|included) in this build\b"
+            # (TVM built without a GPU target: "Check failed: bf != nullptr Target cuda is not
+            # enabled")
+            r"|\bTarget (?:cuda|rocm|vulkan|opencl|metal|nvptx) is not enabled\b"
             # (an extension's own check of its build: mmcv's and detectron2's ops raise "Not
             # compiled with GPU support" when called on a CUDA tensor)
             r"|\bNot compiled with (?:CUDA|GPU|ROCm|HIP) support\b"

@@ -121,7 +121,6 @@ DECISIVE: dict[str, str] = {
     "load_single_module": "loading",
     "create_weights": "loading",
     "make_layers": "loading",
-    "build_module": "loading",  # Megatron-Core building a model's layer from its spec
     "init_inference": "loading",
     "process_weights_after_loading": "loading",
     # vLLM's quantized weights repacked for the Marlin kernels once they are read
@@ -154,6 +153,7 @@ DECISIVE: dict[str, str] = {
     "aot_dispatch_autograd": "compile",
     # memory profiling
     "profile_run": "profile",
+    "dummy_data_for_profiling": "profile",  # vLLM building the profiling run's dummy inputs
     "determine_available_memory": "profile",
     "determine_num_available_blocks": "profile",
     "profile_max_num_token": "profile",
@@ -341,6 +341,19 @@ PATHS: tuple[tuple[str, str], ...] = (
     ("jax/_src/distributed.py", "startup"),
     # torchelastic's rendezvous of the nodes before it starts its workers
     ("torch/distributed/elastic/rendezvous/", "startup"),
+    # DeepSpeed's ``initialize`` building its engine around the model (its JIT builds of ops
+    # inside it are their own compile frames, further in)
+    ("deepspeed/__init__.py", "startup"),
+    # JAX finding and initialising its PJRT plugins and backends (the CUDA plugin's set-up)
+    ("jax/_src/xla_bridge.py", "startup"),
+    # Megatron-Core building a model's layers from their specs (its ``build_module``; the name
+    # alone is also TVM's and CUTLASS DSL's compile)
+    ("megatron/core/transformer/spec_utils.py", "loading"),
+    # TVM lowering and building a module, and running its passes over one
+    ("tvm/build_module.py", "compile"),
+    ("tvm/driver/build_module.py", "compile"),
+    ("tvm/relay/build_module.py", "compile"),
+    ("tvm/ir/transform.py", "compile"),
     # vLLM reading the model's configuration while it builds the engine's config
     ("vllm/transformers_utils/config.py", "startup"),
     ("torch/_dynamo/", "compile"),

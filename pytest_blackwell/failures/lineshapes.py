@@ -15,6 +15,8 @@ from pytest_blackwell.failures.frames import IPYTHON_FRAME
 from pytest_blackwell.failures.native_stacks import GO_FRAME, GO_GOROUTINE, MANAGED_FRAME
 
 HEADERS = ("Traceback (most recent call last)", "Exception Group Traceback")
+#: Python's report of an exception a destructor raised, which the garbage collector prints.
+DESTRUCTOR_REPORT = "Exception ignored in"
 #: A Python exception's type as printed, qualified by its module (``torch.OutOfMemoryError``).
 EXCEPTION_TYPE = r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*"
 
@@ -26,7 +28,7 @@ def is_header(text: str) -> bool:
     return (
         # (and Android's runtime announcing a thread's uncaught exception: the exception follows,
         # the header itself the error when the excerpt ends there)
-        text.startswith((*HEADERS, "Exception ignored in", "FATAL EXCEPTION: "))
+        text.startswith((*HEADERS, DESTRUCTOR_REPORT, "FATAL EXCEPTION: "))
         or text.endswith(HEADERS[0] + ":")
         or _IPYTHON_HEADER.match(text) is not None
         or GO_GOROUTINE.match(text) is not None  # a Go crash dump's stack (Ollama's runner)

@@ -127,6 +127,7 @@ _OTHER_STAMP = re.compile(
     # (also followed by a colon, "2026-07-29 11:18:04: ...", or with its year cut short by a
     # paste: "026-07-29 11:18:04")
     r"|\d{2,4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d:\d\d[.,]?\d*(?:Z|[+-]\d\d:?\d\d)?(?::(?= ))?"
+    r"|\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?Z(?= )"  # (or cut to its day: "17T07:25:20.9205Z ")
     # (a CI runner's "Nov 26 23:08:31 " alone, with no host or program after it)
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d(?= )"
     r"|\d\d:\d\d:\d\d(?:[.,\-]\d+)?(?= ))\s?"  # (SD.Next's "23:45:01-326615 ")

@@ -18,9 +18,8 @@ _ANSWERED = (
     r"\bHTTP(?:/\d(?:\.\d)?)? [45]\d\d\b|\bHTTPException: [45]\d\d\b"
     r"|\b500 Internal Server Error\b|^\s*Internal Server Error\s*$"  # (its reason phrase alone)
     r"|\bstatus code:? 5\d\d\b"  # a client's words ("... call failed with status code 500")
-    # (an API client's report of any refused request: the OpenAI SDK's status errors, "Error
-    # code: 400 - {'object': 'error', ...}"; "API request failed with status code 404: ...")
-    r"|\bError code: [45]\d\d - [{'\"]|\bAPI request failed with status code:? [45]\d\d\b"
+    # (an API client's report of a refused request: the OpenAI SDK's "Error code: 500 - {...")
+    r"|\bError code: [45]\d\d(?: - [{'\"]|\s*$)|\bAPI request failed with status code:? [45]\d\d\b"
     r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"  # Gin's access log: a request answered 5xx
     # (uvicorn's access log: '"POST /v1/completions HTTP/1.1" 503'; KServe's 'http_status:500')
     r"|\"[A-Z]+ \S+ HTTP/[\d.]+\" 5\d\d\b|\bhttp_status:5\d\d\b"
@@ -181,6 +180,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a compiler's diagnostic on a source line, as nvcc's front end and MSVC write it
         # ("common.cu(542): error: identifier ... is undefined", "x.cpp(12): error C2065")
         r"|^\S+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp)\(\d+\): (?:catastrophic )?error\b"
+        # (and as gcc, clang and MLIR tools write it: "x.cpp:136:10: error: expected ...")
+        r"|^\S+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|mlir):\d+:\d+: (?:fatal )?error:"
         # Triton's frontend refusing a kernel's source, its position first and the kernel's
         # source below, also relayed without its type ("Worker failed with error 'at 1:0:")
         r"|\bCompilationError\W{0,3}at \d+:\d+:|\berror\W{0,3}at \d+:\d+:\s*$"

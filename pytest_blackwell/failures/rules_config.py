@@ -65,8 +65,15 @@ CONFIG_RULES: tuple[Rule, ...] = (
     # size (65536 tokens)")
     rule("request_too_long", "unsupported_config",
        r"\bmaximum context length is \d+ tokens\. However, you requested\b"
-       r"|\brequest \(\d+ tokens\) exceeds the available context size\b",
-       stage_hint="execute", keywords=("maximum context length", "exceeds the available context")),
+       r"|\brequest \(\d+ tokens\) exceeds the available context size\b"
+       # (vLLM's check of each prompt against max_model_len: "The decoder prompt (length 15329)
+       # is longer than the maximum model length of 8192", "Prompt length of 5016 is longer
+       # than ...", "The prompt (total length 14424) is too long to fit into the model")
+       r"|\b[Pp]rompt (?:\((?:total )?length \d+\)|length of \d+) is (?:longer than the maximum "
+       r"model length|too long to fit into the model)\b",
+       stage_hint="execute",
+       keywords=("maximum context length", "exceeds the available context", "rompt (",
+                 "rompt length")),
     rule("model_files", "unsupported_config",
        r"does not appear to have (?:a file|files) named (?P<missing_file>[\w\-]+(?:\.\w+)*)"
        r"|Can't load (?:the )?(?:tokenizer|config|configuration) for"
@@ -221,6 +228,16 @@ CONFIG_RULES: tuple[Rule, ...] = (
     rule("json_config", "unsupported_config",
        r"(?:\bout_|\b)of_range\.403\] key '(?P<key>[^']+)' not found"
        r"|\[json\.exception\.(?:parse_error|type_error)\.\d+\]", ignore_at=QUIET),
+    # a model's configuration (transformers' ``<Arch>Config``) without a field the program reads
+    # from it: the engine does not support that model's config ("'InternVLChatConfig' object has
+    # no attribute 'hidden_size'"; not the engine's own settings objects, whose missing fields
+    # are a version mismatch of the program's parts, nor a field of the program's own)
+    rule("config_field_missing", "unsupported_config",
+       r"\bAttributeError: '(?!(?:Model|Vllm|Cache|Parallel|Scheduler|Load|Device|Compilation"
+       r"|Speculative|Lora|Server)Config')\w+Config' object has no attribute '(?P<field>"
+       r"hidden_size|num_hidden_layers|num_attention_heads|num_key_value_heads|head_dim"
+       r"|vocab_size|intermediate_size|max_position_embeddings|rope_\w+|\w+_token_id"
+       r"|(?:text|vision|audio|llm)_config|num_(?:local_)?experts\w*|model_type|architectures)'"),
     rule("unknown_model_architecture", "unsupported_config",
        r"unknown model architecture: '?(?P<architecture>[\w.\-]*)"
        # llama.cpp reading a GGUF file's architecture, hyperparameters or vocabulary that it

@@ -47,7 +47,13 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        stage_hint="compile",
        keywords=("assertion failed", "pipeline error", "error compiling", "<kernel>:",
                  "program_source:", "set_isa_name", "/tmp/", "needs target feature")),
-    rule("no_lowering", "dispatch_failure", r"\b[Ff]ailed to legalize operation\b",
+    rule("no_lowering", "dispatch_failure", r"\b[Ff]ailed to legalize operation\b"
+       # (Triton's compiler at a kernel's source line, an op of its GPU dialects refusing the
+       # type the kernel gives it on this target: "k.py:18:23: error: 'tt.fp_to_fp' op operand
+       # #0 must be floating-point ..., but got 'tensor<128x64xi8, ...>'"; not a pass's own
+       # bug, "operand #2 does not dominate this use")
+       r"|\.py:\d+:\d+: error: '(?:tt|ttg|ttng|triton_gpu|triton_nvidia_gpu|amdgpu)\.\w+' op "
+       r"(?:operand|result) #\d+ must be\b",
        stage_hint="compile", keywords=("legalize operation",)),
     rule("no_kernel_image", "dispatch_failure",
        r"no kernel image is available for execution\b|cudaErrorNoKernelImageForDevice"

@@ -24,22 +24,22 @@ _PYTHON_VALUE_ERRORS = (
     r"|math domain error|I/O operation on closed file|(?:max|min)\(\) (?:arg|iterable argument)"
     r" is an empty sequence|setting an array element with a sequence"
     r"|operands could not be broadcast together|\w*Error\("
-    # a torch op checking the tensors a program handed it ("torch.cat(): expected a non-empty
-    # list of Tensors")
+    # a torch op checking the tensors it was handed ("torch.cat(): expected a non-empty list")
     r"|torch\.\w+\(\): expected\b"
     # nor a program's check of its own bookkeeping (SGLang's "token_to_kv_pool_allocator memory
     # leak detected!"): a bug, whatever sizes it names
     r"|.{0,200}?\bmemory leak detected\b"
-    # nor torch's refusal to read a tensor that has no data yet (a model's weights left on the
-    # meta device by an offloading loader: "Cannot copy out of meta tensor; no data!")
-    r"|Cannot copy out of meta tensor\b"
+    # nor torch's refusal to read a tensor that has no data yet (weights an offloading loader
+    # left on the meta device), nor SGLang's word that other ranks did not load (theirs failed)
+    r"|Cannot copy out of meta tensor\b|TP rank \d+ could finish the model loading\b"
     # nor Triton's refusal of a tensor the program left on the host ("Pointer argument (at 0)
     # cannot be accessed from Triton (cpu tensor?)"): where the program put its data, a bug
     r"|Pointer argument \(at \d+\) cannot be accessed from Triton\b"
-    # nor an error vLLM re-raised from the model's execution, under its own type ("ValueError:
-    # Error in model execution (input dumped to ...): ..."): settings are refused before the
-    # model runs; what it carries is read by its own words
+    # nor vLLM's re-raise of an error in the model's run ("ValueError: Error in model execution
+    # (input dumped to ...): ..."), read by what it carries: settings are refused before that
     r"|Error in model execution\b"
+    # nor a library's native traceback as the message (TVM's "ValueError: Traceback (most ...")
+    r"|Traceback \(most recent call last\)"
 )
 
 #: PaddlePaddle's check of the card against its wheel's architectures, in each release's words

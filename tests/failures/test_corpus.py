@@ -466,6 +466,10 @@ IN_TUNING = {
     "fresh586": (1.00, 0.86),
     "fresh588": (0.86, 0.93),
     "fresh590": (0.92, 0.85),
+    "fresh592": (0.92, 0.92),
+    "fresh594": (1.00, 0.92),
+    "fresh596": (0.87, 0.87),
+    "fresh598": (0.86, 0.73),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
