@@ -24,8 +24,9 @@ NO_GPU_BUILD = (
 SHORTAGE = (
     # (Windows' commit limit reached: "The paging file is too small for this operation ...")
     r"\bpaging file is too small\b|"
-    # (not a guess, asked: cog's "... It might have run out of memory? (exitcode -6)")
-    r"\bout of (?:\w+ )?memory\b(?!\s*\?)|\bOOM\b|\bMemoryError\b"
+    # (not a guess, asked: cog's "... It might have run out of memory? (exitcode -6)", or given
+    # as an example: SGLang's "likely due to unexpected failures (e.g., OOM)")
+    r"\bout of (?:\w+ )?memory\b(?!\s*\?)|(?<!e\.g\., )\bOOM\b|\bMemoryError\b"
     r"|\bOutOfMemory(?:Error|Exception)\b"
     r"|\b(?:unable|failed|fails|cannot|can't|can not|could not|couldn't|fail|tried) (?:to )?"
     r"(?:allocate|alloc|reserve|malloc)\b"
@@ -379,8 +380,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # (ONNX Runtime's "CUDA execution provider is not enabled in this build")
             r"\bis not (?:enabled|available|included) in this build\b"
             # (TVM built without a GPU target: "Check failed: bf != nullptr Target cuda is not
-            # enabled")
-            r"|\bTarget (?:cuda|rocm|vulkan|opencl|metal|nvptx) is not enabled\b"
+            # enabled", newer "target.build.cuda is not enabled")
+            r"|\b(?:Target |target\.build\.)(?:cuda|rocm|vulkan|opencl|metal|nvptx)\b.{0,40}?"
+            r" is not enabled\b"
             # (an extension's own check of its build: mmcv's and detectron2's ops raise "Not
             # compiled with GPU support" when called on a CUDA tensor)
             r"|\bNot compiled with (?:CUDA|GPU|ROCm|HIP) support\b"

@@ -352,7 +352,6 @@ PATHS: tuple[tuple[str, str], ...] = (
     # TVM lowering and building a module, and running its passes over one
     ("tvm/build_module.py", "compile"),
     ("tvm/driver/build_module.py", "compile"),
-    ("tvm/relay/build_module.py", "compile"),
     ("tvm/ir/transform.py", "compile"),
     # vLLM reading the model's configuration while it builds the engine's config
     ("vllm/transformers_utils/config.py", "startup"),

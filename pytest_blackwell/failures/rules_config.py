@@ -230,11 +230,16 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|\[json\.exception\.(?:parse_error|type_error)\.\d+\]", ignore_at=QUIET),
     # a model's configuration (transformers' ``<Arch>Config``) without a field the program reads
     # from it: the engine does not support that model's config ("'InternVLChatConfig' object has
-    # no attribute 'hidden_size'"; not the engine's own settings objects, whose missing fields
-    # are a version mismatch of the program's parts, nor a field of the program's own)
+    # no attribute 'hidden_size'"; not a config named for a part of a program, its engine's,
+    # trainer's or quantizer's own settings, "ModelConfig", "TransformerConfig", "GRPOConfig",
+    # whose missing fields are a version mismatch of its parts; nor a private class)
     rule("config_field_missing", "unsupported_config",
-       r"\bAttributeError: '(?!(?:Model|Vllm|Cache|Parallel|Scheduler|Load|Device|Compilation"
-       r"|Speculative|Lora|Server)Config')\w+Config' object has no attribute '(?P<field>"
+       r"\bAttributeError: '(?!_)(?!\w*(?i:Model|Vllm|Cache|Parallel|Scheduler|Load|Device"
+       r"|Compilation|Speculative|Lora|Peft|Server|Serving|Engine|Inference|Transformer|Train\w*"
+       r"|Generation|BitsAndBytes|Quantization|Observability|MultiModal|Pooler|KVTransfer|Sampling"
+       r"|Tokenizer|Processor|Data\w*|Eval\w*|GRPO|SFT|DPO|PPO|ORPO|KTO|Reward|Runtime|Backend"
+       r"|Distributed|FSDP|Checkpoint|Export|Build)Config')"
+       r"\w+Config' object has no attribute '(?P<field>"
        r"hidden_size|num_hidden_layers|num_attention_heads|num_key_value_heads|head_dim"
        r"|vocab_size|intermediate_size|max_position_embeddings|rope_\w+|\w+_token_id"
        r"|(?:text|vision|audio|llm)_config|num_(?:local_)?experts\w*|model_type|architectures)'"),

@@ -49,11 +49,11 @@ DISPATCH_RULES: tuple[Rule, ...] = (
                  "program_source:", "set_isa_name", "/tmp/", "needs target feature")),
     rule("no_lowering", "dispatch_failure", r"\b[Ff]ailed to legalize operation\b"
        # (Triton's compiler at a kernel's source line, an op of its GPU dialects refusing the
-       # type the kernel gives it on this target: "k.py:18:23: error: 'tt.fp_to_fp' op operand
-       # #0 must be floating-point ..., but got 'tensor<128x64xi8, ...>'"; not a pass's own
-       # bug, "operand #2 does not dominate this use")
+       # 8-bit type the kernel gives it on this target: "k.py:18:23: error: 'tt.fp_to_fp' op
+       # operand #0 must be floating-point ..., but got 'tensor<128x64xi8, ...>'"; not a pass's
+       # own bug, "operand #2 does not dominate this use", nor a kernel's wrong type, "i32")
        r"|\.py:\d+:\d+: error: '(?:tt|ttg|ttng|triton_gpu|triton_nvidia_gpu|amdgpu)\.\w+' op "
-       r"(?:operand|result) #\d+ must be\b",
+       r"(?:operand|result) #\d+ must be\b.{0,200}?\bbut got '[^']{0,40}?[x<](?:i8|f8E\w*)\b",
        stage_hint="compile", keywords=("legalize operation",)),
     rule("no_kernel_image", "dispatch_failure",
        r"no kernel image is available for execution\b|cudaErrorNoKernelImageForDevice"

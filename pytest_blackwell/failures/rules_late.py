@@ -30,7 +30,7 @@ _PYTHON_VALUE_ERRORS = (
     # leak detected!"): a bug, whatever sizes it names
     r"|.{0,200}?\bmemory leak detected\b"
     # nor torch's refusal to read a tensor that has no data yet (weights an offloading loader
-    # left on the meta device), nor SGLang's word that other ranks did not load (theirs failed)
+    # left on the meta device), nor SGLang's word that other ranks did not load (a wrapper's)
     r"|Cannot copy out of meta tensor\b|TP rank \d+ could finish the model loading\b"
     # nor Triton's refusal of a tensor the program left on the host ("Pointer argument (at 0)
     # cannot be accessed from Triton (cpu tensor?)"): where the program put its data, a bug

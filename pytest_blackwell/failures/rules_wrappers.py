@@ -70,6 +70,11 @@ WRAPPER_RULES: tuple[Rule, ...] = (
     # child's exit code, the signal it got, its error file) or the child's own log tells why
     rule("child_failed", "unknown", r"\bChildFailedError\b", wrapper=True,
          keywords=("ChildFailedError",)),
+    # SGLang's rank that loaded its weights telling that others did not: their failure (an out
+    # of memory, a slow node, its own guesses) is in their own logs
+    rule("other_ranks_not_loaded", "unknown",
+       r"\bcould finish the model loading, but there are other ranks\b", wrapper=True,
+       stage_hint="loading"),
     rule("cpp_terminate", "engine_died", r"terminate called (?:after throwing|without)"
        # c10's handler of an exception nobody caught (it then aborts the process)
        r"|Unhandled exception caught in c10/util/AbortHandler",

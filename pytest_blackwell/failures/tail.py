@@ -239,8 +239,14 @@ _NO_GPU_BUILD = re.compile(NO_GPU_BUILD)
 #: A terminal's echo of Ctrl-C.
 _INTERRUPT = "^C"
 #: A shell tool's own report that a path it was given is not there ("data/x.tar.gz: No such file
-#: or directory", as tar and cat print it): what stopped a script when it is the log's last line.
-_PATH_MISSING = re.compile(r"^[\w./\\~-]+: No such file or directory$")
+#: or directory" as wget prints it, "cat: x: ..." and tar's "tar (child): x: Cannot open: ..."):
+#: what stopped a script when it is the log's last line (tar's own epilogue aside).
+_PATH_MISSING = re.compile(
+    r"^(?:[\w.-]+(?: \(child\))?: )?[\w./\\~-]+: (?:Cannot open: )?No such file or directory$"
+)
+_TAR_EPILOGUE = re.compile(
+    r"^tar(?: \(child\))?: (?:Error is not recoverable|Child returned status)"
+)
 #: A server that reports itself up and serving: what came before it did not stop it.
 _SERVING = re.compile(
     r"\bRunning on (?:local |public )?URL\b|\bUvicorn running on\b|\bApplication startup complete\b"
@@ -265,7 +271,10 @@ def _plain_words(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
             or (
                 not _failure_words(line.text)
                 and not _ABORT_AT.match(line.text)
-                and not (index == len(last) - 1 and _PATH_MISSING.match(line.text.strip()))
+                and not (
+                    _PATH_MISSING.match(line.text.strip())
+                    and all(_TAR_EPILOGUE.match(later.text) for _, _, later in last[index + 1 :])
+                )
                 # (a terminal's echo of Ctrl-C as the last line: the run was interrupted, as a
                 # KeyboardInterrupt says, and why is not shown; not when the program then printed
                 # more, its statistics on the way out)

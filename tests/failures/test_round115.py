@@ -136,6 +136,13 @@ def test_a_prompt_too_long_mid_log(tmp_path: Path) -> None:
         ["AttributeError: 'ModelConfig' object has no attribute 'hidden_size'"],
         # a config of the program's own, lacking a field of its own
         ["AttributeError: 'TrainConfig' object has no attribute 'output_dir'"],
+        # (review) configs named for a part of a program, or private, with a model field's name
+        ["AttributeError: '_DummyConfig' object has no attribute 'model_type'"],
+        ["AttributeError: 'TransformerConfig' object has no attribute 'head_dim'"],
+        ["AttributeError: 'LoRAConfig' object has no attribute 'vocab_size'"],
+        ["AttributeError: 'GRPOConfig' object has no attribute 'pad_token_id'"],
+        ["AttributeError: 'BitsAndBytesConfig' object has no attribute 'model_type'"],
+        ["AttributeError: 'GenerationConfig' object has no attribute 'pad_token_id'"],
     ],
 )
 def test_other_config_objects_are_no_model_config(tmp_path: Path, lines: list[str]) -> None:
@@ -176,3 +183,103 @@ def test_a_destructor_s_report_lends_no_stage_to_the_error_above(tmp_path: Path)
     assert failure is not None
     assert failure.first_error.endswith("'create_state'")
     assert failure.stage == "unknown"
+
+
+def test_a_built_tvm_module_running_is_no_compile(tmp_path: Path) -> None:
+    """(review) TVM's executors run a built module from wrappers in relay's build_module.py: an
+    error there is the run's, not the build's."""
+    failure = classify_both(
+        tmp_path,
+        [
+            "Traceback (most recent call last):",
+            '  File "/w/run.py", line 12, in <module>',
+            "    out = executor.evaluate()(data)",
+            '  File "/opt/tvm/python/tvm/relay/build_module.py", line 590, in _graph_wrapper',
+            "    gmodule.run()",
+            "tvm._ffi.base.TVMError: CUDA: an illegal memory access was encountered",
+        ],
+    )
+    assert failure is not None
+    assert failure.category == "illegal_memory_access"
+    assert failure.stage != "compile"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "tvm._ffi.base.TVMError: Check failed: (bf != nullptr) is false: target.build.cuda is "
+        "not enabled",
+        "tvm._ffi.base.TVMError: Check failed: bf != nullptr Target cuda -libs=cudnn is not "
+        "enabled",
+    ],
+)
+def test_tvm_s_other_wordings_of_a_missing_target(tmp_path: Path, line: str) -> None:
+    """(review) newer TVM names the build function of the target, older TVM its options too."""
+    failure = classify_both(tmp_path, [line])
+    assert failure is not None
+    assert failure.category == "env_mismatch"
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["extracting", "cat: data/x.txt: No such file or directory"],
+        [
+            "extracting",
+            "tar (child): data/x.tar.gz: Cannot open: No such file or directory",
+            "tar (child): Error is not recoverable: exiting now",
+            "tar: Child returned status 2",
+            "tar: Error is not recoverable: exiting now",
+        ],
+    ],
+)
+def test_a_tool_s_missing_path_at_the_end_is_never_silent(tmp_path: Path, lines: list[str]) -> None:
+    """(review) cat and tar put their own name first, and tar says more after it."""
+    failure = classify_both(tmp_path, lines)
+    assert failure is not None
+    assert failure.category == "unknown"
+
+
+def test_a_missing_path_mid_log_is_no_failure(tmp_path: Path) -> None:
+    """A tool's missing path that the script went on from is not what stopped it."""
+    lines = ["cat: data/optional.txt: No such file or directory", "all 10 files processed"]
+    assert classify_both(tmp_path, lines) is None
+
+
+def test_a_kernel_s_own_wrong_type_is_no_missing_lowering(tmp_path: Path) -> None:
+    """(review) Triton's type check refusing a 32-bit integer where a float belongs is the
+    kernel's bug on every GPU; only an 8-bit type is one this target may have no path for."""
+    failure = classify_both(
+        tmp_path,
+        [
+            "/w/kernels/norm.py:40:17: error: 'tt.precise_sqrt' op operand #0 must be "
+            "floating-point or ranked tensor of floating-point values, but got "
+            "'tensor<64xi32, #blocked>'"
+        ],
+    )
+    assert failure is not None
+    assert failure.category != "dispatch_failure"
+    classify_as(
+        tmp_path,
+        [
+            "/w/k.py:18:23: error: 'tt.fp_to_fp' op operand #0 must be floating-point or ranked "
+            "tensor of floating-point values, but got 'tensor<128x64xi8, #ttg.dot_op<{opIdx = 0}>>'"
+        ],
+        "dispatch_failure",
+        "compile",
+    )
+
+
+def test_other_ranks_not_loaded_is_a_relay_whatever_it_guesses(tmp_path: Path) -> None:
+    """(review) SGLang's rank that loaded tells that others did not, guessing why ("e.g., OOM"):
+    a relay of their failure, at loading, not an out-of-memory nor a timeout of its own."""
+    classify_as(
+        tmp_path,
+        [
+            "ValueError: TP rank 0 could finish the model loading, but there are other ranks "
+            "that didn't finish loading. It is likely due to unexpected failures (e.g., OOM) or a "
+            "slow node."
+        ],
+        "unknown",
+        "loading",
+    )
