@@ -81,6 +81,10 @@ CONFIG_REFUSAL = (
     r"|\bnot a valid\b|\b(?:must|should) be (?:[<>]|one of|a |an |greater|less|between"
     r"|divisible|positive|at least|at most|smaller|larger|lower|higher|fewer|in the form)"
     r"|\b(?:size|shape) mismatch\b"
+    # a settings model refusing a field it does not have (pydantic's "Extra inputs are not
+    # permitted"), a limit a setting goes past ("Placement group bundle cannot have more than 1
+    # GPU")
+    r"|\bextra inputs are not permitted\b|\bcannot (?:have|use|request) more than \d+\b"
     # (torch's words for it: "The expanded size of the tensor (3840) must match the
     # existing size (4080) at non-singleton dimension 1", and its broadcast check's "The size of
     # tensor a (10) must match the size of tensor b (16)")

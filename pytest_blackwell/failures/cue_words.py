@@ -228,6 +228,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\b(?:did not|didn't|never) (?:become (?:ready|healthy)|respond\w*|finish\w*"
             r"|complete\w*)\b"
             r"|\bnot (?:ready|up|healthy|responding) (?:after|within)\b"
+            # (a watchdog that got no answer for a while: "Server couldn't get a response from
+            # detokenizer for last 20 seconds")
+            r"|\b(?:couldn't|could not|did not|didn't) (?:get|receive) (?:a |any )?response\b"
+            r".{0,40}?\bfor (?:the )?(?:last )?\d+ ?(?:s|secs?|seconds|min|minutes)\b"
             r"|\b(?:for|taking|takes|took) too long\b"
             # a wait that a watchdog reports as a hang ("This thread has been waiting for `...`
             # for 10 seconds and may be stuck", XLA's rendezvous)
@@ -358,11 +362,14 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             + DEVICE_NOT_SET_UP
             # a tool of the toolchain that is not installed ("sh: fatbinary: command not found")
             + r"|\bcommand not found\b|\bis not recognized as an internal or external command\b"
-            r"|\b(?:CUDA|GPU) (?:is )?not available\b"
+            r"|\b(?:CUDA|GPU) (?:is )?(?:required but )?not available\b"
             # a library that is not there ("Library cublas64_12.dll is not found or cannot be
             # loaded")
             r"|\b\w+\.(?:dll|so(?:\.\d+)*)\b.{0,40}?\b(?:is not found|cannot be loaded"
             r"|could not be loaded)\b"
+            # (or by the library's name: JAX's "Unable to load cuSPARSE. Is it installed?")
+            r"|\b(?:unable to|failed to|could not|cannot|can't) load (?:the )?"
+            r"(?:cu(?:DNN|BLAS(?:Lt)?|SPARSE|FFT|SOLVER|RAND|PTI|DSS)|NCCL|NVRTC|nvJitLink)\b"
             # (Python's ctypes on Windows: "Could not find module '...\\ggml.dll' (or one of its
             # dependencies)")
             r"|\bCould not find module '[^']{0,300}\.(?:dll|pyd)'"

@@ -77,6 +77,7 @@ MORE_TRIGGERS: tuple[str, ...] = (
     ".cu:",
     ".cuh:",
     ".h:",
+    "Set TORCHDYNAMO_VERBOSE=1",  # Dynamo's advice at the end of an error's message
     "Non-OK-status",  # XLA's status check, a fatal glog record behind a TensorFlow-style prefix
     # TensorFlow's C++ records at an error level ("2024-09-02 12:48:12.7: E tensorflow/x.cc:9]")
     ": E ",
@@ -161,6 +162,13 @@ ERRORISH = re.compile(
     # an exception reported with where it happened ("Exception in main training loop: ...")
     # (or what was being done: "Exception initializing accelerator: ...")
     r"|^Exception (?:in|while|during|when|[a-z]+ing) [\w .\-]{1,60}:\s*\S"
+    # (or only said to have happened, its traceback lost: "[TP0] Scheduler hit an exception:";
+    # not the header of the traceback that follows, "... hit an exception: Traceback ...")
+    r"|\b(?:hit|raised|encountered|threw) an? (?:unexpected |unhandled |uncaught )?exception"
+    r"[:.]?\s*$"
+    # Dynamo's advice closing the message of an error raised while it compiled a frame (the
+    # exception's line may be cut: its "from user code:" frames come right before)
+    r"|^Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace\b"
     # an error and what it was doing ("Error while calling cudaMalloc(...)", glibc's "Error in
     # `python': double free or corruption")
     # (also after the device it hit: "GPU 0: error when allocating memory or building DAG.")

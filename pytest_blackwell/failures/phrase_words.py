@@ -166,8 +166,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # 39: error: operand #2 does not dominate this use")
         # (or as MLIR prints its location: 'loc("chunk.py":105:22): error: ...')
         r"|^\s*\S+\.py:\d+:\d+: error: |^loc\(\"[^\"]+\.py\":\d+:\d+\): error: "
-        # XLA's autotuner (its profiling of kernel configs, its C++ frames in a native stack)
-        r"|\bconfigs? failed during profiling\b|\bAutotuner\w*::\w+"
+        # XLA's autotuners (configs profiled, cuDNN's convolution algorithm, C++ frames of theirs)
+        r"|\bconfigs? failed during profiling\b|\bAutotuner\w*::\w+|\bbest cudnn convolution algo"
         # a program building its kernels at run time (OpenMM's platforms, NVRTC): the compiler
         # cannot be started, or the program does not compile
         r"|\bError launching (?:the )?(?:CUDA |HIP |OpenCL )?compiler\b"
@@ -186,7 +186,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # source below, also relayed without its type ("Worker failed with error 'at 1:0:")
         r"|\bCompilationError\W{0,3}at \d+:\d+:|\berror\W{0,3}at \d+:\d+:\s*$"
         # Dynamo's advice, printed only under an error raised while it compiles a frame
-        r"|\btorch\._dynamo\.config\.suppress_errors\b"
+        r"|\btorch\._dynamo\.config\.suppress_errors\b|^Set TORCHDYNAMO_VERBOSE=1\b"
         # an exception of Dynamo's own, raised only while it traces or compiles a frame
         # ("torch._dynamo.exc.TorchRuntimeError: Failed running call_function ...")
         r"|\btorch\._dynamo\.exc\.[A-Z]\w+"
@@ -332,7 +332,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # (not a console script's "from x.cli import main", which a rich traceback shows as the
         # context of its entry frame, whatever failed below it)
         r"|\bimport(?:ing)? (?!torch\._dynamo\s*$|main\b)\w+|ImportError"
-        r"|(?i:unable to initialize backend|failed to create stream executor)"
+        r"|(?i:unable to initialize backend|failed to create stream executor|jax plugin config)"
         # the CUDA stack or a library's CUDA set-up, initialised while the process starts
         # (TensorFlow's: "CUDA runtime implicit initialization on GPU:0 failed")
         r"|(?i:cuda (?:driver |runtime )?(?:implicit )?initiali[sz]ation"

@@ -197,10 +197,14 @@ ENV_RULES: tuple[Rule, ...] = (
     # map or start the program on this system ("ape error: ./x.llamafile: prog mmap failed w/
     # errno 1"): the program never ran
     rule("ape_loader", "env_mismatch", r"^ape error: \S", stage_hint="startup"),
+    # JAX unable to set up its CUDA backend, which it logs at INFO and then runs on the CPU: the
+    # GPU is not used (not a platform its build does not have: "NOT_FOUND: Could not find
+    # registered platform", as on every start of a CUDA build for 'rocm')
+    rule("cuda_backend_failed", "env_mismatch",
+       r"Unable to initialize backend '(?:cuda|gpu)'(?!: NOT_FOUND: Could not find registered)",
+       stage_hint="startup"),
     rule("backend_init_failed", "env_mismatch",
-       # (not JAX probing a platform its build does not have, on every start of a CUDA build:
-       # "Unable to initialize backend 'rocm': NOT_FOUND: Could not find registered platform")
-       r"Unable to initialize backend '(?:cuda|gpu|rocm)'(?!: NOT_FOUND: Could not find registered)"
+       r"Unable to initialize backend 'rocm'(?!: NOT_FOUND: Could not find registered)"
        r"|no supported devices found for platform"
        # (llamafile: "support for --gpu nvidia was explicitly requested, but it wasn't available")
        r"|\bsupport for --gpu \w+ was explicitly requested, but it wasn't available",
