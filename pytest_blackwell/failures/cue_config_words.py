@@ -85,6 +85,9 @@ CONFIG_REFUSAL = (
     # permitted"), a limit a setting goes past ("Placement group bundle cannot have more than 1
     # GPU")
     r"|\bextra inputs are not permitted\b|\bcannot (?:have|use|request) more than \d+\b"
+    # (Ray's autoscaler, asked for resources no node has, which it says as it waits: a cause
+    # only when nothing after it says more)
+    r"|\bno available node types can fulfill resource request\b"
     # (torch's words for it: "The expanded size of the tensor (3840) must match the
     # existing size (4080) at non-singleton dimension 1", and its broadcast check's "The size of
     # tensor a (10) must match the size of tensor b (16)")

@@ -164,8 +164,7 @@ ERRORISH = re.compile(
     r"|^Exception (?:in|while|during|when|[a-z]+ing) [\w .\-]{1,60}:\s*\S"
     # (or only said to have happened, its traceback lost: "[TP0] Scheduler hit an exception:";
     # not the header of the traceback that follows, "... hit an exception: Traceback ...")
-    r"|\b(?:hit|raised|encountered|threw) an? (?:unexpected |unhandled |uncaught )?exception"
-    r"[:.]?\s*$"
+    r"|\b(?:hit|encountered) an? (?:unexpected |unhandled |uncaught )?exception[:.]?\s*$"
     # Dynamo's advice closing the message of an error raised while it compiled a frame (the
     # exception's line may be cut: its "from user code:" frames come right before)
     r"|^Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace\b"

@@ -29,12 +29,8 @@ CONFIG_RULES: tuple[Rule, ...] = (
     # exceeds the total number of available GPUs"): the configuration, checked as it starts
     rule("more_gpus_than_available", "unsupported_config",
        r"\bOnly \d+ (?:GPUs?|devices?) (?:is|are) available, but \d+ (?:is|are) required\b"
-       r"|\bnumber of required GPUs exceeds the total number of available GPUs\b"
-       # (Ray's autoscaler, asked for resources no node of the cluster has: "No available node
-       # types can fulfill resource request {'GPU': 1.0}")
-       r"|\bNo available node types can fulfill resource request\b",
-       stage_hint="startup",
-       keywords=("are available, but", "required GPUs exceeds", "can fulfill resource request")),
+       r"|\bnumber of required GPUs exceeds the total number of available GPUs\b",
+       stage_hint="startup", keywords=("are available, but", "required GPUs exceeds")),
     rule("lightning_gpus_missing", "env_mismatch",
        r"\bBut your machine only has: \[\]|\bMisconfigurationException: You requested GPUs: \[",
        keywords=("your machine only has", "You requested GPUs")),

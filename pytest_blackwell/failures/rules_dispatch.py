@@ -188,12 +188,14 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        r"|Min capability: (?P<min_capability__3>\d+)"
        # (DeepSpeed's op builder, every architecture of its list filtered out for this GPU)
        r"|\bno compute capabilities remaining after filtering\b"),
-    # a backend or kernel that the program checks against the GPU it was given, as it chooses it
-    # ("TRTLLM MHA backend for prefill is only supported on Blackwell GPUs (SM100)", its GPUs
-    # perhaps on the next line of a wrapped paste; not an operating system's name)
+    # a backend or kernel that the program checks against the GPU it was given, raised ("ValueError:
+    # TRTLLM MHA backend for prefill is only supported on Blackwell GPUs (SM100)", its GPUs perhaps
+    # on the next line of a wrapped paste; not a test skipped for it, nor a program switching to
+    # another backend, nor an operating system's or a host CPU's name)
     rule("backend_hardware_only", "dispatch_failure",
-       r"\b(?:backend|kernels?)\b[^.]{0,60}?\bis only supported on\b"
-       r"(?!\s*(?:Linux|Windows|macOS|Mac|Darwin)\b)", stage_hint="startup"),
+       r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception): .{0,80}?\b(?:backend|kernels?)\b[^.]{0,60}?"
+       r"\bis only supported on\b(?!\s*(?i:linux|windows|mac\w*|darwin|android|ios\b|posix|unix"
+       r"|non-|x86|arm|aarch64))"),
     # vLLM's attention selector falls back to another backend after saying so at INFO level
     rule("flash_attention_refused", "dispatch_failure",
        r"Cannot use FlashAttention(?:-2)? backend for", ignore_at=("DEBUG", "INFO")),

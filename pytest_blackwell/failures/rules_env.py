@@ -201,8 +201,9 @@ ENV_RULES: tuple[Rule, ...] = (
     # GPU is not used (not a platform its build does not have: "NOT_FOUND: Could not find
     # registered platform", as on every start of a CUDA build for 'rocm')
     rule("cuda_backend_failed", "env_mismatch",
-       r"Unable to initialize backend '(?:cuda|gpu)'(?!: NOT_FOUND: Could not find registered)",
-       stage_hint="startup"),
+       r"Unable to initialize backend '(?:cuda|gpu)'(?!: (?:NOT_FOUND: Could not find registered"
+       r"|Backend '\w+' is not in the list of known backends))",
+       stage_hint="startup", ignore_at=("DEBUG",)),
     rule("backend_init_failed", "env_mismatch",
        r"Unable to initialize backend 'rocm'(?!: NOT_FOUND: Could not find registered)"
        r"|no supported devices found for platform"

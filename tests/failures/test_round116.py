@@ -56,7 +56,7 @@ from classify_helpers import classify_as, classify_both
                 "another attention backend."
             ],
             "dispatch_failure",
-            "startup",
+            "unknown",
         ),
         # CUDA required and not there; a CUDA library that cannot be loaded, by its name
         (
@@ -91,7 +91,7 @@ from classify_helpers import classify_as, classify_both
                 "{'GPU': 8.0}. Add suitable node types to this cluster to resolve this issue."
             ],
             "unsupported_config",
-            "startup",
+            "unknown",
         ),
         # a limit a setting goes past, as a log's last line
         (["Placement group bundle cannot have more than 2 GPUs."], "unsupported_config", "unknown"),
@@ -123,6 +123,22 @@ def test_round116_mechanism(tmp_path: Path, lines: list[str], category: str, sta
         ],
         # a handler that caught an exception and went on, at a quiet level
         ["WARNING: request handler caught an exception, retrying", "request served"],
+        # (review) a handler's plain words that it raised one, then a retry that served
+        ["request handler raised an exception", "retrying in 1s", "request served in 0.2s"],
+        # (review) a test skipped for the hardware, in pytest's summary
+        [
+            "tests/gemm/test_bmm_fp8.py::test_bmm_fp8[cudnn] PASSED",
+            "SKIPPED [4] tests/gemm/test_bmm_fp8.py:20: bmm_fp8 with cutlass backend is only "
+            "supported on SM100, SM110, and SM120/121 GPUs.",
+            "==== 40 passed, 4 skipped in 12.31s ====",
+        ],
+        # (review) JAX at DEBUG, and a backend its configuration does not list
+        ["DEBUG:jax._src.xla_bridge:Unable to initialize backend 'cuda': INTERNAL: no devices"],
+        [
+            "INFO:jax._src.xla_bridge:Unable to initialize backend 'cuda': Backend 'cuda' is not "
+            "in the list of known backends: ['cpu', 'tpu'].",
+            "step 1 loss 2.31",
+        ],
     ],
 )
 def test_the_new_words_raise_no_false_alarm(tmp_path: Path, lines: list[str]) -> None:
@@ -150,3 +166,55 @@ def test_a_backend_only_for_an_operating_system_is_no_missing_kernel(tmp_path: P
     failure = classify_both(tmp_path, ["ValueError: The NCCL backend is only supported on Linux."])
     assert failure is not None
     assert failure.category != "dispatch_failure"
+
+
+def test_a_backend_check_raised_mid_run_keeps_the_run_s_stage(tmp_path: Path) -> None:
+    """(review) FlashInfer checks the GPU when its kernel is called: a check raised after the
+    run's steps is no start-up; the rule names no stage of its own."""
+    classify_as(
+        tmp_path,
+        [
+            "step 10 loss 2.31",
+            "Traceback (most recent call last):",
+            '  File "/w/train.py", line 5, in train_step',
+            "    out = bmm_fp8(a, b)",
+            "ValueError: cutlass backend is only supported on SM100, SM103, SM110, SM120, SM121",
+        ],
+        "dispatch_failure",
+        "execute",
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "RuntimeError: MPS backend is only supported on MacOS 14.0+",
+        "ValueError: The IPEX backend is only supported on x86 CPUs.",
+        "ValueError: This backend is only supported on non-Windows platforms.",
+    ],
+)
+def test_a_backend_only_for_a_system_or_host_cpu_is_no_missing_kernel(
+    tmp_path: Path, line: str
+) -> None:
+    """(review) an operating system or a host CPU in any case is no GPU without a kernel."""
+    failure = classify_both(tmp_path, [line])
+    assert failure is not None
+    assert failure.category != "dispatch_failure"
+
+
+def test_ray_s_wait_for_a_node_does_not_hide_the_later_error(tmp_path: Path) -> None:
+    """(review) Ray's autoscaler says it has no node for a request while it waits; when the
+    cluster grows and the job runs, the error after it is the failure, at its own stage."""
+    classify_as(
+        tmp_path,
+        [
+            "(autoscaler +5s) Error: No available node types can fulfill resource request "
+            "{'GPU': 8.0}. Add suitable node types to this cluster to resolve this issue.",
+            "(autoscaler +1m) Resized to 64 CPUs, 8 GPUs.",
+            "(TrainWorker pid=1234) step 1 loss 2.31",
+            "(TrainWorker pid=1234) torch.distributed.DistBackendError: NCCL error in: "
+            "ProcessGroupNCCL.cpp:1970, unhandled cuda error",
+        ],
+        "nccl_error",
+        "execute",
+    )
