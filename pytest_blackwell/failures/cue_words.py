@@ -221,7 +221,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "timeout",
         (
             # (not a setting and its value: "Timeout: 30s")
-            r"\btimed?[ -]?out\b(?!" + SETTING_VALUE + r")|\bTimeout(?:Error|Exception):"
+            # (also with no message: a JVM's "Caused by: java.util.concurrent.TimeoutException")
+            r"\btimed?[ -]?out\b(?!" + SETTING_VALUE + r")|\bTimeout(?:Error|Exception)(?::|\s*$)"
             r"|\bdeadline exceeded\b"
             r"|\btimeout (?:after|of \d|waiting|while|expired|reached|exceeded)\b"
             r"|\btimeout (?:check )?failed\b"
@@ -362,6 +363,12 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             + DEVICE_NOT_SET_UP
             # a tool of the toolchain that is not installed ("sh: fatbinary: command not found")
             + r"|\bcommand not found\b|\bis not recognized as an internal or external command\b"
+            # (Python's subprocess not finding the program it runs, named twice: "FileNotFoundError:
+            # [Errno 2] No such file or directory: 'nginx': 'nginx'")
+            r"|\bNo such file or directory: '(?P<prog>[\w.+-]+)': '(?P=prog)'"
+            # (LMDeploy's check of a component its engine needs, as it starts: "<Triton> test
+            # failed!", not its check of the model's config, "<Model> test failed!")
+            r"|^<(?!Model>)[\w-]+> test failed!"
             r"|\b(?:CUDA|GPU) (?:is )?(?:required but )?not available\b"
             # a library that is not there ("Library cublas64_12.dll is not found or cannot be
             # loaded")

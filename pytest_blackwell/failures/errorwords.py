@@ -78,6 +78,7 @@ MORE_TRIGGERS: tuple[str, ...] = (
     ".cuh:",
     ".h:",
     "Set TORCHDYNAMO_VERBOSE=1",  # Dynamo's advice at the end of an error's message
+    "CrashLoopBackOff",  # kubectl's state of a container restarted after each crash
     "Non-OK-status",  # XLA's status check, a fatal glog record behind a TensorFlow-style prefix
     # TensorFlow's C++ records at an error level ("2024-09-02 12:48:12.7: E tensorflow/x.cc:9]")
     ": E ",
@@ -168,6 +169,8 @@ ERRORISH = re.compile(
     # Dynamo's advice closing the message of an error raised while it compiled a frame (the
     # exception's line may be cut: its "from user code:" frames come right before)
     r"|^Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace\b"
+    # (kubectl's description of a container that exits with an error and is restarted)
+    r"|^\s*Reason:\s+(?:CrashLoopBackOff|Error|OOMKilled|ContainerCannotRun|StartError)\s*$"
     # an error and what it was doing ("Error while calling cudaMalloc(...)", glibc's "Error in
     # `python': double free or corruption")
     # (also after the device it hit: "GPU 0: error when allocating memory or building DAG.")

@@ -434,6 +434,7 @@ COMMUNICATOR_CLASS = re.compile(
 #: transformers' cache classes): building one there is allocating the KV cache.
 CACHE_MODULE = re.compile(
     r"(?:^|/)(?:\w*kv_?cache\w*|cache|cache_engine|cache_manager|cache_utils|memory_pool)\.py$"
+    r"|\bkv_cache_manager::"  # (TensorRT-LLM's C++ namespace of its KV cache, in a backtrace)
 )
 #: Modules of arguments and settings (Hugging Face's ``training_args.py``, vLLM's ``arg_utils.py``
 #: and ``config/`` package): a dataclass there checking itself as it is built checks arguments.

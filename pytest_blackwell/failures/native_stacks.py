@@ -62,6 +62,11 @@ DEBUGGER_FRAME = re.compile(
     # (Tenstorrent's tt-metal, its frames after " --- ", demangled: " --- tt::tt_metal::detail::
     # ProgramImpl::validate_circular_buffer_region(tt::tt_metal::IDevice const*)")
     r"|^\s*--- (?:[\w~]+::)*(?P<func__8>[A-Za-z_]\w*)\("
+    # (TensorRT-LLM's own backtrace with its exceptions, numbered from 1, demangled: "3
+    # 0x7cb3c5bae3ab tensorrt_llm::batch_manager::kv_cache_manager::BlockManager::allocatePools(
+    # bool) + 635"; its namespaces and class are the frame's path)
+    r"|^\s*\d+\s+0x[0-9a-fA-F]+\s+(?:void |virtual thunk to )?"
+    r"(?P<path__9>(?:[\w~]+(?:<[^<>]*>)?::)*)(?P<func__9>[A-Za-z_]\w*)(?:<[^<>]*>)?\("
 )
 #: Where gdb says a frame's code is: its library ("from /x/libllama.so.0") or its source file
 #: ("at ../sysdeps/wait4.c:30").
@@ -108,7 +113,10 @@ def debugger_frame(text: str) -> tuple[str, str] | None:
     if m.group("func"):  # gdb names the library or the source file at the line's end
         where = _GDB_WHERE.search(text.rstrip())
         found["path"] = "" if where is None else where.group("lib") or where.group("src")
-    return found.get("path", ""), snake(demangled(found.get("func") or ""))
+    func, path = demangled(found.get("func") or ""), found.get("path", "")
+    if func and re.sub(r"<[^<>]*>", "", path).endswith(f"::{func}::"):
+        func = "__init__"  # a class's constructor, named after it ("Layer::Layer"): it is built
+    return path, snake(func)
 
 
 #: A length-prefixed part of an Itanium C++ mangled name ("13llama_context").

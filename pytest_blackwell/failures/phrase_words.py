@@ -325,7 +325,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\b(?:did not|to) become (?:ready|healthy)\b)"  # a server awaited until it is up
         r"|ncclCommInit\w*|\bncclGetUniqueId\b|inspecting model architecture"
         # NCCL's check as a communicator is set up: two ranks on one GPU
-        r"|\bDuplicate GPU detected\b"
+        r"|\bDuplicate GPU detected\b|^<[\w-]+> test failed!"  # (LMDeploy's environment check)
         # TRL's GRPO trainer checking its batch sizes as it is built
         r"|\bmust be evenly divisible by the number of generations\b"
         # (not Dynamo's advice after a compile error: "import torch._dynamo" to suppress it)

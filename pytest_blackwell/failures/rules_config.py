@@ -157,7 +157,10 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|\bunknown tensor '[^']*' in model file|\bCould not find [\w.]+\.\* in model\b"
        # (TensorRT-LLM's model, given weights without some of its tensors: "Required but not
        # provided tensors:{'transformer.layers.3.mlp.fc.per_channel_scale', ...}")
-       r"|\bRequired but not provided tensors\b",
+       r"|\bRequired but not provided tensors\b"
+       # (vLLM's and LMDeploy's weight loaders checking a tensor's shape against the parameter's:
+       # "Attempted to load weight (torch.Size([14784, 1024])) into parameter (torch.Size(...")
+       r"|\bAttempted to load weight \((?:torch\.Size)?\(?\[",
        stage_hint="loading", keywords=("tensor '", "in model", "provided tensors"),
        ignore_at=QUIET),
     # llama.cpp's loader rejecting the model file: an old GGML file, tensors it does not expect

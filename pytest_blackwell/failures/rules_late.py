@@ -287,7 +287,8 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|(?:Worker|Engine core|RayWorker\w*) proc(?:ess)? (?P<process>\S+) died unexpectedly"
        r"(?: \(exit code: (?P<exit_code>-?\d+)\))?|(?P<process__2>\S+ rank=\d+) died unexpectedly"
        r"|engine core exited unexpectedly"
-       r"|(?i:\bmodel process (?:encountered an unexpected error|crashed|exited unexpectedly))"
+       r"|(?i:\bmodel (?:process|server) (?:encountered an unexpected error|crashed"
+       r"|exited unexpectedly))"
        r"|\bShard \d+ crashed\b"  # TGI's launcher: a shard process that exited in failure
        r"|\bActorDiedError\b"  # Ray: an actor (a worker of the engine) died, or a task's cause
        # (and RayActorError's message for a call in flight when its actor died)

@@ -474,6 +474,10 @@ IN_TUNING = {
     "fresh602": (0.90, 0.72),
     "fresh604": (1.00, 1.00),
     "fresh606": (0.92, 0.85),
+    "fresh608": (1.00, 0.85),
+    "fresh610": (0.92, 0.64),
+    "fresh612": (0.92, 0.92),
+    "fresh614": (0.93, 0.86),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
