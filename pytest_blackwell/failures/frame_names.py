@@ -152,6 +152,9 @@ DECISIVE: dict[str, str] = {
     "aot_dispatch_base": "compile",
     "aot_dispatch_autograd": "compile",
     # memory profiling
+    # TensorRT-LLM's KV cache manager allocating its pools as the executor starts (C++, in its
+    # own backtrace; its request-time methods name a block or a sequence)
+    "allocate_pools": "kv_alloc",
     "profile_run": "profile",
     "dummy_data_for_profiling": "profile",  # vLLM building the profiling run's dummy inputs
     "determine_available_memory": "profile",
@@ -434,7 +437,6 @@ COMMUNICATOR_CLASS = re.compile(
 #: transformers' cache classes): building one there is allocating the KV cache.
 CACHE_MODULE = re.compile(
     r"(?:^|/)(?:\w*kv_?cache\w*|cache|cache_engine|cache_manager|cache_utils|memory_pool)\.py$"
-    r"|\bkv_cache_manager::"  # (TensorRT-LLM's C++ namespace of its KV cache, in a backtrace)
 )
 #: Modules of arguments and settings (Hugging Face's ``training_args.py``, vLLM's ``arg_utils.py``
 #: and ``config/`` package): a dataclass there checking itself as it is built checks arguments.

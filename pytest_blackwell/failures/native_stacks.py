@@ -114,9 +114,15 @@ def debugger_frame(text: str) -> tuple[str, str] | None:
         where = _GDB_WHERE.search(text.rstrip())
         found["path"] = "" if where is None else where.group("lib") or where.group("src")
     func, path = demangled(found.get("func") or ""), found.get("path", "")
-    if func and re.sub(r"<[^<>]*>", "", path).endswith(f"::{func}::"):
-        func = "__init__"  # a class's constructor, named after it ("Layer::Layer"): it is built
+    if m.group("func__9") and func not in _TRTLLM_NAMES:
+        func = ""  # (C++ methods named like Python's stage functions do other work: loadModel)
     return path, snake(func)
+
+
+#: TensorRT-LLM's methods whose frame in its own backtrace tells the stage: the KV cache pools
+#: allocated as its executor starts. Its other names (``loadModel``, which sets up buffers and
+#: the decoder too; ``LoraCache::loadWeights``, run per request) say less than they seem to.
+_TRTLLM_NAMES = frozenset({"allocatePools"})
 
 
 #: A length-prefixed part of an Itanium C++ mangled name ("13llama_context").

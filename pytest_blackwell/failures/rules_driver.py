@@ -42,8 +42,9 @@ DRIVER_RULES: tuple[Rule, ...] = (
     # the kernel's OOM killer ending a process (host memory): a death, not a device allocation
     rule("oom_killer", "engine_died",
        r"\boom-kill:constraint=|\bOut of memory: Killed process \d+|\binvoked oom-killer\b"
-       r"|\bFailed with result 'oom-kill'",  # systemd's unit, its process killed by the OOM killer
-       keywords=("oom-kill", "Killed process")),
+       r"|\bFailed with result 'oom-kill'"  # systemd's unit, its process killed by the OOM killer
+       r"|^\s*Reason:\s+OOMKilled\s*$",  # (kubectl's description of a container it killed so)
+       keywords=("oom-kill", "Killed process", "OOMKilled")),
     # a kernel stopped by the driver's watchdog for running too long (cudaErrorLaunchTimeout,
     # 702): no progress, even when an NCCL watchdog is the one that reports it
     # (Metal's: a command buffer macOS stopped for holding the GPU from the display too long,

@@ -84,16 +84,60 @@ def test_round117_mechanism(tmp_path: Path, lines: list[str], category: str, sta
 
 
 def test_tensorrt_llm_s_backtrace_frames() -> None:
-    """TensorRT-LLM's own backtrace: the namespaces and class are the path, the method the
-    function; a class's constructor (named after it) is its ``__init__``."""
+    """TensorRT-LLM's own backtrace: the namespaces and class are the path; only its methods
+    that tell a stage by themselves name a function (review: ``loadModel`` sets up buffers and
+    the decoder too, ``LoraCache::loadWeights`` runs per request)."""
     assert debugger_frame(
         "4       0x7f0000000964 tensorrt_llm::batch_manager::kv_cache_manager::"
         "KVCacheManager::allocatePools(bool) + 36"
     ) == ("tensorrt_llm::batch_manager::kv_cache_manager::KVCacheManager::", "allocate_pools")
-    assert debugger_frame(
+    for line in (
         "3       0x7f0000000964 tensorrt_llm::layers::LookaheadDecodingLayer<__half>::"
-        "LookaheadDecodingLayer(int) + 36"
-    ) == ("tensorrt_llm::layers::LookaheadDecodingLayer<__half>::", "__init__")
+        "LookaheadDecodingLayer(int) + 36",
+        "5       0x7f0000000964 tensorrt_llm::executor::Executor::Impl::loadModel(int) + 36",
+        "6       0x7f0000000964 tensorrt_llm::runtime::LoraCache::loadWeights(int) + 36",
+    ):
+        found = debugger_frame(line)
+        assert found is not None
+        assert found[1] == ""
+
+
+def test_a_block_given_to_a_request_is_no_kv_allocation(tmp_path: Path) -> None:
+    """(review) TensorRT-LLM's KV cache manager hands a running request a block on every step
+    (allocateBlock under addToken): the executor's loop, not the cache being sized."""
+    failure = classify_both(
+        tmp_path,
+        [
+            "Traceback (most recent call last):",
+            '  File "/py/tensorrt_llm/_torch/pyexecutor/py_executor.py", line 1234, in '
+            "_executor_loop",
+            "    self.resource_manager.prepare_resources(scheduled_batch)",
+            "RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: Can't allocate new blocks. No "
+            "free blocks left. (/src/cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp:1032)",
+            "3       0x7f492ce5b765 tensorrt_llm::batch_manager::kv_cache_manager::"
+            "WindowBlockManager::allocateBlock(GenerationRequest&, bool) + 954",
+            "4       0x7f492ce5c765 tensorrt_llm::batch_manager::kv_cache_manager::"
+            "KVCacheManager::addToken(unsigned long) + 100",
+        ],
+    )
+    assert failure is not None
+    assert failure.stage == "execute"
+
+
+def test_kubectl_s_oom_killed_container_is_a_death(tmp_path: Path) -> None:
+    """(review) a container the kernel's OOM killer stopped, as kubectl describes it."""
+    classify_as(
+        tmp_path,
+        [
+            "    State:          Running",
+            "    Last State:     Terminated",
+            "      Reason:       OOMKilled",
+            "      Exit Code:    137",
+            "    Ready:          True",
+        ],
+        "engine_died",
+        "unknown",
+    )
 
 
 @pytest.mark.parametrize(
