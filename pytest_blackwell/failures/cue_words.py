@@ -20,6 +20,9 @@ NO_GPU_BUILD = (
     r"|\bnot compiled with (?:CUDA|GPU|ROCm|HIP)(?: support)? enabled\b"
 )
 
+#: LMDeploy's checks of its environment and model as its engine starts ("<Triton> test failed!").
+LMDEPLOY_CHECK = r"^<[\w-]+> test failed!"
+
 #: Memory that could not be had, in the words of allocators, runtimes and frameworks.
 SHORTAGE = (
     # (Windows' commit limit reached: "The paging file is too small for this operation ...")
@@ -368,8 +371,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bNo such file or directory: '(?P<prog>[\w.+-]+)': '(?P=prog)'"
             # (LMDeploy's check of a component its engine needs, as it starts: "<Triton> test
             # failed!", not its check of the model's config, "<Model> test failed!")
-            r"|^<(?!Model>)[\w-]+> test failed!"
-            r"|\b(?:CUDA|GPU) (?:is )?(?:required but )?not available\b"
+            r"|(?!<Model>)"
+            + LMDEPLOY_CHECK
+            + r"|\b(?:CUDA|GPU) (?:is )?(?:required but )?not available\b"
             # a library that is not there ("Library cublas64_12.dll is not found or cannot be
             # loaded")
             r"|\b\w+\.(?:dll|so(?:\.\d+)*)\b.{0,40}?\b(?:is not found|cannot be loaded"

@@ -37,6 +37,9 @@ SETTING_VALUE = r":\s*[\w.:]+\s*$"
 #: How a line starting with a bare glog record at an error level begins (month 01 to 12).
 #: (ExecuTorch's ET_LOG puts a space before its time: "E 00:01:34.607969 executorch:f.cpp:252]")
 GLOG_HEADS = ("E0", "E1", "F0", "F1", "E 0", "F 0")
+#: Dynamo's advice closing the message of an error raised while it compiled a frame: printed only
+#: under such an error (an error line of its own, and the compile stage).
+DYNAMO_ADVICE = "Set TORCHDYNAMO_VERBOSE=1"
 #: Further words of error lines that carry neither (``FATAL``, TensorRT's ``[E]``, ``NCCL WARN``,
 #: ``NVRM: Xid``, a Rust panic, a bare ``Exception``). A ``quick`` classifier leaves them and the
 #: rules' own keywords out; :func:`classify_stream` then reads the log again in full when the
@@ -77,7 +80,7 @@ MORE_TRIGGERS: tuple[str, ...] = (
     ".cu:",
     ".cuh:",
     ".h:",
-    "Set TORCHDYNAMO_VERBOSE=1",  # Dynamo's advice at the end of an error's message
+    DYNAMO_ADVICE,
     "CrashLoopBackOff",  # kubectl's state of a container restarted after each crash
     "Non-OK-status",  # XLA's status check, a fatal glog record behind a TensorFlow-style prefix
     # TensorFlow's C++ records at an error level ("2024-09-02 12:48:12.7: E tensorflow/x.cc:9]")
@@ -168,7 +171,7 @@ ERRORISH = re.compile(
     r"|\b(?:hit|encountered) an? (?:unexpected |unhandled |uncaught )?exception[:.]?\s*$"
     # Dynamo's advice closing the message of an error raised while it compiled a frame (the
     # exception's line may be cut: its "from user code:" frames come right before)
-    r"|^Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace\b"
+    r"|^" + re.escape(DYNAMO_ADVICE) + r" for the internal stack trace\b"
     # (kubectl's description of a container that exits with an error and is restarted)
     r"|^\s*Reason:\s+(?:CrashLoopBackOff|Error|OOMKilled|ContainerCannotRun|StartError)\s*$"
     # an error and what it was doing ("Error while calling cudaMalloc(...)", glibc's "Error in

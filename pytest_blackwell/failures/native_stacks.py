@@ -103,6 +103,12 @@ def native_frame(text: str) -> tuple[str, str] | None:
     return m.group("path").rstrip("."), snake(m.group("func"))
 
 
+#: TensorRT-LLM's methods whose frame in its own backtrace tells the stage: the KV cache pools
+#: allocated as its executor starts. Its other names (``loadModel``, which sets up buffers and
+#: the decoder too; ``LoraCache::loadWeights``, run per request) say less than they seem to.
+_TRTLLM_NAMES = frozenset({"allocatePools"})
+
+
 def debugger_frame(text: str) -> tuple[str, str] | None:
     """``(path, function)`` of a gdb or lldb backtrace's frame line (:data:`DEBUGGER_FRAME`; the
     path is the library or source file where the debugger names one), else ``None``."""
@@ -117,12 +123,6 @@ def debugger_frame(text: str) -> tuple[str, str] | None:
     if m.group("func__9") and func not in _TRTLLM_NAMES:
         func = ""  # (C++ methods named like Python's stage functions do other work: loadModel)
     return path, snake(func)
-
-
-#: TensorRT-LLM's methods whose frame in its own backtrace tells the stage: the KV cache pools
-#: allocated as its executor starts. Its other names (``loadModel``, which sets up buffers and
-#: the decoder too; ``LoraCache::loadWeights``, run per request) say less than they seem to.
-_TRTLLM_NAMES = frozenset({"allocatePools"})
 
 
 #: A length-prefixed part of an Itanium C++ mangled name ("13llama_context").

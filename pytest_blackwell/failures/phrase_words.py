@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from pytest_blackwell.failures.cue_words import DEVICE_NOT_SET_UP
+from pytest_blackwell.failures.cue_words import DEVICE_NOT_SET_UP, LMDEPLOY_CHECK
+from pytest_blackwell.failures.errorwords import DYNAMO_ADVICE
 
 #: What an error message itself says was being done, for excerpts without frames or markers.
 #: A server answering a request with an error: the request was being served, unless the error
@@ -186,10 +187,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # source below, also relayed without its type ("Worker failed with error 'at 1:0:")
         r"|\bCompilationError\W{0,3}at \d+:\d+:|\berror\W{0,3}at \d+:\d+:\s*$"
         # Dynamo's advice, printed only under an error raised while it compiles a frame
-        r"|\btorch\._dynamo\.config\.suppress_errors\b|^Set TORCHDYNAMO_VERBOSE=1\b"
+        r"|\btorch\._dynamo\.config\.suppress_errors\b|^" + re.escape(DYNAMO_ADVICE) + r"\b"
         # an exception of Dynamo's own, raised only while it traces or compiles a frame
-        # ("torch._dynamo.exc.TorchRuntimeError: Failed running call_function ...")
-        r"|\btorch\._dynamo\.exc\.[A-Z]\w+"
+        r"|\btorch\._dynamo\.exc\.[A-Z]\w+"  # ("torch._dynamo.exc.TorchRuntimeError: ...")
         # (and Inductor's, as it lowers or caches a graph); a compiler's own crash (gcc's ICE)
         r"|\btorch\._inductor\.(?:exc|codecache)\.[A-Z]\w+|\bLoweringException\b"
         r"|\binternal compiler error\b",
@@ -325,7 +325,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\b(?:did not|to) become (?:ready|healthy)\b)"  # a server awaited until it is up
         r"|ncclCommInit\w*|\bncclGetUniqueId\b|inspecting model architecture"
         # NCCL's check as a communicator is set up: two ranks on one GPU
-        r"|\bDuplicate GPU detected\b|^<[\w-]+> test failed!"  # (LMDeploy's environment check)
+        r"|\bDuplicate GPU detected\b|" + LMDEPLOY_CHECK +
         # TRL's GRPO trainer checking its batch sizes as it is built
         r"|\bmust be evenly divisible by the number of generations\b"
         # (not Dynamo's advice after a compile error: "import torch._dynamo" to suppress it)

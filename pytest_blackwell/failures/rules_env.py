@@ -15,6 +15,10 @@ from pytest_blackwell.failures.rules_toolchain import (
     TOOL_NOT_STARTED,
 )
 
+#: Not JAX probing a platform its build does not have, as on every start of a CUDA build for
+#: 'rocm' ("Unable to initialize backend 'rocm': NOT_FOUND: Could not find registered platform").
+_NOT_REGISTERED = r"(?!: NOT_FOUND: Could not find registered)"
+
 # fmt: off
 #: The environment cannot run it, tried after the other causes of :mod:`.rules`.
 ENV_RULES: tuple[Rule, ...] = (
@@ -198,14 +202,13 @@ ENV_RULES: tuple[Rule, ...] = (
     # errno 1"): the program never ran
     rule("ape_loader", "env_mismatch", r"^ape error: \S", stage_hint="startup"),
     # JAX unable to set up its CUDA backend, which it logs at INFO and then runs on the CPU: the
-    # GPU is not used (not a platform its build does not have: "NOT_FOUND: Could not find
-    # registered platform", as on every start of a CUDA build for 'rocm')
+    # GPU is not used (not a backend left out of its configured ones)
     rule("cuda_backend_failed", "env_mismatch",
-       r"Unable to initialize backend '(?:cuda|gpu)'(?!: (?:NOT_FOUND: Could not find registered"
-       r"|Backend '\w+' is not in the list of known backends))",
+       r"Unable to initialize backend '(?:cuda|gpu)'" + _NOT_REGISTERED
+       + r"(?!: Backend '\w+' is not in the list of known backends)",
        stage_hint="startup", ignore_at=("DEBUG",)),
     rule("backend_init_failed", "env_mismatch",
-       r"Unable to initialize backend 'rocm'(?!: NOT_FOUND: Could not find registered)"
+       r"Unable to initialize backend 'rocm'" + _NOT_REGISTERED +
        r"|no supported devices found for platform"
        # (llamafile: "support for --gpu nvidia was explicitly requested, but it wasn't available")
        r"|\bsupport for --gpu \w+ was explicitly requested, but it wasn't available",
