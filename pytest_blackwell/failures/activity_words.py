@@ -113,6 +113,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # an offline converter announcing the pass its run exists for (ExLlamaV2's convert.py:
         # " -- Quantizing...", then a line per layer)
         r"|(?i:^\W*(?:quantizing|calibrating)(?: (?:the )?model)?\s*(?:\.\.\.|\u2026)\s*$)"
+        # (or its progress, layer by layer: GPTQ's "Quantizing fc2 in layer 8/48...")
+        r"|(?i:^\W*(?:quantizing|calibrating) [\w.]+ in layer \d+/\d+)"
         # Megatron's timer before a training step, and its word as its training loop starts
         # ("training ..."); BasicSR's training record ("<epoch:  5, iter:")
         r"|\bbefore the start of training step\]|^training \.\.\.\s*$|<epoch:\s*\d+, iter:\s*[\d,]+"
@@ -183,6 +185,8 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"(?i)\b(?:start(?:ing)? )?build(?:ing)? (?:the |an? )?(?:new )?"
         r"(?:trt-llm |tensorrt |trt )?engines?\b"
         r"|\bengine build (?:starts|started|begins)\b"  # (TRT-LLM: "Engine build starts")
+        # (DeepStream's nvinfer without a plan to read: "Trying to create engine from model files")
+        r"|\bcreate (?:an? |the )?(?:tensorrt |trt )?engine from model files?\b"
         r"|(?:^|[\s/])(?:nvcc|ptxas)\s+-(?!-?(?:V|version)\b)"  # (not a version query: "nvcc -V")
         r"|\bninja -v\b|\bEmitting ninja build file\b"
         r"|^ptxas info\s*: Compiling entry function\b"  # (ptxas -v, a kernel being compiled)

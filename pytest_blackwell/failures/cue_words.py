@@ -51,6 +51,7 @@ _ARCH = (
     r"(?:\bsm_?\d{2,3}[af]?\b|\bSM ?\d{2,3}\b|\bcompute[ _]?capabilit(?:y|ies)\b"
     r"|\bcompute_\d{2,3}\b|\bgfx\d{3,4}\w*|\b(?:Blackwell|Hopper|Ampere|Lovelace|Turing|Volta|Pascal)\b"
     r"|\bAscend ?\d{3}\w*"  # (Huawei's NPUs, as CANN names them: "Ascend910B")
+    r"|\b(?:MI\d{3}[A-Z]?|CDNA ?\d|RDNA ?\d)\b"  # (AMD's: "only works for ... MI300+")
     r"|\b(?:this|your|the current|current) (?:GPU|device|architecture|arch|hardware|platform)\b"
     r"(?<!request the support for this architecture)"  # (a model's, in transformers' words)
     r"|\bCUDA capabilit(?:y|ies)\b|\b\d\.\d capability\b|\bcapability \d\.\d\b"
@@ -144,6 +145,11 @@ NATIVE_LIBRARY_MISSING = (
     r"\bnative librar(?:y|ies) (?:\w+ )?(?:not found|cannot be (?:correctly )?loaded"
     # (LLamaSharp's "cannot be correctly loaded", and its newer words)
     r"|could not be (?:correctly )?loaded)\b|\bfailed to load (?:the )?native librar(?:y|ies)\b"
+)
+#: A device node the system does not have ("failed to open the device /dev/nvpps0"): the
+#: environment lacks it, and it is opened as the program sets its devices up (:mod:`.evidence`).
+DEVICE_NODE_MISSING = (
+    r"\b(?:failed to|cannot|could not|unable to) open (?:the )?(?:device )?/dev/[a-z]"
 )
 
 #: ``(category, patterns)``: the cue holds when every pattern is found in the text.
@@ -298,10 +304,17 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dispatch_failure", (r"^assert \w+ % (?:16|32|64|128|256) == 0\b",)),
     # a kernel's own check on the head size it was built for, or a head size refused
     ("dispatch_failure", (r"\b(?:assert\w*|expected|check failed)\b", r"\bhead_?(?:size|dim)\b")),
-    ("dispatch_failure", (r"\bunsupported\b|\bnot supported\b", r"\bhead[ _]?(?:size|dim)s?\b")),
+    # (or a head count one was not built for: "nhead=32 not supported", AITER's MLA decode)
+    (
+        "dispatch_failure",
+        (r"\bunsupported\b|\bnot supported\b", r"\bhead[ _]?(?:size|dim)s?\b|\bn_?head\b"),
+    ),
     # an op refused for a whole kind of device ("Device type PRIVATEUSEONE is not supported for
     # torch.Generator() api", DirectML's): no implementation of it there
     ("dispatch_failure", (r"\bdevice type \w+ (?:is )?not supported\b",)),
+    # (or for a kind of tensor: "AffineQuantizedTensor dispatch: attempting to run unimplemented
+    # operator/function: func=<OpOverload(...)>", torchao's)
+    ("dispatch_failure", (r"\bunimplemented (?:operator|op)s?\b",)),
     (
         "dispatch_failure",
         (
@@ -310,9 +323,11 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"(?:found|available|exists?|for)\b"
             r"|\bno suitable (?:kernel|implementation)s?\b"
             r"|\b(?:failed|unable|cannot|could not) (?:to )?dispatch\b|\bdispatch(?:ing)? failed\b"
-            # TensorRT's builder: "Could not find any implementation for node ..."
-            r"|\b(?:could not|couldn't|cannot|can't|unable to|failed to) find (?:any |an? )?"
-            r"(?:suitable |compatible |valid |matching )?(?:kernel|implementation|tactic)s?\b",
+            # TensorRT's builder: "Could not find any implementation for node ..." (or a
+            # library's choice among its kernels: "cannot get heuristic kernel!", AITER's)
+            r"|\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:find|get|select) "
+            r"(?:any |an? |the )?(?:suitable |compatible |valid |matching |heuristic )?"
+            r"(?:kernel|implementation|tactic)s?\b",
         ),
     ),
     (
@@ -322,8 +337,11 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # (Android's loader: "java.lang.UnsatisfiedLinkError: dlopen failed: library
             # \"libx_jni.so\" not found")
             r"|\bdlopen failed\b|\bUnsatisfiedLinkError\b"
+            # (or a library without the function looked up: "dlsym failed to get func
+            # NvDsInferParseYolo pointer", DeepStream's custom parser library)
+            r"|\bdlsym failed\b|" + DEVICE_NODE_MISSING + r"|"
             # (a native library that cannot be opened: "Failed to open libCB from libOpenCL")
-            r"|\b(?:failed to|cannot|could not|unable to) (?:open|load) lib\w+\b"
+            r"\b(?:failed to|cannot|could not|unable to) (?:open|load) lib\w+\b"
             # (or an Apple framework or a dynamic library: "Unable to load CoreML.framework")
             r"|(?i:\b(?:failed to|cannot|could not|unable to) (?:open|load) [\w.\-]+\.(?:framework"
             r"|dylib|dll)\b)"

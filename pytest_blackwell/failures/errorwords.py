@@ -136,7 +136,8 @@ MATLAB_HEADING = r"\bError using [\w.]+\s*$"
 DEBUGGER_EXCEPTION = "Exception has occurred: "
 #: A line that says it is an error although no rule knows it: never "no failure".
 ERRORISH = re.compile(
-    r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]|\bCRITICAL:"
+    r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL|error|fatal)\]"
+    r"|\bCRITICAL:"
     r"|^(?:[\w.:]+:? )?(?:error|Error|fatal)(?:\[\w+\])?\s*:|panicked at|\bExceptions?: \S"
     r"|^(?:[\d:.]+ )?[EF] \w+|\bERR\b|^[\w .\-]{0,40}\berror\s*:|^\w+: (?:error|failed to)\b"
     # the last line of defence: the shapes of an error in any tool's words
@@ -245,16 +246,20 @@ ERRORISH = re.compile(
     # ggml was not compiled with any CUDA arch <= 750"): a source line and a message, no column,
     # not a compiler's warning or note; a logger's record of that shape starts with its time
     r"|(?:" + SOURCE_ABORT + r")"
+    # (or behind a library's tag, the checking function after the line: AITER_CHECK's "[AITER]
+    # csrc/asm_mla.cu:193 get_heuristic_kernel_mla: cannot get heuristic kernel!")
+    r"|^\[[A-Za-z][\w\-]*\] [\w.\\/+\-]*" + SOURCE_AT_LINE[:-1] + r" \w+: \S"
     # ComfyUI's report of a node that raised, the exception's message after it
     r"|^!!! Exception during processing !!!"
 )
 #: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count
-#: (``0 failed``, but not ``replica 0 failed``: a number after a noun names a thing).
+#: (``0 failed``, but not ``replica 0 failed``: a number after a noun names a thing; nor an
+#: assertion's condition, ``upperBound != 0 failed``).
 BENIGN = re.compile(
     # (JAX probing each platform as it starts: "Unable to initialize backend 'tpu': INTERNAL: ...")
     r"(?i)\bUnable to initialize backend '\w+': |"
     r"\bretry(?:ing)?\b|\bwill retry\b|\bwaiting\b|\bfall(?:ing)?\s?back\b|\bskipp(?:ed|ing)\b"
-    r"|\bignor(?:ed|ing)\b|(?<![A-Za-z] )(?<!#)\b0 (?:failed|errors?)\b"
+    r"|\bignor(?:ed|ing)\b|(?<![A-Za-z=] )(?<!#)\b0 (?:failed|errors?)\b"
     # a zero count, not glog's "Check failed"; also a count of what failed in a results table
     # ("Failed requests:       0", a benchmark's summary, also as a table's row: "| Failed
     # requests   |    0   |")
@@ -286,6 +291,9 @@ BENIGN = re.compile(
     # program: "load_backend: failed to find ggml_backend_init in .../libggml-hip.so"); the
     # backends it has registered run
     r"|\bload_backend: failed to find ggml_backend_\w+ in\b"
+    # torch's tunable ops finding a tuning file written for another setup ("Failed validator:
+    # GCN_ARCH_NAME", "... ROCBLAS_VERSION"): its results are left aside and tuned anew
+    r"|\bFailed validator: [A-Z_]+\b"
     # a warning of what may happen ("This is not supported for all configurations of models and
     # can yield errors."), not an error that happened
     r"|\b(?:can|may|might|could) (?:yield|cause|lead to|result in|produce) (?:\w+ ){0,2}errors?\b"

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from pytest_blackwell.failures.activity import moved_on
 from pytest_blackwell.failures.candidates import Candidate
-from pytest_blackwell.failures.cue_words import NATIVE_LIBRARY_MISSING
+from pytest_blackwell.failures.cue_words import DEVICE_NODE_MISSING, NATIVE_LIBRARY_MISSING
 from pytest_blackwell.failures.cues import READABLE_RULES, TWO_READINGS, cue_category
 from pytest_blackwell.failures.frame_words import (
     dispatched,
@@ -61,6 +61,7 @@ _STARTUP_SHAPE = re.compile(
     # backend asked for (it is set up before any work)
     r"|(?i:" + NATIVE_LIBRARY_MISSING + ")"
     r"|\bDistributed package doesn't have \w+ built in\b"
+    r"|" + DEVICE_NODE_MISSING
 )
 #: torch.cuda's capability check, which warns when CUDA is initialised in the process: the shape
 #: of a start-up failure when it is the error itself (``env_mismatch``), but only a precursor of

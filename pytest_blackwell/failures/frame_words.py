@@ -123,9 +123,10 @@ _SERVING_WORDS = re.compile(
 )
 
 #: A function named for creating what serves, not for serving (ONNX Runtime's
-#: ``_create_inference_session`` reads the model; ``init_inference_engine``, ``build_sampler``).
+#: ``_create_inference_session`` reads the model; ``init_inference_engine``, ``build_sampler``;
+#: HQQ's ``prepare_for_inference`` patching the layers of a model not yet run).
 _CREATES = re.compile(
-    r"(?i)_*(?:create|init|initiali[sz]e|build|make|setup|load|construct"
+    r"(?i)_*(?:create|init|initiali[sz]e|build|make|setup|load|construct|prepare_for"
     # (nor for checking what it will be given: CatBoost's "_check_train_params")
     r"|check|validate|verify)_"
 )

@@ -45,8 +45,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (
         r"(?i)capture cuda ?graph|cuda ?graph capture\b|capturing cuda ?graph|cuda ?graph warm ?up"
         r"|\bgraph capture failed\b|\bcuda ?graph preparation\b"
-        # XLA's command buffers, captured into GPU graphs ("Failed to instantiate GPU graphs:
-        # CaptureGpuGraph failed")
+        # XLA's command buffers captured into GPU graphs ("CaptureGpuGraph failed")
         r"|\b(?:instantiate|capture) (?:gpu|cuda) graphs?\b|(?-i:\bCaptureGpuGraph\b)"
         # the CUDA graph API itself: a graph being captured or instantiated
         r"|(?-i:\bcu(?:da)?(?:Graph[A-Z]|StreamBeginCapture|StreamEndCapture)\w*)",
@@ -104,7 +103,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         "loading",
     ),
     (
-        r"(?i)\bbuild(?:ing)? (?:the |an? )?(?:tensorrt )?engine\b|\bbuild_engine\b"
+        r"(?i)\bbuild(?:ing)? (?:the |an? )?(?:tensorrt |trt )?engine\b|\bbuild_engine\b"
         r"|engine build(?:ing)?\b|BackendCompilerFailed|InductorError|CppCompileError"
         r"|\bbuild_and_load\b|No working C\+\+ compiler|failed to compile|InvalidCxxCompiler"
         r"|\bbuildSerializedNetwork\b|\[TensorRT Conversion Context\]"  # (Torch-TensorRT's too)
@@ -149,12 +148,12 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a compiler's wrapper reporting it failed (AWS Neuron's "Failed compilation with
         # ['neuronx-cc', ...]", "neuron-cc failed with the following command line call")
         r"|\bFailed compilation with\b|\bneuronx?-cc failed\b"
-        # TensorRT's builder timing tactics and calibrating INT8 ("GPU memory allocation error
-        # during getBestTactic", "[calibrator.cpp::add::779]"); LLVM giving up on a kernel it
-        # was compiling ("LLVM ERROR: Broken function found, compilation aborted!")
-        r"|(?-i:\bgetBestTactic\b|\bcalibrator\.cpp::)|\bcompilation aborted\b"
-        # rustc's own error records ("error[E0432]: unresolved import `metal_backend`")
-        r"|^error\[E\d{4}\]: "
+        # TensorRT's builder timing tactics in its workspace and calibrating INT8 (getBestTactic,
+        # "[virtualMemoryBuffer.cpp::resizePhysical::145]", "[calibrator.cpp::add::779]"); LLVM
+        # giving up on a kernel ("LLVM ERROR: Broken function found, compilation aborted!")
+        r"|(?-i:\bgetBestTactic\b|\b(?:calibrator|virtualMemoryBuffer)\.cpp::)"
+        # (and rustc's own error records: "error[E0432]: unresolved import `metal_backend`")
+        r"|\bcompilation aborted\b|^error\[E\d{4}\]: "
         # MLIR's translation of a kernel to LLVM IR failing (Triton's compiler: "error: LLVM
         # Translation failed for operation: ...", "Failed to translate TritonGPU to LLVM IR.")
         r"|(?-i:\bLLVM Translation failed\b|\bFailed to (?:emit|translate \w+ to) LLVM IR\b)"
@@ -278,8 +277,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # cudaErrorCudartUnloading: CUDA: an illegal memory access ...", DGL's)
         r"|\bdriver shutting down\b|(?<!== )\bcudaErrorCudartUnloading\b"
         # a server that cannot stop in time (Triton's "failed to stop server: ... Exit timeout
-        # expired")
-        r"|\bfailed to stop server\b|\bExit timeout expired\b",
+        # expired"), a component that cannot be torn down (GXF's "failed to deinitialize")
+        r"|\bfailed to stop server\b|\bExit timeout expired\b"
+        r"|(?i:\b(?:failed to|could not|cannot|unable to) deinitiali[sz]e\b)",
         "shutdown",
     ),
     # also the tracing span of TGI's (and its forks') router warming the shards up

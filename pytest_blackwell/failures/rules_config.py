@@ -202,6 +202,11 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"|invalid (?:GGUF|GGML) (?:magic|file)"
        # a file whose first bytes are not the format's (an old GGJT file, not a TensorRT plan)
        r"|\binvalid magic (?:characters|number|bytes)\b|[Mm]agic (?:tag|number) does not match"
+       # (or as the plan reader asserts it: "plan->header.magicTag == rt::kPLAN_MAGIC_TAG failed")
+       r"|\bmagicTag == [\w:]+ failed\b"
+       # (or given no bytes at all, an engine file empty or not read: "Cannot deserialize with an
+       # empty memory buffer")
+       r"|\bCannot deserialize with an empty memory buffer\b"
        # (a runtime's own model format named before the word: "invalid rknn llm model magic")
        r"|\binvalid (?:[\w-]+ ){1,4}magic\b"
        # (ncnn's reader of a .param file: "parse magic failed")

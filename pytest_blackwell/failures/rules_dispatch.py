@@ -208,6 +208,9 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        # a kernel library that does not know this GPU's architecture (AITER on ROCm: "Unknown
        # GPU architecture: gfx1101. Supported architectures: [...]")
        r"|\bUnknown GPU architecture: \w+\. Supported architectures\b"
+       # (TensorRT's table of Jetson boards lacking this one: "Unknown embedded device detected.
+       # Please update the table with the entry")
+       r"|\bUnknown embedded device\b"
        # a backend or kernel offered only on other architectures ("Only {...} backends are
        # supported on Blackwell GPUs for ...")
        r"|\bOnly\b.{0,120}?\b(?:is|are) supported on (?:Blackwell|Hopper|Ampere|Turing|Ada"

@@ -76,8 +76,7 @@ EXIT_STATUS = (
     # (Python's subprocess: a child's return code, negative when a signal killed it: Ray's
     # "Failed to start the dashboard, return code -11")
     r"|\b(?:with |, )return code:? "
-    # (a launcher's words for a step of its own that ended so: pyxis' "container start failed
-    # with error code: 1")
+    # (a launcher's step of its own: pyxis' "container start failed with error code: 1")
     r"|\bstart failed with error code:? "
     r"|退出代码为?\s*|退出码\s*[:\uff1a]?\s*)"
 )
@@ -348,10 +347,10 @@ LATE_RULES: tuple[Rule, ...] = (
        r"|^Windows fatal exception: (?P<signal__11>access violation|stack overflow"
        r"|illegal instruction|int divide by zero)"
        # ctypes on Windows: a native call that crashed, raised as OSError ("exception: access
-       # violation reading 0x0000000000000000"; also its message printed alone, an address after)
+       # violation reading 0x0"; also its message alone, or glued to a progress line before it)
        r"|\bOSError: exception: (?P<signal__15>access violation|stack overflow"
        r"|illegal instruction|integer divide by zero)\b"
-       r"|^exception: (?P<signal__31>access violation) (?:reading|writing|executing) 0x"
+       r"|(?:^|(?<=\)))exception: (?P<signal__31>access violation) (?:reading|writing|executing) 0x"
        # (or as the crash's status, signed: "OSError: [WinError -1073741795] Windows Error
        # 0xc000001d", an illegal instruction; 0xC0000000 and above)
        r"|\b[Oo][Ss]Error: \[WinError (?P<exit_code__3>-107374\d{4})\]"
@@ -490,8 +489,9 @@ CATCH_ALL_RULES: tuple[Rule, ...] = (
        r"(?:^|\] )(?:CUDA|HIP|cuda|hip) error(?: at \S+:\d+)?: \S"
        r"|" + _WAITED + _ENDED_BY_CUDA_ERROR),
     # The message of the C++ exception that ``terminate called after throwing an instance of``
-    # announces: the error itself, as an exception line is (a known cause in it matched above).
-    rule("cpp_exception_what", "unknown", r"^\s*what\(\):\s+\S", keywords=("what():",)),
+    # announces: the error itself, as an exception line is (a known cause in it matched above;
+    # also as a paste spaced it: "what (): stoi")
+    rule("cpp_exception_what", "unknown", r"^\s*what ?\(\):\s+\S", keywords=("what(", "what (")),
     # libc++'s words for the same, the exception's type and message on the line (macOS, Android;
     # older releases: "terminating with uncaught exception of type std::out_of_range: ...")
     rule("cpp_uncaught", "unknown",

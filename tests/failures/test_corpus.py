@@ -478,6 +478,10 @@ IN_TUNING = {
     "fresh610": (0.92, 0.64),
     "fresh612": (0.92, 0.92),
     "fresh614": (0.93, 0.86),
+    "fresh617": (1.00, 0.85),
+    "fresh619": (1.00, 0.92),
+    "fresh621": (0.87, 0.87),
+    "fresh623": (1.00, 0.69),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
@@ -645,10 +649,6 @@ KNOWN_UNREACHABLE = {
         "('engine_init_resolver.cpp:728: max_seq_len: auto -> 97204'): the shape of a native "
         "abort (ggml's 'common.cuh:112: ggml was not compiled with ...'); read alone, its "
         "first record is that abort"
-    ),
-    "fresh448/healthy-vllm-aiter-gfx11-hipblaslt-fallback-1367.log": (
-        "torch's UserWarning 'Failed validator: ROCBLAS_VERSION' as its tunable ops start; a "
-        "library's UserWarning is read, since it may name a GPU the installed torch cannot use"
     ),
     "fresh446/nvidia-persistenced-received-signal-15-2.log": (
         "a daemon told of a SIGTERM at no error level ('Received signal 15'), then shutting down "
