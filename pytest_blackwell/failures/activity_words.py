@@ -113,8 +113,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # an offline converter announcing the pass its run exists for (ExLlamaV2's convert.py:
         # " -- Quantizing...", then a line per layer)
         r"|(?i:^\W*(?:quantizing|calibrating)(?: (?:the )?model)?\s*(?:\.\.\.|\u2026)\s*$)"
-        # (or its progress, layer by layer: GPTQ's "Quantizing fc2 in layer 8/48...")
-        r"|(?i:^\W*(?:quantizing|calibrating) [\w.]+ in layer \d+/\d+)"
+        # (or its progress, layer by layer: GPTQ's "Quantizing fc2 in layer 8/48...", also as
+        # a logger's record, GPTQModel's "... in layer 0 of 125")
+        r"|(?i:(?:^\W*|\] |\bINFO\b\W*)(?:quantizing|calibrating) [\w.]+ in layer \d+(?:/| of )\d+)"
         # Megatron's timer before a training step, and its word as its training loop starts
         # ("training ..."); BasicSR's training record ("<epoch:  5, iter:")
         r"|\bbefore the start of training step\]|^training \.\.\.\s*$|<epoch:\s*\d+, iter:\s*[\d,]+"

@@ -51,7 +51,7 @@ _ARCH = (
     r"(?:\bsm_?\d{2,3}[af]?\b|\bSM ?\d{2,3}\b|\bcompute[ _]?capabilit(?:y|ies)\b"
     r"|\bcompute_\d{2,3}\b|\bgfx\d{3,4}\w*|\b(?:Blackwell|Hopper|Ampere|Lovelace|Turing|Volta|Pascal)\b"
     r"|\bAscend ?\d{3}\w*"  # (Huawei's NPUs, as CANN names them: "Ascend910B")
-    r"|\b(?:MI\d{3}[A-Z]?|CDNA ?\d|RDNA ?\d)\b"  # (AMD's: "only works for ... MI300+")
+    r"|\b(?:CDNA|RDNA) ?\d\b"  # (AMD's architectures)
     r"|\b(?:this|your|the current|current) (?:GPU|device|architecture|arch|hardware|platform)\b"
     r"(?<!request the support for this architecture)"  # (a model's, in transformers' words)
     r"|\bCUDA capabilit(?:y|ies)\b|\b\d\.\d capability\b|\bcapability \d\.\d\b"
@@ -307,11 +307,23 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # (or a head count one was not built for: "nhead=32 not supported", AITER's MLA decode)
     (
         "dispatch_failure",
-        (r"\bunsupported\b|\bnot supported\b", r"\bhead[ _]?(?:size|dim)s?\b|\bn_?head\b"),
+        (
+            r"\bunsupported\b|\bnot supported\b",
+            r"\bhead[ _]?(?:size|dim)s?\b|\b(?:n_?|num_)heads?\b",
+        ),
     ),
     # an op refused for a whole kind of device ("Device type PRIVATEUSEONE is not supported for
     # torch.Generator() api", DirectML's): no implementation of it there
     ("dispatch_failure", (r"\bdevice type \w+ (?:is )?not supported\b",)),
+    # (or for AMD's accelerators by name: "PerRow quantization only works for CUDA>=9.0 and MI300+";
+    # a product named beside a requirement is a count or a size, not a refusal)
+    (
+        "dispatch_failure",
+        (
+            r"\b(?:only (?:works?|supported|available|runs?) (?:for|on)|not supported on)\b",
+            r"\bMI\d{2,3}[A-Z]?\b",
+        ),
+    ),
     # (or for a kind of tensor: "AffineQuantizedTensor dispatch: attempting to run unimplemented
     # operator/function: func=<OpOverload(...)>", torchao's)
     ("dispatch_failure", (r"\bunimplemented (?:operator|op)s?\b",)),
@@ -327,7 +339,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # library's choice among its kernels: "cannot get heuristic kernel!", AITER's)
             r"|\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:find|get|select) "
             r"(?:any |an? |the )?(?:suitable |compatible |valid |matching |heuristic )?"
-            r"(?:kernel|implementation|tactic)s?\b",
+            r"(?:kernel|implementation|tactic)s?\b(?! (?:version|driver|module|release|param))",
         ),
     ),
     (

@@ -50,6 +50,7 @@ DYNAMO_ADVICE = "Set TORCHDYNAMO_VERBOSE=1"
 MORE_TRIGGERS: tuple[str, ...] = (
     "FATAL",
     "CRITICAL",
+    "[critical]",  # (a lower-case level: spdlog's)
     "[E",
     "[F",
     "xception",
@@ -136,8 +137,8 @@ MATLAB_HEADING = r"\bError using [\w.]+\s*$"
 DEBUGGER_EXCEPTION = "Exception has occurred: "
 #: A line that says it is an error although no rule knows it: never "no failure".
 ERRORISH = re.compile(
-    r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL|error|fatal)\]"
-    r"|\bCRITICAL:"
+    r"\b(?:FATAL|Fatal error|fatal error|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]|\bCRITICAL:"
+    r"|\[(?:error|fatal|critical)\]"
     r"|^(?:[\w.:]+:? )?(?:error|Error|fatal)(?:\[\w+\])?\s*:|panicked at|\bExceptions?: \S"
     r"|^(?:[\d:.]+ )?[EF] \w+|\bERR\b|^[\w .\-]{0,40}\berror\s*:|^\w+: (?:error|failed to)\b"
     # the last line of defence: the shapes of an error in any tool's words
@@ -246,9 +247,11 @@ ERRORISH = re.compile(
     # ggml was not compiled with any CUDA arch <= 750"): a source line and a message, no column,
     # not a compiler's warning or note; a logger's record of that shape starts with its time
     r"|(?:" + SOURCE_ABORT + r")"
-    # (or behind a library's tag, the checking function after the line: AITER_CHECK's "[AITER]
-    # csrc/asm_mla.cu:193 get_heuristic_kernel_mla: cannot get heuristic kernel!")
-    r"|^\[[A-Za-z][\w\-]*\] [\w.\\/+\-]*" + SOURCE_AT_LINE[:-1] + r" \w+: \S"
+    # (or behind a library's tag, the checking function after the line, when its words say it
+    # failed: AITER_CHECK's "[AITER] csrc/asm_mla.cu:193 get_heuristic_kernel_mla: cannot get
+    # heuristic kernel!")
+    r"|^\[[A-Za-z][\w\-]*\] [\w.\\/+\-]*" + SOURCE_AT_LINE[:-1] + r" \w+: "
+    r"(?=.*?(?:\b(?:cannot|can't|could not|failed|unsupported|not supported|invalid)\b|!\s*$))"
     # ComfyUI's report of a node that raised, the exception's message after it
     r"|^!!! Exception during processing !!!"
 )
@@ -259,7 +262,8 @@ BENIGN = re.compile(
     # (JAX probing each platform as it starts: "Unable to initialize backend 'tpu': INTERNAL: ...")
     r"(?i)\bUnable to initialize backend '\w+': |"
     r"\bretry(?:ing)?\b|\bwill retry\b|\bwaiting\b|\bfall(?:ing)?\s?back\b|\bskipp(?:ed|ing)\b"
-    r"|\bignor(?:ed|ing)\b|(?<![A-Za-z=] )(?<!#)\b0 (?:failed|errors?)\b"
+    r"|\bignor(?:ed|ing)\b"
+    r"|(?<![A-Za-z] )(?<!\w [!=<>]= )(?<!\w [<>] )(?<!#)\b0 (?:failed|errors?)\b"
     # a zero count, not glog's "Check failed"; also a count of what failed in a results table
     # ("Failed requests:       0", a benchmark's summary, also as a table's row: "| Failed
     # requests   |    0   |")

@@ -61,7 +61,7 @@ _STARTUP_SHAPE = re.compile(
     # backend asked for (it is set up before any work)
     r"|(?i:" + NATIVE_LIBRARY_MISSING + ")"
     r"|\bDistributed package doesn't have \w+ built in\b"
-    r"|" + DEVICE_NODE_MISSING
+    r"|(?i:" + DEVICE_NODE_MISSING + ")"
 )
 #: torch.cuda's capability check, which warns when CUDA is initialised in the process: the shape
 #: of a start-up failure when it is the error itself (``env_mismatch``), but only a precursor of

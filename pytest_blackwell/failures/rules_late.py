@@ -350,7 +350,7 @@ LATE_RULES: tuple[Rule, ...] = (
        # violation reading 0x0"; also its message alone, or glued to a progress line before it)
        r"|\bOSError: exception: (?P<signal__15>access violation|stack overflow"
        r"|illegal instruction|integer divide by zero)\b"
-       r"|(?:^|(?<=\)))exception: (?P<signal__31>access violation) (?:reading|writing|executing) 0x"
+       r"|\bexception: (?P<signal__31>access violation) (?:reading|writing|executing) 0x"
        # (or as the crash's status, signed: "OSError: [WinError -1073741795] Windows Error
        # 0xc000001d", an illegal instruction; 0xC0000000 and above)
        r"|\b[Oo][Ss]Error: \[WinError (?P<exit_code__3>-107374\d{4})\]"

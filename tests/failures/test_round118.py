@@ -188,3 +188,74 @@ def test_preparing_a_model_is_not_serving_it(tmp_path: Path) -> None:
     )
     assert failure is not None
     assert failure.stage == "unknown"
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # (review) a tagged record at a source line is an error only when its words say so
+        ["[NOTICE] src/hub.cpp:55 fetch_model: download complete"],
+        ["[AITER] csrc/asm_mla.cu:193 get_heuristic_kernel_mla: selected kernel mla_a16w16"],
+        # (review) a results banner's zero count is no assertion's condition
+        ["======= 0 failed, 12 passed in 3.1s ======="],
+    ],
+)
+def test_review_quiet_lines(tmp_path: Path, lines: list[str]) -> None:
+    assert classify_both(tmp_path, lines) is None
+
+
+@pytest.mark.parametrize(
+    ("lines", "category"),
+    [
+        # (review) the operating system's kernel is no compute kernel
+        (["ERROR: Failed to get kernel version: permission denied"], "unknown"),
+        # (review) an accelerator named beside a requirement counts GPUs, it refuses nothing
+        (
+            [
+                "ValueError: tensor_parallel_size=16 requires 16 GPUs, but only 8 MI300X GPUs "
+                "are available"
+            ],
+            "unsupported_config",
+        ),
+        (["RuntimeError: FP8 is not supported on MI60"], "dispatch_failure"),
+        (["AssertionError: num_heads=24 not supported"], "dispatch_failure"),
+        (["Error Code 2: Internal Error (Assertion upperBound > 0 failed. )"], "unknown"),
+        (["[2026-01-01 10:00:00.000] [critical] [App] GPU Configuration:"], "unknown"),
+        (
+            ["Generating 12/512 tokens...exception: access violation reading 0x0000000000000000"],
+            "engine_died",
+        ),
+    ],
+)
+def test_review_readings(tmp_path: Path, lines: list[str], category: str) -> None:
+    failure = classify_both(tmp_path, lines)
+    assert failure is not None
+    assert failure.category == category
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Failed to open /dev/nvidia0: No such file or directory",
+        "failed to open the device /dev/pps0",
+    ],
+)
+def test_review_a_device_node_in_any_case_is_start_up(tmp_path: Path, line: str) -> None:
+    classify_as(tmp_path, [line], "env_mismatch", "startup")
+
+
+@pytest.mark.parametrize(
+    "progress",
+    [
+        "2024-05-01 10:00:00 INFO [auto_gptq.modeling._base] Quantizing self_attn.q_proj in "
+        "layer 3/32...",
+        "INFO - Quantizing self_attn.q_proj in layer 3 of 31",
+    ],
+)
+def test_review_a_quantizer_s_logged_progress(tmp_path: Path, progress: str) -> None:
+    classify_as(
+        tmp_path,
+        [progress, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"],
+        "device_oom",
+        "execute",
+    )
