@@ -303,7 +303,10 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
     (
         r"(?i)\bcaptur(?:e|ing) (?:a |piecewise )?cuda ?graphs?\b|\bcuda ?graph warm ?up\b"
         r"|\bcreating cuda ?graph instances\b"
-        r"|\bCapturing (?:batches|num tokens) \((?:bs|num_tokens)=",
+        r"|\bCapturing (?:batches|num tokens) \((?:bs|num_tokens)="
+        # (or one batch size's graph done, the next one's under way: "CUDA graph initialized for
+        # bsz = 1")
+        r"|\bcuda ?graph (?:initiali[sz]ed|captured|built) for (?:bsz|bs|batch[ _]size)\b",
         "graph_capture",
     ),
     # TensorRT-LLM sizing its paged KV cache and allocating it

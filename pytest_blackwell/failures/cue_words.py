@@ -315,6 +315,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # an op refused for a whole kind of device ("Device type PRIVATEUSEONE is not supported for
     # torch.Generator() api", DirectML's): no implementation of it there
     ("dispatch_failure", (r"\bdevice type \w+ (?:is )?not supported\b",)),
+    # (or an instruction the device's compiler has none of: "error: bf conversion instruction
+    # not supported!", Intel's Level Zero building a Triton kernel)
+    ("dispatch_failure", (r"\binstructions? (?:is |are )?not supported\b",)),
     # (or for AMD's accelerators by name: "PerRow quantization only works for CUDA>=9.0 and MI300+";
     # a product named beside a requirement is a count or a size, not a refusal)
     (

@@ -327,6 +327,7 @@ _PINNED = (
 #: to a Python version"), and the harmless warnings above.
 ASIDE = re.compile(
     r"^\W*If you (?:get|see|encounter|hit|run into|are seeing)\b|\b(?i:falling|fall|fell) back to\b"
+    r"|, using (?:the )?fallback\b"  # ("GGUF CUDA kernels failed for Q2_K, using fallback: ...")
     r"|\bresort(?:s|ing|ed)? to\b"  # whisperX: "Failed to align segment (...), resorting to ..."
     # (or with the next of its ways: "Strategy rdma failed, trying next: ..."), and a program
     # saying it ignores the error it caught ("Ignore import error when loading x: No module ...")

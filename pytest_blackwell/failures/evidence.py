@@ -191,7 +191,7 @@ def decide(
     # (a wrapper that names a category keeps it; one that does not, such as a worker's "Error
     # executing method initialize_cache" above the worker's cut traceback, reads its frames)
     if (category == "unknown" or cand.rule in GENERIC_RULES) and not TWO_READINGS.search(cand.text):
-        found = frame_category(_own_frames(cand))
+        found = frame_category(_own_frames(cand), cand.text)
         if found is None and cand.detail.get("truncated"):
             dump = waiting_dump(cand.traceback)  # a stuck process's thread dump
             found = None if dump is None else ("timeout", f"hang: {dump}")

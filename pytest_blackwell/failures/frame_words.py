@@ -168,9 +168,20 @@ def waiting_dump(lines: Sequence[str]) -> str | None:
     return None
 
 
-def frame_category(lines: Sequence[str]) -> tuple[str, str] | None:
-    """``(category, evidence)`` from a frame that raises for one reason only, else ``None``."""
-    return _first_in(CATEGORY_FRAMES, frame_segments(lines))
+def frame_category(lines: Sequence[str], message: str = "") -> tuple[str, str] | None:
+    """``(category, evidence)`` from a frame that raises for one reason only, else ``None``.
+
+    Triton's ``_init_handles`` checks the shared memory, then loads the binary: a driver's error
+    that ``message`` names, other than the ``invalid argument`` of a launch over the limit
+    (``Triton Error [ZE]: 0x70000004``, ``device kernel image is invalid``), is the load's."""
+    found = _first_in(CATEGORY_FRAMES, frame_segments(lines))
+    if found is not None and found[1] == "frame _init_handles" and _LOAD_ERROR.search(message):
+        return None
+    return found
+
+
+#: A driver's own error as Triton relays it, not the one a launch over the shared memory gets.
+_LOAD_ERROR = re.compile(r"Triton Error \[\w+\]:\s+(?!(?:Code: \d+, Mess+age: )?invalid argument)")
 
 
 #: The sources of engines' KV cache managers (SGLang's ``mem_cache`` package, vLLM's block pool

@@ -411,8 +411,8 @@ _REQUEST_MODULES = ("/sampling_params.py",)
 #: ``torch._disable_dynamo``; a compiled module called again): a call passing through, not a
 #: compile (which shows dynamo's own frames, ``convert_frame``, ``compile_fx``, ...).
 _PASS_THROUGH = ("torch/_dynamo/eval_frame.py", "_fn")
-
-
+#: Triton's autotuner compiling and timing each config (its module's ``run`` only launches).
+_AUTOTUNING = ("triton/runtime/autotuner.py", "_bench")
 #: Where pip runs a package's ``setup.py``, whose module-level code is the build itself.
 _SETUP_SCRIPTS = ("<pip-setuptools-caller>", "/pip-req-build-", "/pip-install-")
 
@@ -420,6 +420,8 @@ _SETUP_SCRIPTS = ("<pip-setuptools-caller>", "/pip-req-build-", "/pip-install-")
 def _by_path(frame: Frame) -> str | None:
     if frame.path.endswith(_PASS_THROUGH[0]) and frame.func == _PASS_THROUGH[1]:
         return None
+    if frame.path.endswith(_AUTOTUNING[0]) and frame.func == _AUTOTUNING[1]:
+        return "compile"
     if frame.func == "<module>" and not any(f in frame.path for f in _SETUP_SCRIPTS):
         return None  # a library's module being imported runs none of its work yet
     for fragment, path_stage in PATHS:

@@ -60,9 +60,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|modelInstanceState|(?i:error (?:when|while) initiali[sz]ing (?:the )?model\b)"
         r"|\bfailed to load all models\b"  # Triton server's model repository
         # (and its client's report: "load failed for model 'm'"; Ollama's: msg="Load failed")
-        r"|\bload failed for model\b|\bmsg=\"Load failed\""
-        r"|(?i:\b(?:could not|couldn't|unable to|cannot|can't|failed to) "
-        r"(?:load|init(?:iali[sz]e)?) (?:the )?(?:[\w-]+ )?model\b)"
+        r"|\bload failed for model\b|\bmsg=\"Load failed\"|(?i:\b(?:could not|couldn't|unable to"
+        r"|cannot|can't|failed to) (?:load|init(?:iali[sz]e)?) (?:the )?(?:[\w-]+ )?model\b)"
         r"|\bError occurred when executing [^:]{0,60}?Load[^:]{0,60}?:"  # a ComfyUI loader node
         r"|(?i:\bload(?:ing)? model error\b)"
         r"|(?i:" + MODEL_NOT_LOADED + ")"  # (said of the model first)
@@ -154,9 +153,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?-i:\bgetBestTactic\b|\b(?:calibrator|virtualMemoryBuffer)\.cpp::)"
         # (and rustc's own error records: "error[E0432]: unresolved import `metal_backend`")
         r"|\bcompilation aborted\b|^error\[E\d{4}\]: "
-        # MLIR's translation of a kernel to LLVM IR failing (Triton's compiler: "error: LLVM
-        # Translation failed for operation: ...", "Failed to translate TritonGPU to LLVM IR.")
-        r"|(?-i:\bLLVM Translation failed\b|\bFailed to (?:emit|translate \w+ to) LLVM IR\b)"
+        # MLIR's translation of a kernel to LLVM IR, or its passes, failing (Triton's: "LLVM
+        # Translation failed", "Failed to translate TritonGPU to LLVM IR.", "PassManager::run
+        # failed", "Pipeline failed while executing TritonAMDGPUStreamPipeline")
+        r"|(?-i:\bLLVM Translation failed\b|\bFailed to (?:emit|translate \w+ to) LLVM IR\b"
+        r"|\bPassManager::run failed\b|\bPipeline failed while executing \w+)"
         # a host compiler driver's own error ("clang++: error: no such file or directory: ...")
         r"|(?:^|\] )(?:clang(?:\+\+)?|g\+\+|gcc|c\+\+|cc1(?:plus)?|hipcc)(?:\.exe)?: "
         r"(?:fatal )?error:"
@@ -221,8 +222,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b"
         # a model's prediction of an input (or Ollama's server asking its runner for one)
         r"|(?i:\b(?:could not|failed to|unable to) predict\b)|\bPOST predict: "
-        # a server's handler of a request that failed (Ray Serve's "Encountered failure while
-        # handling request")
+        # a server's handler of a request that failed (Ray Serve's "... while handling request")
         r"|(?i:\b(?:failure|error|exception) while handling\b(?! argument))"
         # the work of one request ("Decode transfer failed for request ...", "Stage 1 error on
         # request 36_...: ...")
@@ -397,10 +397,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bDistStoreError\b|\bwaiting for clients\. \d+/\d+ clients joined\b"
         # its store-based barrier ("Waiting in store based barrier to initialize process group")
         r"|(?i:\binitiali[sz](?:e|ing) (?:the )?process group\b)"
-        # a communicator being set up: TensorRT-LLM's NCCL communicator, NVSHMEM's bootstrap and
-        # initialisation (DeepEP's buffers)
-        r"|\bcreateComm\b|\bnvshmem\w* initialization failed\b"
-        r"|/nvshmem\w*/src/(?:modules/bootstrap|host/init)/"  # (its source tree, any name)
+        # a communicator being set up: TensorRT-LLM's NCCL communicator, NVSHMEM's bootstrap,
+        # initialisation and transports' set-up (DeepEP's buffers), its source tree of any name
+        r"|\bcreateComm\b|\bnvshmem\w* initialization failed\b|\bnvshmemi_transport_init\b"
+        r"|/nvshmem\w*/src/(?:modules/bootstrap|host/init)/"
         # c10d's client socket connecting to the process group's store (TCPStore)
         r"|\bclient socket has timed out after \S+ while trying to connect to\b"
         r"|\bconnect\(\) timed out\. Original timeout was\b"  # (its older wording)

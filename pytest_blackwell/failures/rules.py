@@ -105,7 +105,10 @@ CAUSES: tuple[Rule, ...] = (
        r"|\.hip:\d+: \w+: Device-side assertion\b"
        # (PaddlePaddle's enforce inside a kernel: "Error: .../bce_loss_kernel.cu:42 Assertion
        # `(x >= 0)` failed. Input is expected to be within the interval [0, 1]")
-       r"|^Error: \S+\.cu:\d+ Assertion `",
+       r"|^Error: \S+\.cu:\d+ Assertion `"
+       # (a kernel's own assert macro printing from the device: DeepEP's "Assertion failed:
+       # csrc/kernels/internode_ll.cu:259, condition: num_recv_tokens != 0")
+       r"|^Assertion failed: \S+\.cuh?:\d+, condition: ",
        keywords=("Assertion", "Device-side assertion")),
     # --- CUDA graph capture -----------------------------------------------------------------------
     rule("capture_not_permitted", "stream_capture",
@@ -251,6 +254,9 @@ CAUSES: tuple[Rule, ...] = (
        # (and the allocation call itself failing, whatever result: "vkAllocateMemory failed
        # -1000072003")
        r"|\bvkAllocateMemory failed\b"
+       # (a CUDA driver allocation's result as its number, 2 being CUDA_ERROR_OUT_OF_MEMORY:
+       # NVSHMEM's heap, "mem_heap.cpp:1509: non-zero status: 2 cuMemCreate failed")
+       r"|\bnon-zero status: 2 cuMem(?:Create|Alloc\w*|Map) failed\b"
        r"|\bkIOGPUCommandBufferCallbackErrorOutOfMemory\b"
        r"|\bInsufficient Memory \(0+8:"  # (its status code, the name cut by a paste)
        # MLX's Metal allocator, asked for more than one buffer may hold

@@ -125,12 +125,13 @@ LATE_RULES: tuple[Rule, ...] = (
        # mca_coll_hcoll_comm_query() Hcol library init failed"); Horovod's collectives stopped
        # because a rank failed ("Horovod has been shut down")
        r"|\bcoll_\w+_module\.c:\d+ - mca_coll_\w+|\bHorovod has been shut down\b"
-       # c10d's error of a collective backend, also named only by a wrapper ("RayTaskError(
-       # DistBackendError): ...")
+       # c10d's error of a collective backend, also named by a wrapper ("RayTaskError(DistBa...")
        r"|\bDistBackendError\b" + _STORE_TIMEOUT +
-       # NVSHMEM (DeepEP's transport): its source naming a failed status (any tree's name for it:
-       # "/main_nvshmem/src/"), its own init failure, nvshmem4py's exceptions ("NvshmemInvalid:")
-       r"|/\w*nvshmem\w*/src/\S+:\d+: (?:non-zero status|NULL value(?! get_device_list))"
+       # NVSHMEM (DeepEP's transport): its source naming a failed status (any tree's name for it,
+       # its function too: "transport.cpp:nvshmemi_transport_init:275: init failed for
+       # transport: IBGDA"), its own init failure, nvshmem4py's exceptions
+       r"|/\w*nvshmem\w*/src/\S+?:(?:\w+:)?\d+: (?:non-zero status|NULL value(?! get_device_list)"
+       r"|init failed\b)"
        r"|nvshmem\w* initialization failed|\bNvshmem\w*(?:Error|Invalid|Exception): "
        r"|(?:^|: )(?:Test )?NCCL failure \S+:\d+"
        # (or with NCCL's own string for the result: "NCCL failure: unhandled cuda error in f.cu
@@ -367,8 +368,7 @@ LATE_RULES: tuple[Rule, ...] = (
        # signal that asks a process to stop, which a graceful shutdown logs)
        r"|\bsignal \d+ \((?P<signal__24>SIG[A-Z]+)\), code -?\d+ \(\w+\), fault addr\b"
        r"|^signal \d+ \((?P<signal__25>SIG(?:SEGV|ABRT|BUS|ILL|FPE|TRAP|SYS))\)\s*$"
-       # torchelastic's agent stopped by a signal ("SignalException: Process 2890585 got
-       # signal: 1")
+       # torchelastic's agent stopped by a signal ("SignalException: Process 28 got signal: 1")
        r"|\bSignalException: Process \d+ got signal: (?P<signal__20>\d+)"
        # Cosmopolitan's crash report (llamafile: "error: Uncaught SIGSEGV (SEGV_...) at 0x...");
        # a Windows exception's name in a crash handler's report (Blender's "Error   :

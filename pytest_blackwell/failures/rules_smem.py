@@ -76,8 +76,9 @@ SMEM_RULES: tuple[Rule, ...] = (
        r"|(?:flash_(?:fwd|bwd)\w*launch_template\.h|fmha_\w+\.sm\d+\.cu):\d+\)?:? "
        r"invalid argument"
        # Triton's launcher before it opted kernels in to more than 48 KB of dynamic shared
-       # memory: the launch of a kernel that needs more is refused as an invalid argument
-       r"|Triton Error \[CUDA\]: invalid argument"),
+       # memory: the launch of a kernel that needs more is refused as an invalid argument (also
+       # HIP's, with its code: "Triton Error [HIP]:  Code: 1, Messsage: invalid argument")
+       r"|Triton Error \[(?:CUDA|HIP)\]:\s+(?:Code: \d+, Mess+age: )?invalid argument"),
     rule("smem_exceeds", "smem_limit",
        # (Metal calls it threadgroup memory: "Threadgroup memory size (40192) exceeds the
        # maximum threadgroup memory allowed (32768)")

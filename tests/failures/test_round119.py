@@ -1,0 +1,141 @@
+"""Mechanisms of the hundred-and-nineteenth round, tuned on the read half of the forty-sixth
+batch (video generation, Triton kernels and their libraries, mixture-of-experts kernels and
+expert parallelism).
+
+The lines are of our own, in the shapes the tools print.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from classify_helpers import classify_as, classify_both
+
+from pytest_blackwell.failures.frame_words import frame_category
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # a UI framework refusing an input under its least allowed value, while serving
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/py/gradio/blocks.py", line 2047, in process_api',
+                "    inputs = await self.preprocess_data(",
+                "gradio.exceptions.Error: 'Value 2 is less than minimum value 64.'",
+            ],
+            "unsupported_config",
+            "execute",
+        ),
+        # an instruction the device's compiler has none of
+        (["error: bf conversion instruction not supported!"], "dispatch_failure", "unknown"),
+        # MLIR's passes failing: the kernel was being compiled
+        (
+            [
+                "error: 'tt.load' op operation destroyed but still has uses",
+                "Pipeline failed while executing TritonAMDGPUStreamPipeline",
+            ],
+            "unknown",
+            "compile",
+        ),
+        (["RuntimeError: PassManager::run failed"], "unknown", "compile"),
+        # a kernel's own assert macro printing from the device
+        (
+            ["Assertion failed: /src/csrc/kernels/intranode.cu:88, condition: num_tokens > 0"],
+            "illegal_memory_access",
+            "unknown",
+        ),
+        # NVSHMEM's heap that cannot be allocated (2: CUDA_ERROR_OUT_OF_MEMORY), before the
+        # faults that follow it
+        (
+            [
+                "/nvshmem/src/host/mem/mem_heap.cpp:1509: non-zero status: 2 cuMemCreate failed",
+                "[/nvshmem/src/host/coll/barrier/barrier.cpp:21] cuda failed with an illegal "
+                "memory access was encountered",
+            ],
+            "device_oom",
+            "unknown",
+        ),
+        # NVSHMEM's transport failing as it is set up, its function in the source location
+        (
+            [
+                "/opt/nvshmem_src/src/host/transport/transport.cpp:nvshmemi_transport_init:275: "
+                "init failed for transport: IBGDA"
+            ],
+            "nccl_error",
+            "startup",
+        ),
+        # one batch size's CUDA graph done, the next one's being captured
+        (
+            [
+                ">> CUDA graph initialized for bsz = 1: TPS = 56.1.",
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB",
+            ],
+            "device_oom",
+            "graph_capture",
+        ),
+        # Triton's launch refused on HIP, in its own words and code
+        (
+            ["RuntimeError: Triton Error [HIP]:  Code: 1, Messsage: invalid argument"],
+            "smem_limit",
+            "unknown",
+        ),
+        # Triton's autotuner compiling and timing a config, cut there
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/py/triton/runtime/autotuner.py", line 133, in _bench',
+                "    return do_bench(kernel_call, warmup=self.num_warmups)",
+                '  File "/py/triton/testing.py", line 103, in do_bench',
+            ],
+            "unknown",
+            "compile",
+        ),
+    ],
+)
+def test_round119_mechanism(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # a start-up report of the optional components there and not there
+        [
+            "Device: cuda:0 NVIDIA GeForce RTX 3090 : cudaMallocAsync",
+            "Xformers is installed!",
+            "Flash Attn is not installed!",
+            "Sage Attn is not installed!",
+        ],
+        # a kernel that failed and the fallback the program goes on with
+        [
+            "[GGUF][llama.cpp CUDA] linear GGUF CUDA kernels failed for Q2_K, using fallback: "
+            "ggml abort at kernels.cu:1056: GGML_ASSERT(ne % blck == 0) failed"
+        ],
+    ],
+)
+def test_round119_routine_lines(tmp_path: Path, lines: list[str]) -> None:
+    assert classify_both(tmp_path, lines) is None
+
+
+def test_a_component_that_is_not_there_alone_is_still_an_error(tmp_path: Path) -> None:
+    """Without the report of what is there, a missing component stays the environment's."""
+    classify_as(tmp_path, ["Starting", "vllm is not installed!"], "env_mismatch", "unknown")
+
+
+def test_triton_s_launch_check_frame_keeps_to_its_own_errors() -> None:
+    """``_init_handles`` checks the shared memory, then loads the binary: a driver's error that
+    names another cause is the load's, not the shared memory's."""
+    frames = [
+        "Traceback (most recent call last):",
+        '  File "/py/triton/compiler/compiler.py", line 376, in _init_handles',
+        "    self.module, self.function = driver.active.utils.load_binary(",
+    ]
+    assert frame_category(frames) == ("smem_limit", "frame _init_handles")
+    assert frame_category(frames, "RuntimeError: Triton Error [CUDA]: invalid argument") == (
+        "smem_limit",
+        "frame _init_handles",
+    )
+    assert frame_category(frames, "RuntimeError: Triton Error [ZE]: 0x70000004") is None
