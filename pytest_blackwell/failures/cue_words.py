@@ -381,7 +381,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\brequires? (?:CUDA|torch|PyTorch|driver|NCCL|cuDNN|triton|transformers)\b"
             # (a package named as such: "Ring Attention requires xfuser package.")
             r"|\brequires? (?:the )?`?[\w.\-]+`? (?:package|library|module)\b"
-            r"|\bdriver (?:version )?(?:is )?(?:too old|insufficient|outdated)\b|\bnot installed\b"
+            r"|\bdriver (?:version )?(?:is )?(?:too old|insufficient|outdated|unsupported)\b"
+            r"|\bdriver requires an update\b|\bnot installed\b"
             r"|\b(?:is|are) (?:needed|required) to be installed\b"  # (AutoAWQ's kernels)
             r"|\bsetup failed\b"
             # a package older than the caller needs ("sageattention is not new enough version"),

@@ -229,8 +229,8 @@ ERRORISH = re.compile(
     # a C++ catch block reporting what it caught ("Exception caught at file:ggml-sycl.cpp,
     # line:3171", the SYCL backends', also after the code it caught: "-11
     # (PI_ERROR_BUILD_PROGRAM_FAILURE)Exception caught at file:..."), and memory the system
-    # could not give ("gemm: cannot allocate memory on host", ENOMEM's "Cannot allocate memory")
-    r"|[Ee]xception caught at file:|\b(?i:cannot|can't|unable to) allocate memory\b"
+    # could not give ("gemm: cannot allocate memory on host", PhysX's "fail to allocate memory")
+    r"|[Ee]xception caught at file:|\b(?i:cannot|can't|unable to|fail to) allocate memory\b"
     # an error report's field (ComfyUI's, its markdown bold lost): "Exception Message: ..."
     r"|^\s*Exception Message:\s*\S"
     # an exception's repr inside a message ("reason=<MilvusException: (code=1100, ...)>")
@@ -327,7 +327,9 @@ _PINNED = (
 #: to a Python version"), and the harmless warnings above.
 ASIDE = re.compile(
     r"^\W*If you (?:get|see|encounter|hit|run into|are seeing)\b|\b(?i:falling|fall|fell) back to\b"
-    r"|, using (?:the )?fallback\b"  # ("GGUF CUDA kernels failed for Q2_K, using fallback: ...")
+    # (or using one: "GGUF CUDA kernels failed for Q2_K, using fallback: ...", not an exception's
+    # own line, which a warning made fatal may word so)
+    r"|^(?!\s*[\w.]*(?:Error|Exception|Warning): ).*?[,;.\-]\s*(?i:using (?:the |a )?fallback)\b"
     r"|\bresort(?:s|ing|ed)? to\b"  # whisperX: "Failed to align segment (...), resorting to ..."
     # (or with the next of its ways: "Strategy rdma failed, trying next: ..."), and a program
     # saying it ignores the error it caught ("Ignore import error when loading x: No module ...")

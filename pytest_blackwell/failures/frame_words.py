@@ -181,7 +181,9 @@ def frame_category(lines: Sequence[str], message: str = "") -> tuple[str, str] |
 
 
 #: A driver's own error as Triton relays it, not the one a launch over the shared memory gets.
-_LOAD_ERROR = re.compile(r"Triton Error \[\w+\]:\s+(?!(?:Code: \d+, Mess+age: )?invalid argument)")
+_LOAD_ERROR = re.compile(
+    r"Triton Error \[\w+\]:\s+(?!\s|(?:Code: \d+, Mess+age: )?invalid argument)"
+)
 
 
 #: The sources of engines' KV cache managers (SGLang's ``mem_cache`` package, vLLM's block pool

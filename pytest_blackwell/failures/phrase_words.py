@@ -157,7 +157,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # Translation failed", "Failed to translate TritonGPU to LLVM IR.", "PassManager::run
         # failed", "Pipeline failed while executing TritonAMDGPUStreamPipeline")
         r"|(?-i:\bLLVM Translation failed\b|\bFailed to (?:emit|translate \w+ to) LLVM IR\b"
-        r"|\bPassManager::run failed\b|\bPipeline failed while executing \w+)"
+        r"|\bPassManager::run failed\b|\bPipeline failed while executing \[?`?\w)"
         # a host compiler driver's own error ("clang++: error: no such file or directory: ...")
         r"|(?:^|\] )(?:clang(?:\+\+)?|g\+\+|gcc|c\+\+|cc1(?:plus)?|hipcc)(?:\.exe)?: "
         r"(?:fatal )?error:"
@@ -178,14 +178,16 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # torch's extension builder finding a toolkit of another CUDA version than torch's ("The
         # detected CUDA version (12.4) mismatches the version that was used to compile PyTorch")
         r"|\bdetected CUDA version \([\d.]+\) mismatches the version that was used to compile\b"
-        # a compiler's diagnostic on a source line, as nvcc's front end and MSVC write it
-        # ("common.cu(542): error: identifier ... is undefined", "x.cpp(12): error C2065")
-        r"|^\S+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp)\(\d+\): (?:catastrophic )?error\b"
+        # a compiler's diagnostic on a source line, as nvcc's front end and MSVC write it, also
+        # indented in a build's output ("common.cu(542): error: ...", "x.cpp(12): error C2065")
+        r"|^\s*\S+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp)\(\d+\): (?:catastrophic )?error\b"
         # (and as gcc, clang and MLIR tools write it: "x.cpp:136:10: error: expected ...")
-        r"|^\S+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|mlir):\d+:\d+: (?:fatal )?error:"
+        r"|^\s*\S+\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|mlir):\d+:\d+: (?:fatal )?error:"
         # Triton's frontend refusing a kernel's source, its position first and the kernel's
-        # source below, also relayed without its type ("Worker failed with error 'at 1:0:")
+        # source below, also relayed without its type ("Worker failed with error 'at 1:0:");
+        # Taichi's, which compiles a kernel as it is first called ("TaichiSyntaxError: ...")
         r"|\bCompilationError\W{0,3}at \d+:\d+:|\berror\W{0,3}at \d+:\d+:\s*$"
+        r"|\bTaichi(?:Syntax|Compilation|Type|Name)Error\b"
         # Dynamo's advice, printed only under an error raised while it compiles a frame
         r"|\btorch\._dynamo\.config\.suppress_errors\b|^" + re.escape(DYNAMO_ADVICE) + r"\b"
         # an exception of Dynamo's own, raised only while it traces or compiles a frame
@@ -224,8 +226,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\b(?:could not|failed to|unable to) predict\b)|\bPOST predict: "
         # a server's handler of a request that failed (Ray Serve's "... while handling request")
         r"|(?i:\b(?:failure|error|exception) while handling\b(?! argument))"
-        # the work of one request ("Decode transfer failed for request ...", "Stage 1 error on
-        # request 36_...: ...")
+        # the work of one request ("Decode transfer failed for request ...", "Stage 1 error on ...")
         r"|(?i:\b(?:failed|error|failure|exception) (?:for|on) request\b)"
         # a scheduler's step for one request ("Prefill failed for 63445a4b-...: ...")
         r"|\b(?:Prefill|Decode|Prefilling|Decoding) failed for\b"
@@ -467,8 +468,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # WARN Connect to 10.0.0.1<21724> failed : Connection refused")
         r"|\bNCCL WARN Connect to\b"
         r"|\bWait_for_all_tasks_to_register\b"  # (the barrier of that registration)
-        # vLLM's check of which ranks share a node, run while its distributed environment is
-        # set up
+        # vLLM's check of which ranks share a node, run as its distributed environment is set up
         r"|\bis_in_the_same_node\b"
         # the container runtime refusing to start a container: its program never started
         # (like Docker finding no NVIDIA runtime, round 14)

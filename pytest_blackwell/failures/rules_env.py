@@ -129,11 +129,13 @@ ENV_RULES: tuple[Rule, ...] = (
     rule("package_file_missing", "env_mismatch",
        r"^(?:[\w.]+\.)?FileNotFoundError: .{0,120}?[\\/](?:site|dist)-packages[\\/]+\w",
        keywords=("FileNotFoundError",)),
-    # a Vulkan driver without an extension, a layer or the API version the program asks for
-    # ("vk::PhysicalDevice::createDevice: ErrorExtensionNotPresent")
+    # a Vulkan driver without an extension, a layer or the API version the program asks for, as
+    # its instance or device is created ("createDevice: ErrorExtensionNotPresent", Omniverse's
+    # "VkResult: ERROR_INCOMPATIBLE_DRIVER")
     rule("vulkan_driver_lacks", "env_mismatch",
        r"\bError(?:ExtensionNotPresent|LayerNotPresent|IncompatibleDriver)\b"
-       r"|\bVK_ERROR_(?:EXTENSION_NOT_PRESENT|LAYER_NOT_PRESENT|INCOMPATIBLE_DRIVER)\b",
+       r"|\b(?:VK_)?ERROR_(?:EXTENSION_NOT_PRESENT|LAYER_NOT_PRESENT|INCOMPATIBLE_DRIVER)\b",
+       stage_hint="startup",
        keywords=("NotPresent", "NOT_PRESENT", "IncompatibleDriver", "INCOMPATIBLE_DRIVER")),
     rule("dnn_init_failed", "env_mismatch",
        r"\bDNN library initialization failed\b|\bCUDNN_STATUS_NOT_INITIALIZED\b"
@@ -235,8 +237,7 @@ ENV_RULES: tuple[Rule, ...] = (
        # (or after the CUDA source file and line whose check printed it: xgboost's
        # "device_helpers.cuh: 103: initialization error")
        r"|\.cuh?(?::\s*|\()\d+\)?:\s*initialization error\s*$"
-       # (or after the driver call that returned it: "cuModuleLoadDataEx failed: initialization
-       # error")
+       # (or after the driver call that returned it: "cuModuleLoadDataEx failed: initializ...")
        r"|\bcu[A-Z]\w+ failed: initialization error\b"
        # a CUDA sample's device count failing with error 3, its string on the next line
        # ("cudaGetDeviceCount returned 3" / "-> initialization error")
@@ -466,12 +467,12 @@ ENV_RULES: tuple[Rule, ...] = (
        r"\berror: subprocess-exited-with-error\b|\bFailed building wheel for\b"
        r"|\bERROR: Command errored out with exit status \d+:"  # (older pip's words)
        r"|\berror: failed to run custom build command for\b"
-       # (uv's words, and pip's for a step of a legacy setup.py: "python setup.py develop did
-       # not run successfully.")
-       r"|\bFailed to build `[^`\s]+|\bpython setup\.py \w+ did not run successfully\b",
+       # (uv's words, and pip's for a legacy setup.py: "python setup.py develop did not run ...")
+       r"|\bFailed to build `[^`\s]+|\bpython setup\.py \w+ did not run successfully\b"
+       r"|\bCould not build wheels for\b",  # (pip's summary: "ERROR: Could not build wheels for")
        weak=True, stage_hint="compile",
        keywords=("subprocess-exited", "Failed building wheel", "custom build command",
-                 "Failed to build `", "did not run successfully")),
+                 "Failed to build `", "did not run successfully", "Could not build wheels")),
     # an accelerator runtime's library that cannot be loaded or set up: Qualcomm's QNN (its
     # DSP skeleton, its transport, its interface: "Failed to load skel, error: 4000",
     # "getQnnInterface FAILED!"), a binding's native libraries ("Torch libraries are installed

@@ -128,10 +128,9 @@ LATE_RULES: tuple[Rule, ...] = (
        # c10d's error of a collective backend, also named by a wrapper ("RayTaskError(DistBa...")
        r"|\bDistBackendError\b" + _STORE_TIMEOUT +
        # NVSHMEM (DeepEP's transport): its source naming a failed status (any tree's name for it,
-       # its function too: "transport.cpp:nvshmemi_transport_init:275: init failed for
-       # transport: IBGDA"), its own init failure, nvshmem4py's exceptions
-       r"|/\w*nvshmem\w*/src/\S+?:(?:\w+:)?\d+: (?:non-zero status|NULL value(?! get_device_list)"
-       r"|init failed\b)"
+       # its function too; not one transport's "init failed for transport: IBGDA", which it
+       # tries the next after), its own init failure, nvshmem4py's exceptions
+       r"|/\w*nvshmem\w*/src/\S+?:(?:\w+:)?\d+: (?:non-zero status|NULL value(?! get_device_list))"
        r"|nvshmem\w* initialization failed|\bNvshmem\w*(?:Error|Invalid|Exception): "
        r"|(?:^|: )(?:Test )?NCCL failure \S+:\d+"
        # (or with NCCL's own string for the result: "NCCL failure: unhandled cuda error in f.cu

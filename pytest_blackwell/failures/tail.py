@@ -256,7 +256,12 @@ _SERVING = re.compile(
 
 #: A start-up report's line on an optional component, as a whole line ("Xformers is
 #: installed!", "Flash Attn is not installed!").
-_COMPONENT = re.compile(r"^\W*[\w .+-]{1,40}? is (not )?installed\W*$", re.IGNORECASE)
+_COMPONENT = re.compile(
+    # (not a runtime the program needs: "CUDA is not installed", "torch is not installed")
+    r"^\W*(?!.*\b(?:cuda|nvidia|driver|toolkit|nvcc|rocm|torch|pytorch|python)\b)"
+    r"[\w .+-]{1,40}? is (not )?installed\W*$",
+    re.IGNORECASE,
+)
 
 
 def _component_report(last: list[tuple[int, str, LogicalLine]]) -> bool:

@@ -59,12 +59,13 @@ from pytest_blackwell.failures.frame_words import frame_category
             "unknown",
         ),
         # NVSHMEM's transport failing as it is set up, its function in the source location
+        # (one transport: the next is tried after it, so no collective failure of its own)
         (
             [
                 "/opt/nvshmem_src/src/host/transport/transport.cpp:nvshmemi_transport_init:275: "
                 "init failed for transport: IBGDA"
             ],
-            "nccl_error",
+            "unknown",
             "startup",
         ),
         # one batch size's CUDA graph done, the next one's being captured
@@ -139,3 +140,77 @@ def test_triton_s_launch_check_frame_keeps_to_its_own_errors() -> None:
         "frame _init_handles",
     )
     assert frame_category(frames, "RuntimeError: Triton Error [ZE]: 0x70000004") is None
+
+
+@pytest.mark.parametrize(
+    ("lines", "category"),
+    [
+        # (review) a runtime the program needs, missing beside an optional component that is there
+        (
+            ["Checking prerequisites", "Python is installed.", "CUDA is not installed."],
+            "env_mismatch",
+        ),
+        (["Xformers is installed!", "NVIDIA driver is not installed!"], "env_mismatch"),
+        # (review) a warning made fatal keeps its cause, whatever fallback it names
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/py/mylib/attn.py", line 9, in attn',
+                "    warnings.warn(msg)",
+                "UserWarning: flash kernel failed, using fallback: CUDA error: no kernel image is "
+                "available for execution on the device",
+            ],
+            "dispatch_failure",
+        ),
+        # (review) the least allowed, with or without the word "value"
+        (["gradio.exceptions.Error: 'Value 4 is less than minimum 128.'"], "unsupported_config"),
+    ],
+)
+def test_review_of_round119_readings(tmp_path: Path, lines: list[str], category: str) -> None:
+    failure = classify_both(tmp_path, lines)
+    assert failure is not None
+    assert failure.category == category
+
+
+def test_review_a_fallback_in_other_words_is_routine(tmp_path: Path) -> None:
+    lines = ["[GGUF] linear kernels failed for Q2_K. Using fallback: GGML_ASSERT(x) failed"]
+    assert classify_both(tmp_path, lines) is None
+
+
+def test_review_mlir_s_bracketed_pass_is_a_compile(tmp_path: Path) -> None:
+    classify_as(
+        tmp_path,
+        [
+            "error: 'tt.load' op operation destroyed but still has uses",
+            "Pipeline failed while executing [`TritonAMDGPUStreamPipeline` on 'builtin.module' "
+            "operation]: reproducer generated at /tmp/x.mlir",
+        ],
+        "unknown",
+        "compile",
+    )
+
+
+def test_review_one_nvshmem_transport_failing_is_no_collective_failure(tmp_path: Path) -> None:
+    """NVSHMEM tries its next transport after one fails to start (IBGDA, then IBRC or P2P)."""
+    failure = classify_both(
+        tmp_path,
+        [
+            "/nvshmem_src/src/host/transport/transport.cpp:nvshmemi_transport_init:275: init "
+            "failed for transport: IBGDA"
+        ],
+    )
+    assert failure is not None
+    assert failure.category == "unknown"
+
+
+def test_review_a_two_space_launch_error_still_names_the_shared_memory() -> None:
+    frames = [
+        "Traceback (most recent call last):",
+        '  File "/py/triton/compiler/compiler.py", line 376, in _init_handles',
+        "    self.module = driver.active.utils.load_binary(",
+    ]
+    for message in (
+        "RuntimeError: Triton Error [HIP]:  Code: 1, Messsage: invalid argument",
+        "RuntimeError: Triton Error [CUDA]:  invalid argument",
+    ):
+        assert frame_category(frames, message) == ("smem_limit", "frame _init_handles")
