@@ -114,7 +114,7 @@ CONFIG_REFUSAL = (
     r"|\b(?:must|should) be equal to the (?:world|group|tp|tensor parallel) size\b"
     # an engine built for another world size ("Engine world size (2 * 1) != Runtime
     # world size (1)")
-    r"|\bworld[ _]?size\b.{0,40}?(?:!=|\bdoes(?: not|n't) match\b|\bmismatch)"
+    r"|\bworld[ _]?size\b.{0,40}?(?:!=|\bdoes(?: not|n't) match\b|\bmismatch|\bis not equal to\b)"
     # a value checked against the ones allowed, listed ("the model format should be in
     # ['llama', 'hf', 'awq', None]")
     r"|\b(?:should|must) be (?:in|one of) [\[({]"

@@ -407,7 +407,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # failed!", not its check of the model's config, "<Model> test failed!")
             r"|(?!<Model>)"
             + LMDEPLOY_CHECK
-            + r"|\b(?:CUDA|GPU) (?:is )?(?:required but )?not available\b"
+            + r"|\b(?:CUDA|GPU) (?:is )?(?:required but )?(?:not available|unavailable)\b"
             # a library that is not there ("Library cublas64_12.dll is not found or cannot be
             # loaded")
             r"|\b\w+\.(?:dll|so(?:\.\d+)*)\b.{0,40}?\b(?:is not found|cannot be loaded"

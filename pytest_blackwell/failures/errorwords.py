@@ -273,6 +273,9 @@ BENIGN = re.compile(
     r"|\berror:\s*-?\d*\.\d+(?:e[+-]?\d+)?\s*$"
     # pinning or locking host memory is an optimisation: llama.cpp and others go on without it
     r"|\b(?:of|allocate) pinned (?:host )?memory\b|\bmlock\b"
+    # (distributed-llama's buffer locked in RAM, allocated without the lock when it cannot be:
+    # "Cannot allocate 2359296 bytes directly in RAM")
+    r"|\ballocate \d+ bytes directly in RAM\b"
     # a program that says it goes on without what failed ("Unable to load libtcmalloc.so.4,
     # continuing with default allocator"), a note about an option
     r"|\bcontinuing\b|^(?:Note|NOTE|Hint|Tip): "
