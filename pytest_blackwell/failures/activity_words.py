@@ -280,6 +280,9 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         # KTransformers building the model by its optimise rules, a module at a time, before
         # the weights ("Injecting model.layers.0.self_attn as ktransformers.operators.x . X")
         r"|^Injecting model\S* as \S"
+        # (or Megatron's, its model constructed before its checkpoint is read: "building GPT
+        # model ...")
+        r"|^building \w+ model \.\.\.\s*$"
         # a tensor of the checkpoint read onto its device (KTransformers' "loading
         # blk.2.attn_kv_b.weight to cuda:0"); Ollama's runner asked to load a model ("msg=load
         # request=\"{Operation:alloc ...")

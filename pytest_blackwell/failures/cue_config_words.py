@@ -153,7 +153,9 @@ CONFIG_REFUSAL = (
     # number of draft tokens (0)")
     r"|\b(?:is|are) (?:larger|greater|bigger|more) than (?:the )?max(?:imum)?\b"
     # (or under the least allowed: Gradio's "Value 4 is less than minimum value 128.")
-    r"|\b(?:is|are) (?:less|smaller|lower|fewer) than (?:the )?min(?:imum)?\b"
+    # (not a version or a memory the program requires: "... is less than the minimum required")
+    r"|\b(?:is|are) (?:less|smaller|lower|fewer) than (?:the )?min(?:imum)?(?: allowed)?"
+    r"(?: value)?\b(?!\s+(?:required|supported|needed))"
     # (or "The max KV cache length of input sequences (1500) exceeds the KV cache manager's
     # maximum supported length (1024)": a limit the engine was set up with, not memory)
     r"|\bexceeds?(?!.{0,100}?\b(?:memory|allocation)\b) (?:the )?(?:[\w']+ ){0,4}?max(?:imum)? "

@@ -381,8 +381,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\brequires? (?:CUDA|torch|PyTorch|driver|NCCL|cuDNN|triton|transformers)\b"
             # (a package named as such: "Ring Attention requires xfuser package.")
             r"|\brequires? (?:the )?`?[\w.\-]+`? (?:package|library|module)\b"
-            r"|\bdriver (?:version )?(?:is )?(?:too old|insufficient|outdated|unsupported)\b"
-            r"|\bdriver requires an update\b|\bnot installed\b"
+            r"|\bdrivers? (?:version )?(?:is |are )?(?:too old|insufficient|outdated|unsupported)\b"
+            r"|\bdrivers? (?:requires?|needs?) (?:an )?update\b|\bdrivers? needs? to be updated\b"
+            r"|\bnot installed\b"
             r"|\b(?:is|are) (?:needed|required) to be installed\b"  # (AutoAWQ's kernels)
             r"|\bsetup failed\b"
             # a package older than the caller needs ("sageattention is not new enough version"),
@@ -408,6 +409,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|(?!<Model>)"
             + LMDEPLOY_CHECK
             + r"|\b(?:CUDA|GPU) (?:is )?(?:required but )?(?:not available|unavailable)\b"
+            # (or torch's own check quoted: "torch.cuda.is_available() should be True but is
+            # False")
+            r"|\bcuda\.is_available\(\)\W{0,3}(?:should be True but )?(?:is|returns?|==)\s*False\b"
             # a library that is not there ("Library cublas64_12.dll is not found or cannot be
             # loaded")
             r"|\b\w+\.(?:dll|so(?:\.\d+)*)\b.{0,40}?\b(?:is not found|cannot be loaded"

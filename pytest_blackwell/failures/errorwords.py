@@ -230,7 +230,7 @@ ERRORISH = re.compile(
     # line:3171", the SYCL backends', also after the code it caught: "-11
     # (PI_ERROR_BUILD_PROGRAM_FAILURE)Exception caught at file:..."), and memory the system
     # could not give ("gemm: cannot allocate memory on host", PhysX's "fail to allocate memory")
-    r"|[Ee]xception caught at file:|\b(?i:cannot|can't|unable to|fail to) allocate memory\b"
+    r"|[Ee]xception caught at file:|\b(?i:cannot|can't|unable to|fails? to) allocate memory\b"
     # an error report's field (ComfyUI's, its markdown bold lost): "Exception Message: ..."
     r"|^\s*Exception Message:\s*\S"
     # an exception's repr inside a message ("reason=<MilvusException: (code=1100, ...)>")
@@ -332,7 +332,8 @@ ASIDE = re.compile(
     r"^\W*If you (?:get|see|encounter|hit|run into|are seeing)\b|\b(?i:falling|fall|fell) back to\b"
     # (or using one: "GGUF CUDA kernels failed for Q2_K, using fallback: ...", not an exception's
     # own line, which a warning made fatal may word so)
-    r"|^(?!\s*[\w.]*(?:Error|Exception|Warning): ).*?[,;.\-]\s*(?i:using (?:the |a )?fallback)\b"
+    r"|^(?!\s*[\w.]*[A-Za-z]\w*(?:Error|Exception|Warning): ).*?[,;.\-]\s*"
+    r"(?i:using (?:the |a )?fallback)\b"
     r"|\bresort(?:s|ing|ed)? to\b"  # whisperX: "Failed to align segment (...), resorting to ..."
     # (or with the next of its ways: "Strategy rdma failed, trying next: ..."), and a program
     # saying it ignores the error it caught ("Ignore import error when loading x: No module ...")

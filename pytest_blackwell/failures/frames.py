@@ -42,15 +42,16 @@ from pytest_blackwell.failures.native_stacks import (
     snake,
 )
 
-# The function name may be cut off by a paste; the path alone can still tell.
-# Python's faulthandler writes ``File "x.py", line 3 in f`` (no comma).
-_FRAME = re.compile(r'^\s*File "(?P<path>[^"]*)", line \d+(?:,? in (?P<func>[\w<>.]+))?')
-# IPython's and Jupyter's frames: "~/lib/python3.6/subprocess.py in run(input, timeout)";
-# IPython 8's "File ~/lib/x.py:64, in CacheEngine._allocate_kv_cache(self, n)", which JupyterLab
-# renders with the path as a link ("File [~/lib/x.py:64](http://host/lab/tree/x.py#line=63), in"),
-# and Colab's older one, a link without the line ("[/usr/lib/x.py](https://localhost:8080/#) in");
-# in IPython's plain mode (Spyder's console) indented, without the arguments ("  File
-# C:\lib\x.py:375 in __call__")
+# The function name may be cut off by a paste, the path alone can still tell (or the line's start:
+# 'Megatron-LM/x/arguments.py", line 561, in validate_args'); faulthandler writes no comma.
+_FRAME = re.compile(
+    r'^\s*(?:File "|(?=[^\s"]+\.py", line \d))(?P<path>[^"]*)", line \d+'
+    r"(?:,? in (?P<func>[\w<>.]+))?"
+)
+# IPython's and Jupyter's frames: "~/lib/subprocess.py in run(input)"; IPython 8's "File
+# ~/lib/x.py:64, in C.f(self, n)", in JupyterLab with the path as a link ("File [~/lib/x.py:64](
+# http://host/lab/tree/x.py#line=63), in"), Colab's older link without the line ("[/usr/lib/x.py](
+# https://localhost:8080/#) in"); plain mode's indented, without arguments ("  File C:\x.py:3 in f")
 IPYTHON_FRAME = re.compile(
     r"^(?:File )?\[?(?P<path>[^\s\[\]]+\.py)(?::\d+)?(?:\]\([^)\s]*\))?,? in (?P<func>[\w<>.]+)\("
     r"|^\s*File (?P<plain>[^\s\[\]\"]+\.py):\d+ in (?P<name>[\w<>.]+)\s*$"
@@ -62,8 +63,7 @@ IPYTHON_FRAME = re.compile(
 _CUT_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)$')
 # A frame line a paste broke after its "in": the function's name alone on the next line.
 _NAME_ALONE = re.compile(r"^\s*(?P<func>[A-Za-z_<][\w<>.]*)\s*$")
-# The function a frame's source line calls ("    self.model_runner.profile_run()"): the next
-# frame's, which names it when that frame's own line was cut.
+# The function a frame's source line calls ("    self.runner.profile_run()"): the next frame's.
 _CALL = re.compile(r"(?:^|[\s.=(\[,])(?P<func>[A-Za-z_]\w*)\s*\(")
 # A function's result called on ("get_attn_backend().forward("): the frame below is either's.
 _CHAINED = re.compile(r"\((?:[^()]|\([^()]*\))*\)\s*\.\s*[A-Za-z_]\w*\s*\(")

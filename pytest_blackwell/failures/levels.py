@@ -104,9 +104,10 @@ _PADDED_LEVEL = re.compile(
     # (or Rich's logging handler, the level padded to its column: "ERROR    Git: None"; its
     # time column left blank under a record of the same second)
     r"|^(?: {8,})?(?P<rich>DEBUG|INFO|WARNING|ERROR|CRITICAL) {2,}(?=\S)"
-    # (or Omniverse Kit's, after its time since start and before its plugin, the record kept
-    # whole: "[3,587ms] [Warning] [omni.usd.audio] failed to subscribe to stage events")
-    r"|^(?=(?:\[[\d,.]+m?s\] )?\[(?P<kit>Verbose|Info|Warning|Error|Fatal)\] \[[\w.\-]+\] )"
+    # (or Omniverse Kit's, after its time since start and before its dotted plugin, the record
+    # kept whole: "[3,587ms] [Warning] [omni.usd.audio] failed to subscribe to stage events")
+    r"|^(?=(?:\[[\d,.]+m?s\] )?\[(?P<kit>Verbose|Info|Warning|Error|Fatal)\] "
+    r"\[[\w\-]+(?:\.[\w\-]+)+\] )"
 )
 # a level letter before the logger's tag (Rockchip's RKNN runtimes: "E RKNN: [08:48:14.826] ...",
 # "I rkllm: ...", "W init_runtime: ..."); the function's tag in front of a traceback it logs

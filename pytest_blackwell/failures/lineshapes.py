@@ -37,6 +37,8 @@ def is_header(text: str) -> bool:
     )
 
 
+#: A frame line whose start a paste cut, from inside its path on.
+_HEAD_CUT = re.compile(r'^[^\s"]+\.py", line \d+, in [\w<>.]+\s*$')
 #: What people put where they cut lines out of a traceback.
 ELISIONS = ("...", "\u2026", "[...]", "(...)", "<snip>", "[snip]")
 
@@ -69,6 +71,7 @@ def is_frame(text: str) -> bool:
         or _caret_marks(text.lstrip())
         or text.strip() in ELISIONS
         or (text != "" and 'File "'.startswith(text))  # (a frame line the paste's end cut: "F")
+        or _HEAD_CUT.match(text) is not None  # (or its start: 'x/args.py", line 5, in f')
         or IPYTHON_FRAME.match(text) is not None
         or IPYTHON_ARROW.match(text) is not None
         or CELL_FRAME.match(text) is not None

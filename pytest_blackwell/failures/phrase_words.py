@@ -90,6 +90,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # and each tensor it could not copy ("size mismatch for w: copying a param with shape
         # torch.Size([8]) from checkpoint, ...")
         r"|\bError\(s\) in loading state_dict\b|\bcopying a param with shape\b.* from checkpoint\b"
+        r"|\bMissing key in checkpoint state_dict\b"  # (torch's distributed checkpoint reader)
         # a remote call named for a load that failed (LM Studio's "[Endpoint=loadModel]", a gRPC
         # server's "Method LoadAdapter encountered an error")
         r"|(?-i:\b(?:[Ee]ndpoint=|[Mm]ethod )[Ll]oad(?:[A-Z]\w*)?\b)"
@@ -418,8 +419,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # ("RendezvousTimeoutError", "RendezvousConnectionError", "RendezvousClosedError")
         # (and Lightning checking the Trainer's settings, its accelerator and devices, as built)
         r"|\bRendezvous\w*Error\b|\bMisconfigurationException\b"
-        # a distributed runtime reaching the services it coordinates through as it starts
-        # (Dynamo's etcd and NATS)
+        # a distributed runtime reaching the services it coordinates through (Dynamo's etcd)
         r"|\bFailed to connect to (?:the )?(?:etcd|NATS|nats|Redis|redis)\b"
         # CUDA finding no device: the first thing a process does with CUDA
         r"|\bno (?:CUDA|ROCm|HIP)-capable device is detected\b"

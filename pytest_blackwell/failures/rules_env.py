@@ -129,14 +129,15 @@ ENV_RULES: tuple[Rule, ...] = (
     rule("package_file_missing", "env_mismatch",
        r"^(?:[\w.]+\.)?FileNotFoundError: .{0,120}?[\\/](?:site|dist)-packages[\\/]+\w",
        keywords=("FileNotFoundError",)),
-    # a Vulkan driver without an extension, a layer or the API version the program asks for, as
-    # its instance or device is created ("createDevice: ErrorExtensionNotPresent", Omniverse's
-    # "VkResult: ERROR_INCOMPATIBLE_DRIVER")
+    # a Vulkan driver without an extension, a layer ("createDevice: ErrorExtensionNotPresent")
+    # or the API version the program asks for as its instance is created (Omniverse's "VkResult:
+    # ERROR_INCOMPATIBLE_DRIVER", start-up)
     rule("vulkan_driver_lacks", "env_mismatch",
-       r"\bError(?:ExtensionNotPresent|LayerNotPresent|IncompatibleDriver)\b"
-       r"|\b(?:VK_)?ERROR_(?:EXTENSION_NOT_PRESENT|LAYER_NOT_PRESENT|INCOMPATIBLE_DRIVER)\b",
-       stage_hint="startup",
-       keywords=("NotPresent", "NOT_PRESENT", "IncompatibleDriver", "INCOMPATIBLE_DRIVER")),
+       r"\bError(?:Extension|Layer)NotPresent\b|\bVK_ERROR_(?:EXTENSION|LAYER)_NOT_PRESENT\b",
+       keywords=("NotPresent", "NOT_PRESENT")),
+    rule("vulkan_incompatible_driver", "env_mismatch",
+       r"\bErrorIncompatibleDriver\b|\b(?:VK_)?ERROR_INCOMPATIBLE_DRIVER\b", stage_hint="startup",
+       keywords=("IncompatibleDriver", "INCOMPATIBLE_DRIVER")),
     rule("dnn_init_failed", "env_mismatch",
        r"\bDNN library initialization failed\b|\bCUDNN_STATUS_NOT_INITIALIZED\b"
        r"|(?i:\bCould not create cudnn handle\b)"  # XLA's and TensorFlow's wording of it
@@ -183,10 +184,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\b(?:NCCL|NIXL|UCX) is not available\b"
        r"|\[Errno 28\] No space left on device"
        r"|\bNo supported gpu backend found\b"  # (Lightning's Trainer, given no GPU it can use)
-       # a program's own check for a GPU raising ("NotImplementedError: Unsloth: No NVIDIA GPU
-       # found?"), not its notice of running on the CPU (warnings are not read)
-       # (or torch's process group for NCCL: "ProcessGroupNCCL is only supported with GPUs, no
-       # GPUs found!")
+       # a program's own check for a GPU raising ("Unsloth: No NVIDIA GPU found?", torch's "...
+       # only supported with GPUs, no GPUs found!"), not its notice of running on the CPU
        r"|^(?:[\w.]+\.)?\w+(?:Error|Exception): .{0,60}?\b[Nn]o (?:NVIDIA |AMD |CUDA )?GPUs? "
        r"(?:was |were )?(?:found|detected)\b"
        # a torch built without a feature asked for ("use_libuv was requested but PyTorch was
@@ -358,11 +357,9 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bincompatible architecture \(have '?\w+'?, need '?\w+'?\)|\bwrong ELF class\b",
        ignore_at=QUIET,
        keywords=("CANNOT LINK EXECUTABLE", "cannot locate symbol", " symbol not found")),
-    # a compiled extension's operator (its module named `_C` by custom) called with the arguments
-    # of another release of its Python side ("_moe_C::moe_wna16_marlin_gemm() expected at most 29
-    # argument(s) but received 30 argument(s)"), when it is called, not loaded; not an operator
-    # registered from Python ("auto_deploy::f()"), where that is a program's call, as Python's
-    # own "got an unexpected keyword argument" is (round 42)
+    # a compiled extension's operator (its module named `_C`) called with the arguments of another
+    # release of its Python side ("_moe_C::f() expected at most 29 argument(s) but received 30
+    # argument(s)"), not an operator registered from Python ("auto_deploy::f()": a program's call)
     rule("op_schema_mismatch", "env_mismatch",
        r"\b\w*_C::\w+\(\) (?:expected at most \d+ argument\(s\) but received \d+"
        r"|is missing value for argument '\w+')", ignore_at=QUIET),
@@ -416,10 +413,9 @@ ENV_RULES: tuple[Rule, ...] = (
        stage_hint="loading", keywords=("mlx_",)),
     rule("module_missing", "env_mismatch", r"No module named '?(?P<module>[\w.]+)",
        ignore_at=QUIET),
-    # a part of the installation the program needs and does not find: a server's backend
-    # (Triton's "failed to stat file /opt/tritonserver/backends/python", LocalAI's "Backend not
-    # found"), CUDA's unified addressing that the platform lacks (vLLM's "UVA is not available",
-    # under WSL)
+    # a part of the installation the program needs and does not find: a server's backend (Triton's
+    # "failed to stat file /opt/tritonserver/backends/python", LocalAI's "Backend not found"),
+    # CUDA's unified addressing the platform lacks (vLLM's "UVA is not available", under WSL)
     rule("component_missing", "env_mismatch",
        r"\bfailed to stat file \S*/backends/(?P<backend>[\w-]+)"
        r"|(?i:\bbackend not found\b)|\bUVA is not available\b"
@@ -469,10 +465,14 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\berror: failed to run custom build command for\b"
        # (uv's words, and pip's for a legacy setup.py: "python setup.py develop did not run ...")
        r"|\bFailed to build `[^`\s]+|\bpython setup\.py \w+ did not run successfully\b"
-       r"|\bCould not build wheels for\b",  # (pip's summary: "ERROR: Could not build wheels for")
+       # (pip's summary, older and newer: "Could not build wheels for", "Failed to build
+       # installable wheels", "failed-wheel-build-for-install")
+       r"|\bCould not build wheels for\b|\bFailed to build installable wheels\b"
+       r"|\bfailed-wheel-build-for-install\b",
        weak=True, stage_hint="compile",
        keywords=("subprocess-exited", "Failed building wheel", "custom build command",
-                 "Failed to build `", "did not run successfully", "Could not build wheels")),
+                 "Failed to build `", "did not run successfully", "Could not build wheels",
+                 "installable wheels", "failed-wheel-build")),
     # an accelerator runtime's library that cannot be loaded or set up: Qualcomm's QNN (its
     # DSP skeleton, its transport, its interface: "Failed to load skel, error: 4000",
     # "getQnnInterface FAILED!"), a binding's native libraries ("Torch libraries are installed

@@ -257,9 +257,10 @@ _SERVING = re.compile(
 #: A start-up report's line on an optional component, as a whole line ("Xformers is
 #: installed!", "Flash Attn is not installed!").
 _COMPONENT = re.compile(
-    # (not a runtime the program needs: "CUDA is not installed", "torch is not installed")
-    r"^\W*(?!.*\b(?:cuda|nvidia|driver|toolkit|nvcc|rocm|torch|pytorch|python)\b)"
-    r"[\w .+-]{1,40}? is (not )?installed\W*$",
+    # (not a runtime the program needs said to be missing: "CUDA is not installed", "the NVIDIA
+    # driver is not installed", "torch is not installed")
+    r"^\W*(?:(?!(?:the )?(?:cuda(?: toolkit)?|(?:nvidia |gpu |graphics )?driver|nvcc|rocm|torch"
+    r"|pytorch|python) is not\b)[\w .+-]{1,40}? is (not )?installed)\W*$",
     re.IGNORECASE,
 )
 

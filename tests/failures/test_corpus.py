@@ -482,7 +482,9 @@ IN_TUNING = {
     "fresh603": (1.00, 0.85),
     "fresh605": (0.93, 0.93),
     "fresh607": (0.78, 0.85),
+    "fresh616": (1.00, 0.87),
     "fresh617": (1.00, 0.85),
+    "fresh618": (1.00, 1.00),
     "fresh625": (1.00, 0.90),
     "fresh627": (0.93, 0.93),
     "fresh629": (0.92, 0.92),
@@ -492,7 +494,9 @@ IN_TUNING = {
     "fresh637": (0.85, 0.85),
     "fresh639": (1.00, 0.92),
     "fresh619": (1.00, 0.92),
+    "fresh620": (1.00, 0.93),
     "fresh621": (0.87, 0.87),
+    "fresh622": (0.93, 0.86),
     "fresh623": (1.00, 0.69),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They

@@ -91,3 +91,76 @@ def test_omniverse_kit_s_warnings_are_quiet(tmp_path: Path) -> None:
         "[3.632s] [ext: omni.kit.asset_converter-4.1.4] startup",
     ]
     assert classify_both(tmp_path, lines) is None
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # (review) a program's own "Warning:" naming the fallback it goes on with
+        [
+            "Model loaded",
+            "Warning: flash kernel failed, using fallback: CUDA error: no kernel image is "
+            "available for execution on the device",
+            "Done.",
+        ],
+        # (review) a runtime that is there beside an optional component that is not
+        ["Checking prerequisites", "PyTorch is installed.", "Flash Attn is not installed."],
+        ["Xformers is installed!", "NVIDIA Apex is not installed!"],
+    ],
+)
+def test_review_of_round120_quiet_lines(tmp_path: Path, lines: list[str]) -> None:
+    assert classify_both(tmp_path, lines) is None
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # (review) a minimum a version or a memory requires is no value refused
+        (
+            ["RuntimeError: Version of nvcc (11.4) is less than the minimum required version"],
+            "unknown",
+            "unknown",
+        ),
+        # (review) a device created while the model loads keeps the loader's stage
+        (
+            [
+                "E llama_model_load: error loading model: vk::PhysicalDevice::createDevice: "
+                "ErrorExtensionNotPresent",
+                "E llama_model_load_from_file_impl: failed to load model",
+            ],
+            "env_mismatch",
+            "loading",
+        ),
+        # (review) a bracketed level before a plugin that is no dotted name is no Kit record
+        (
+            [
+                "2025-07-11 17:00:31.578 [Debug] [BackendHandler] backend #0 will load a model",
+                "2025-07-11 17:00:33.639 [Warning] [BackendHandler] backend #0 failed to load "
+                "model flux1-dev.safetensors",
+            ],
+            "unknown",
+            "loading",
+        ),
+        # (review) the allocator in the third person; pip's newer summary; drivers in plural
+        (
+            ["PxgCudaDeviceMemoryAllocator fails to allocate memory 339738624 bytes!! Result = 2"],
+            "device_oom",
+            "unknown",
+        ),
+        (
+            [
+                "Failed to build flash-attn",
+                "ERROR: Failed to build installable wheels for some pyproject.toml based "
+                "projects (flash-attn)",
+            ],
+            "env_mismatch",
+            "compile",
+        ),
+        (["Error: your graphics drivers require an update."], "env_mismatch", "unknown"),
+        (["Error: NVIDIA drivers are unsupported on this system"], "env_mismatch", "unknown"),
+    ],
+)
+def test_review_of_round120_readings(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    classify_as(tmp_path, lines, category, stage)
