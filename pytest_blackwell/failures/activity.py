@@ -44,9 +44,11 @@ _ERROR_WORD = re.compile(
 
 #: pip's last word on an install it finished ("Successfully installed bitsandbytes-0.45.1"): the
 #: build shown before it is over, and what fails after it is another command's (also behind
-#: Docker BuildKit's step and time, "#9 601.0 ", or BuildKit starting its next step).
+#: Docker BuildKit's step and time, "#9 601.0 ", or BuildKit starting its next step); Megatron
+#: done with its model, building its datasets next.
 _BUILD_OVER = re.compile(
     r"^\s*(?:#\d+ [\d.]+ )?Successfully (?:installed|built) \S|^#\d+ \[[\w\s/-]*\d+/\d+\] "
+    r"|^\W*building train, validation, and test datasets\b|\[after model, optimizer, and learning"
 )
 
 #: A progress bar that a process printed its message into, the message right after the bar's

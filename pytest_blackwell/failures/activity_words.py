@@ -282,7 +282,7 @@ _ACTIVITY: tuple[tuple[str, str], ...] = (
         r"|^Injecting model\S* as \S"
         # (or Megatron's, its model constructed before its checkpoint is read: "building GPT
         # model ...")
-        r"|^building \w+ model \.\.\.\s*$"
+        r"|^building (?:an? )?\w+ models? \.\.\.\s*$"
         # a tensor of the checkpoint read onto its device (KTransformers' "loading
         # blk.2.attn_kv_b.weight to cuda:0"); Ollama's runner asked to load a model ("msg=load
         # request=\"{Operation:alloc ...")

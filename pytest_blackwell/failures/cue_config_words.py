@@ -114,7 +114,9 @@ CONFIG_REFUSAL = (
     r"|\b(?:must|should) be equal to the (?:world|group|tp|tensor parallel) size\b"
     # an engine built for another world size ("Engine world size (2 * 1) != Runtime
     # world size (1)")
-    r"|\bworld[ _]?size\b.{0,40}?(?:!=|\bdoes(?: not|n't) match\b|\bmismatch|\bis not equal to\b)"
+    r"|\bworld[ _]?size\b.{0,40}?(?:!=|\bdoes(?: not|n't) match\b|\bmismatch)"
+    # (or raised as an equation that fails: "RuntimeError: world_size (8) is not equal to ...")
+    r"|^(?:[\w.]+\.)?\w*(?:Error|Exception): .{0,40}?\bworld[ _]?size\b.{0,40}?\bis not equal to\b"
     # a value checked against the ones allowed, listed ("the model format should be in
     # ['llama', 'hf', 'awq', None]")
     r"|\b(?:should|must) be (?:in|one of) [\[({]"
@@ -153,9 +155,10 @@ CONFIG_REFUSAL = (
     # number of draft tokens (0)")
     r"|\b(?:is|are) (?:larger|greater|bigger|more) than (?:the )?max(?:imum)?\b"
     # (or under the least allowed: Gradio's "Value 4 is less than minimum value 128.")
-    # (not a version or a memory the program requires: "... is less than the minimum required")
+    # (the least allowed given as a number, not a version or memory required: "... is less than
+    # the minimum required", nor a running best: "less than the minimum so far")
     r"|\b(?:is|are) (?:less|smaller|lower|fewer) than (?:the )?min(?:imum)?(?: allowed)?"
-    r"(?: value)?\b(?!\s+(?:required|supported|needed))"
+    r"(?: value)?\s*\(?-?\d"
     # (or "The max KV cache length of input sequences (1500) exceeds the KV cache manager's
     # maximum supported length (1024)": a limit the engine was set up with, not memory)
     r"|\bexceeds?(?!.{0,100}?\b(?:memory|allocation)\b) (?:the )?(?:[\w']+ ){0,4}?max(?:imum)? "

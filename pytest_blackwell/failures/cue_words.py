@@ -411,7 +411,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             + r"|\b(?:CUDA|GPU) (?:is )?(?:required but )?(?:not available|unavailable)\b"
             # (or torch's own check quoted: "torch.cuda.is_available() should be True but is
             # False")
-            r"|\bcuda\.is_available\(\)\W{0,3}(?:should be True but )?(?:is|returns?|==)\s*False\b"
+            r"|\bcuda\.is_available\(\)\W{0,3}(?:should be True but )?"
+            r"(?:is|return(?:s|ed)?|==)\s*False\b"
             # a library that is not there ("Library cublas64_12.dll is not found or cannot be
             # loaded")
             r"|\b\w+\.(?:dll|so(?:\.\d+)*)\b.{0,40}?\b(?:is not found|cannot be loaded"

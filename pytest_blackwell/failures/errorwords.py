@@ -333,7 +333,9 @@ ASIDE = re.compile(
     # (or using one: "GGUF CUDA kernels failed for Q2_K, using fallback: ...", not an exception's
     # own line, which a warning made fatal may word so)
     r"|^(?!\s*[\w.]*[A-Za-z]\w*(?:Error|Exception|Warning): ).*?[,;.\-]\s*"
-    r"(?i:using (?:the |a )?fallback)\b"
+    r"(?i:using (?:the |a )?fallback\b|>?\s*(?:using|running on|falling back to) (?:the )?cpu\b)"
+    # (a device notice naming the CPU it runs on: "Device: cpu (CUDA unavailable)")
+    r"|(?i:^\W*(?:selected |using )?device\s*[:=]\s*cpu\b)"
     r"|\bresort(?:s|ing|ed)? to\b"  # whisperX: "Failed to align segment (...), resorting to ..."
     # (or with the next of its ways: "Strategy rdma failed, trying next: ..."), and a program
     # saying it ignores the error it caught ("Ignore import error when loading x: No module ...")

@@ -107,7 +107,7 @@ _PADDED_LEVEL = re.compile(
     # (or Omniverse Kit's, after its time since start and before its dotted plugin, the record
     # kept whole: "[3,587ms] [Warning] [omni.usd.audio] failed to subscribe to stage events")
     r"|^(?=(?:\[[\d,.]+m?s\] )?\[(?P<kit>Verbose|Info|Warning|Error|Fatal)\] "
-    r"\[[\w\-]+(?:\.[\w\-]+)+\] )"
+    r"\[(?:carb|[\w\-]+(?:\.[\w\-]+)+)\] )"
 )
 # a level letter before the logger's tag (Rockchip's RKNN runtimes: "E RKNN: [08:48:14.826] ...",
 # "I rkllm: ...", "W init_runtime: ..."); the function's tag in front of a traceback it logs

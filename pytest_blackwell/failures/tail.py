@@ -259,8 +259,9 @@ _SERVING = re.compile(
 _COMPONENT = re.compile(
     # (not a runtime the program needs said to be missing: "CUDA is not installed", "the NVIDIA
     # driver is not installed", "torch is not installed")
-    r"^\W*(?:(?!(?:the )?(?:cuda(?: toolkit)?|(?:nvidia |gpu |graphics )?driver|nvcc|rocm|torch"
-    r"|pytorch|python) is not\b)[\w .+-]{1,40}? is (not )?installed)\W*$",
+    r"^\W*(?:(?!(?:the )?(?:(?:nvidia|amd) )?(?:cuda(?: [\d.]+)?(?: toolkit| runtime)?|cudnn"
+    r"|(?:nvidia |gpu |graphics )*drivers?|nvcc|rocm|torch|pytorch|python)(?: [\d.]+)? is not\b)"
+    r"[\w .+-]{1,40}? is (not )?installed)\W*$",
     re.IGNORECASE,
 )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from classify_helpers import classify_as
+from classify_helpers import classify_as, classify_both
 
 
 @pytest.mark.parametrize(
@@ -54,4 +54,62 @@ from classify_helpers import classify_as
     ],
 )
 def test_round122_mechanism(tmp_path: Path, lines: list[str], category: str, stage: str) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # (review) Kit's own channel, at its warning level
+        [
+            "[129,100ms] [Warning] [carb] Client omni.syntheticdata.plugin Failed to acquire "
+            "interface [omni::graph::core::INode v4.10] while unloading all plugins"
+        ],
+        # (review) a running best under its minimum is no value refused
+        ["x", "Validation loss 0.31 is less than the minimum so far (0.35), saving model"],
+        # (review) device notices naming the CPU the program runs on
+        ["CUDA unavailable, using CPU", "Final selected device: cpu", "Loading audio files"],
+        ["torch.cuda.is_available() is False -> running on CPU", "Epoch 1/10 loss 0.53"],
+        # (review) a notice a program acts on, not an exception
+        [
+            "The world size is not equal to the product of the parallel sizes set.8 != 1 * 1 * 4.",
+            "Set dp_size to 2.",
+            "Epoch 1 step 10 loss 2.31",
+        ],
+    ],
+)
+def test_review_of_round122_quiet_lines(tmp_path: Path, lines: list[str]) -> None:
+    assert classify_both(tmp_path, lines) is None
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # (review) a runtime said missing in other words stays the environment's
+        (["PyTorch is installed", "NVIDIA CUDA is not installed!"], "env_mismatch", "unknown"),
+        (["PyTorch is installed", "cuDNN is not installed"], "env_mismatch", "unknown"),
+        # (review) a version under the minimum is no value refused
+        (
+            [
+                "RuntimeError: Installed CUDA version 11.2 is less than the minimum version "
+                "required (11.8)"
+            ],
+            "unknown",
+            "unknown",
+        ),
+        # (review) Megatron done with its model, building its datasets
+        (
+            [
+                "building GPT model ...",
+                "> building train, validation, and test datasets ...",
+                "AssertionError: data path does not exist",
+            ],
+            "unknown",
+            "unknown",
+        ),
+    ],
+)
+def test_review_of_round122_readings(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
     classify_as(tmp_path, lines, category, stage)
