@@ -42,11 +42,11 @@ from pytest_blackwell.failures.native_stacks import (
     snake,
 )
 
-# The function name may be cut off by a paste, the path alone can still tell (or the line's start:
-# 'Megatron-LM/x/arguments.py", line 561, in validate_args'); faulthandler writes no comma.
+#: A frame line whose start a paste cut, from inside its path on ('x/args.py", line 5').
+CUT_HEAD = r'[^\s"]+\.py", line \d+'
+# A paste may cut the function's name (the path still tells) or the start; faulthandler: no comma.
 _FRAME = re.compile(
-    r'^\s*(?:File "|(?=[^\s"]+\.py", line \d))(?P<path>[^"]*)", line \d+'
-    r"(?:,? in (?P<func>[\w<>.]+))?"
+    r'^\s*(?:File "|(?=' + CUT_HEAD + r'))(?P<path>[^"]*)", line \d+(?:,? in (?P<func>[\w<>.]+))?'
 )
 # IPython's and Jupyter's frames: "~/lib/subprocess.py in run(input)"; IPython 8's "File
 # ~/lib/x.py:64, in C.f(self, n)", in JupyterLab with the path as a link ("File [~/lib/x.py:64](

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from pytest_blackwell.failures.frames import IPYTHON_FRAME
+from pytest_blackwell.failures.frames import CUT_HEAD, IPYTHON_FRAME
 from pytest_blackwell.failures.native_stacks import GO_FRAME, GO_GOROUTINE, MANAGED_FRAME
 
 HEADERS = ("Traceback (most recent call last)", "Exception Group Traceback")
@@ -38,7 +38,7 @@ def is_header(text: str) -> bool:
 
 
 #: A frame line whose start a paste cut, from inside its path on.
-_HEAD_CUT = re.compile(r'^[^\s"]+\.py", line \d+, in [\w<>.]+\s*$')
+_HEAD_CUT = re.compile("^" + CUT_HEAD + r", in [\w<>.]+\s*$")
 #: What people put where they cut lines out of a traceback.
 ELISIONS = ("...", "\u2026", "[...]", "(...)", "<snip>", "[snip]")
 

@@ -266,21 +266,23 @@ _COMPONENT = re.compile(
 )
 
 
-def _component_report(last: list[tuple[int, str, LogicalLine]]) -> bool:
-    """Whether ``last`` holds a report of which optional components are there: one line says
-    a component is installed, another that one is not (a program that goes on without it)."""
+def _component_report(last: list[tuple[int, str, LogicalLine]]) -> list[bool]:
+    """For each line of ``last``, whether it belongs to a report of which optional components are
+    there: one line says a component is installed, another that one is not (a program that goes
+    on without it); all ``False`` when ``last`` holds no such report."""
     found = [_COMPONENT.match(line.text.strip()) for _, _, line in last]
-    return any(m and not m.group(1) for m in found) and any(m and m.group(1) for m in found)
+    report = any(m and not m.group(1) for m in found) and any(m and m.group(1) for m in found)
+    return [report and m is not None for m in found]
 
 
 def _plain_words(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
     """The first of ``last`` that says what went wrong in a category's general words (NCCL's
     own name is not such a word: its banner, ``NCCL version 2.21.5+cuda12.4``, starts healthy
     runs; nor is a report of the components there and not there)."""
-    report = _component_report(last)
+    reported = _component_report(last)
     for index, (_, _, line) in enumerate(last):
         if (
-            (report and _COMPONENT.match(line.text.strip()))
+            reported[index]
             or
             # (a build that cannot use the GPU is a failure as the last word, even as a warning)
             (
