@@ -81,6 +81,7 @@ CONFIG_REFUSAL = (
     r"|\bnot a valid\b|\b(?:must|should) be (?:[<>]|one of|a |an |greater|less|between"
     r"|divisible|positive|at least|at most|smaller|larger|lower|higher|fewer|in the form)"
     r"|\b(?:size|shape) mismatch\b"
+    r"|\b(?:size|shape)s? (?:does|do)(?: not|n't) match\b"  # ("Split sizes doesn't match total")
     # a settings model refusing a field it does not have (pydantic's "Extra inputs are not
     # permitted"), a limit a setting goes past ("Placement group bundle cannot have more than 1
     # GPU")

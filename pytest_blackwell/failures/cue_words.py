@@ -63,6 +63,8 @@ _ARCH = (
     r"|\bthe target (?:GPU|device)\b"
     # (the device itself refusing: Metal's "device does not support residency sets")
     r"|\b(?:device|GPU|hardware)(?= do(?:es)?(?: not|n't) support\b)"
+    # (or refused itself: Maxine's "The GPU is not supported")
+    r"|\b(?<=[Tt]he )(?:GPU|device)(?= is not supported\b)"
     # an architecture compared with a number ("not supported on CUDA arch < 89")
     r"|\b(?:CUDA |GPU |compute )?arch(?:itecture)?\s*[<>]=?\s*\d)"
 )
@@ -302,6 +304,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dispatch_failure", (r"\bassert \w+ in [{\[(]\d+(?:, ?\d+){2,}[}\])]",)),
     # (or a multiple of a tile's size: "assert n % 64 == 0 and k % 128 == 0", DeepGEMM's)
     ("dispatch_failure", (r"^assert \w+ % (?:16|32|64|128|256) == 0\b",)),
+    # (or an operand's alignment in bytes: "strides should be multiple of 16 bytes", torch's
+    # grouped matmul)
+    ("dispatch_failure", (r"\b(?:should|must) be (?:a )?multiples? of \d+ bytes\b",)),
     # a kernel's own check on the head size it was built for, or a head size refused
     ("dispatch_failure", (r"\b(?:assert\w*|expected|check failed)\b", r"\bhead_?(?:size|dim)\b")),
     # (or a head count one was not built for: "nhead=32 not supported", AITER's MLA decode)
@@ -366,6 +371,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bnot (?:yet )?supported (?:yet )?in (?:your |the )?(?:current |installed )?"
             r"(?:[\w\-]+ )?version\b|\bnot (?:yet )?supported (?:yet )?in `?[\w\-]+==\d"
             r"|\bversion (?:mismatch|conflict)\b"
+            # (TensorFlow's graph from a newer release: "NodeDef mentions attr 'x' not in Op<..>
+            # (Check whether your GraphDef-interpreting binary is up to date with ...)")
+            r"|\binterpreting binary is up to date with\b"
             # Windows' loader: a module, a dependency or a procedure not found, a DLL's set-up
             # failed ("[WinError 126] ... Error loading "torch\lib\fbgemm.dll" or one of its ...")
             r"|\[WinError (?:126|127|1114)\]|\bError loading \"?[^\"]+\.dll\b"
@@ -397,6 +405,7 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # version does not support comm+GEMM overlap with CUDA Multicast")
             r"|\bversions? (?:does|do)(?: not|n't) support\b"
             r"|\bno (?:CUDA |GPU |HIP )?(?:devices?|GPUs?) (?:available|found|detected)\b"
+            r"|\b0 active drivers\b"  # (Triton finding no GPU back end it can use)
             r"|"
             + DEVICE_NOT_SET_UP
             # a tool of the toolchain that is not installed ("sh: fatbinary: command not found")

@@ -128,6 +128,9 @@ LOUD = re.compile(
     # TensorFlow's record of an op that failed, with the status it raises, at its warning level
     # ("W op_kernel.cc:1855] OP_REQUIRES failed at xla_ops.cc:590 : UNAVAILABLE: ...")
     r"|\bOP_REQUIRES failed at \S+ : [A-Za-z_]+: "
+    # (or a driver call of its generated kernels: "'cuModuleLoadData(&module, data)' failed
+    # with 'CUDA_ERROR_INVALID_PTX'")
+    r"|'cu[A-Z]\w*\([^']*\)' failed with 'CUDA_ERROR_\w+'"
 )
 #: MATLAB's heading of an error, the function that raised it ("Error using vl_nnconv"): its
 #: message is the next line.
@@ -164,7 +167,8 @@ ERRORISH = re.compile(
     # a status code of a failure alone or in front of its message ("startup_failed")
     r"|^[a-z][a-z_]*_(?:failed|error)\b(?:\s*::|\s*$)"
     # "error loading model: ...", "Error processing request: ...": an error and what it hit
-    r"|^(?:[\w.:]+: )?(?:error|Error) (?:\w+ ){0,3}(?:\w+|\"[^\"]{1,60}\"|'[^']{1,60}'):\s\S"
+    # (after its tool's tag too: NVEncC's "nvenc : Error on NvEncEncodePicture: 17 (...)")
+    r"|^(?:[\w.:]+ ?: )?(?:error|Error) (?:\w+ ){0,3}(?:\w+|\"[^\"]{1,60}\"|'[^']{1,60}'):\s\S"
     # an exception reported with where it happened ("Exception in main training loop: ...")
     # (or what was being done: "Exception initializing accelerator: ...")
     r"|^Exception (?:in|while|during|when|[a-z]+ing) [\w .\-]{1,60}:\s*\S"
@@ -189,8 +193,7 @@ ERRORISH = re.compile(
     # (or the level in brackets as Omniverse Kit writes it, "[Error] [gpu.foundation.plugin]
     # ...", and a tool's bracketed label ending in its level: "[Parabricks Options Error]: ...")
     r"|\[(?:Error|Fatal)\] \[|\[[A-Z][\w ]{0,40} (?:Error|ERROR)\]: \S"
-    # (or a program's status line that ends in its error's code in brackets: ExLlamaV2's
-    # " ## Quantization error (2)")
+    # (or a status line ending in its error's code: ExLlamaV2's " ## Quantization error (2)")
     r"|\b[Ee]rror \(-?\d+\)\s*$"
     r"|(?:" + MATLAB_HEADING + ")"  # (MATLAB's heading: its message is on the next line)
     r"|^(?:[Ee]rror|ERROR)$"  # (the word alone as a heading, its message below: ZeroGPU's)
@@ -226,10 +229,8 @@ ERRORISH = re.compile(
     r"|\"object\":\s*\"error\"|\|\s*UNAVAILABLE: \S"
     # pydantic's (v1) validation error, one entry per field: "<message> (type=value_error)"
     r"|\(type=\w+_error(?:\.\w+)*\)"
-    # a C++ catch block reporting what it caught ("Exception caught at file:ggml-sycl.cpp,
-    # line:3171", the SYCL backends', also after the code it caught: "-11
-    # (PI_ERROR_BUILD_PROGRAM_FAILURE)Exception caught at file:..."), and memory the system
-    # could not give ("gemm: cannot allocate memory on host", PhysX's "fail to allocate memory")
+    # a C++ catch block reporting what it caught (the SYCL backends' "Exception caught at
+    # file:ggml-sycl.cpp, line:3171"), memory the system could not give ("cannot allocate memory")
     r"|[Ee]xception caught at file:|\b(?i:cannot|can't|unable to|fails? to) allocate memory\b"
     # an error report's field (ComfyUI's, its markdown bold lost): "Exception Message: ..."
     r"|^\s*Exception Message:\s*\S"
@@ -361,8 +362,8 @@ ASIDE = re.compile(
     # not valid in `-mtriple=arm64-apple-macos`, using default `-mcpu=generic`")
     r"|[;,] (?:using|will use|falls? back to) (?:the )?defaults?\b"
     # a part that is optional, said so ("failed to import the BitBlas backend. Check if BitBlas
-    # is correctly installed if you want to use the bitblas backend")
-    r"|\bif you (?:want|wish|would like|need) to use\b"
+    # is correctly installed if you want to use the bitblas backend"); never the GPU itself
+    r"|\bif you (?:want|wish|would like|need) to use\b(?! (?:the |a |your )?(?:GPUs?|CUDA)\b)"
     r"|\b(?:will be|is being) used instead\b"  # ("The native segment will be used instead")
     # (or the backend put in its place: "... on an unsupported architecture! Overriding blas
     # backend to hip")

@@ -97,6 +97,10 @@ _CHROMIUM_LEVEL = re.compile(
     r"^\s*\[\d+:\d+/\d+\.\d+:(?P<level>INFO|WARNING|ERROR|FATAL|VERBOSE)\d*:[^\]]{1,120}\]\s?"
     r"|^\s*(?:\([\w.\-]+:\d+\): )?[A-Z][\w\-]*-(?P<glib>WARNING|CRITICAL|ERROR|INFO|DEBUG) \*\*: "
     r"(?:\d\d:\d\d:\d\d\.\d+: )?"
+    # (GStreamer's debug log: the time since start, pid, thread and level, then the category
+    # and source kept, "0:00:00.131 331 0x6034ddfa2de0 ERROR  nvmaxinevideofx f.c:399:f:<e> ")
+    r"|^\s*(?:\d+:\d\d:\d\d\.\d+\s+)?\d+\s+0x[\da-f]+\s+"
+    r"(?P<gst>ERROR|WARN|FIXME|INFO|DEBUG|LOG|TRACE|MEMDUMP)\s+(?=[\w\-]+\s+\S+:\d+:)"
 )
 # a level in brackets, padded to one width (stable-diffusion.cpp: "[WARN ] model.cpp:1 - ...")
 _PADDED_LEVEL = re.compile(
@@ -132,6 +136,7 @@ LEVEL_NAMES = {
     **{"WARN": "WARNING", "ERR": "ERROR", "FATAL": "CRITICAL", "VERBOSE": "DEBUG"},
     **{"TRC": "DEBUG", "DBG": "DEBUG", "INF": "INFO", "WRN": "WARNING", "FTL": "CRITICAL"},
     **{"PNC": "CRITICAL", "PANIC": "CRITICAL", "TRACE": "DEBUG", "SUCCESS": "INFO"},
+    **{"FIXME": "WARNING", "LOG": "DEBUG", "MEMDUMP": "DEBUG"},  # (GStreamer's)
 }
 
 #: The formats above, tried in this order.

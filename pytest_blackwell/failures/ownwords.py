@@ -26,6 +26,10 @@ _DETAILS_MESSAGE = re.compile(r"^\s*Message\s*=\s*(\S.*)$")
 _SIGNATURE_END = re.compile(r"\w::~?\w+\([^()]*\)(?: const)?\s*$")
 
 
+#: A labelled detail of the message on the line right below it (NVIDIA's codec SDK samples:
+#: "... returned error 8", then "Description: Older presets ... are not supported with ...").
+_DETAIL = re.compile(r"^\s*(?:Description|Details?|Cause)\s*:\s*\S")
+
 #: Python's assertion that failed without a message.
 _BARE_ASSERT = re.compile(r"^\s*(?:\w+\.)*AssertionError\s*$")
 #: A ``KeyError`` that names only its key ("KeyError: 'rms_norm_eps'"): the source line above it
@@ -77,11 +81,13 @@ def own_words(text: str, traceback: Sequence[str]) -> list[str]:
         said = shown[-1] if shown else ""
         if said.startswith("assert ") or (key and said and not said.startswith('File "')):
             return [text, said.split("  #", 1)[0]]  # (not a comment after it)
+    at = next((i for i, line in enumerate(traceback) if line == text), None)
     if heads_its_message(text) or _SIGNATURE_END.search(text):
-        at = next((i for i, line in enumerate(traceback) if line == text), None)
         below = [] if at is None else _message_lines(traceback[at + 1 :])
         if below:
             return [text, " ".join(below)]
+    if at is not None and at + 1 < len(traceback) and _DETAIL.match(traceback[at + 1]):
+        return [text, traceback[at + 1].strip()]
     return [text]
 
 

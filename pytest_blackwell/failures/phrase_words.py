@@ -24,8 +24,7 @@ _ANSWERED = (
     r"|^\[GIN\] .{0,40}\|\s*5\d\d\s*\|"  # Gin's access log: a request answered 5xx
     # (uvicorn's access log: '"POST /v1/completions HTTP/1.1" 503'; KServe's 'http_status:500')
     r"|\"[A-Z]+ \S+ HTTP/[\d.]+\" 5\d\d\b|\bhttp_status:5\d\d\b"
-    # a key=value access record (zerolog, logfmt) of a request answered 5xx
-    r"|\bmethod=(?:POST|GET|PUT)\b.{0,200}?\bstatus=5\d\d\b"
+    r"|\bmethod=(?:POST|GET|PUT)\b.{0,200}?\bstatus=5\d\d\b"  # (zerolog's, logfmt's records)
     r"|\bstatus=5\d\d\b.{0,200}?\bmethod=(?:POST|GET|PUT)\b"
     # a web UI's own report of a request its API failed (stable-diffusion-webui, SD.Next:
     # "API error: POST: http://127.0.0.1:7860/sdapi/v1/img2img {'error': ...}")
@@ -129,8 +128,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\berrors? detected in the compilation of\b"  # nvcc's count of a file's errors
         r"|\bunable to compile\b|\b(?:error|exception) happened while compiling\b"
         # a graph compiler's own failure, or one of its passes' (Habana's Synapse: "Graph
-        # optimization failed pass: loadTpcKernels", "compileGraph: Can not compile graph")
-        r"|\b(?:can ?not|cannot|could not|failed to) compile (?:the )?graph\b"
+        # optimization failed pass: loadTpcKernels", "Can not compile graph"; XLA's "Detected
+        # unsupported operations when trying to compile graph")
+        r"|\b(?:can ?not|cannot|could not|failed to|trying to) compile (?:the )?graph\b"
         r"|\bgraph (?:compil(?:e|ation)|optimi[sz]ation) failed\b"
         r"|\bcompilation failed\b"  # (Inductor's "Triton compilation failed: triton_poi_...")
         r"|\b(?:error|failure|failed) (?:in|during|while) (?:the )?build(?:ing)?\b"
@@ -189,9 +189,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # Taichi's, which compiles a kernel as it is first called ("TaichiSyntaxError: ...")
         r"|\bCompilationError\W{0,3}at \d+:\d+:|\berror\W{0,3}at \d+:\d+:\s*$"
         r"|\bTaichi(?:Syntax|Compilation|Type|Name)Error\b"
-        # Dynamo's advice, printed only under an error raised while it compiles a frame
-        r"|\btorch\._dynamo\.config\.suppress_errors\b|^" + re.escape(DYNAMO_ADVICE) + r"\b"
+        # Dynamo's advice, printed only under an error raised while it compiles a frame, and
         # an exception of Dynamo's own, raised only while it traces or compiles a frame
+        r"|\btorch\._dynamo\.config\.suppress_errors\b|^" + re.escape(DYNAMO_ADVICE) + r"\b"
         r"|\btorch\._dynamo\.exc\.[A-Z]\w+"  # ("torch._dynamo.exc.TorchRuntimeError: ...")
         # (and Inductor's, as it lowers or caches a graph); a compiler's own crash (gcc's ICE)
         r"|\btorch\._inductor\.(?:exc|codecache)\.[A-Z]\w+|\bLoweringException\b"
@@ -262,8 +262,10 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # a served request named by its OpenAI-style id ("cmpl-<hex>", "chatcmpl-<hex>") as the
         # thing that failed or waits, or its grammar refusing its tokens (xgrammar's FSM)
         r"|\b(?:chat)?cmpl-[0-9a-f]{8}|\bFailed to advance FSM for request\b"
-        # ONNX Runtime's executor running a session's nodes (a record of sequential_executor.cc)
-        r"|\b(?:sequential|parallel)_executor\.cc:\d+"
+        # ONNX Runtime's executor running a session's nodes (a record of sequential_executor.cc);
+        # NVIDIA's codec SDK encoding or decoding pictures ("Error on NvEncEncodePicture: 17")
+        r"|\b(?:sequential|parallel)_executor\.cc:\d+|\b(?i:nvEncEncodePicture)\b"
+        r"|\bcuvid(?:ParseVideoData|DecodePicture|MapVideoFrame)\w*"
         # TensorFlow naming the function of the op that failed: Keras' training step
         r"|\[Op:__inference_train_function_\d+\]",
         "execute",
@@ -330,17 +332,15 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bDuplicate GPU detected\b|" + LMDEPLOY_CHECK +
         # TRL's GRPO trainer checking its batch sizes as it is built
         r"|\bmust be evenly divisible by the number of generations\b"
-        # (not Dynamo's advice after a compile error: "import torch._dynamo" to suppress it)
-        # (not a console script's "from x.cli import main", which a rich traceback shows as the
-        # context of its entry frame, whatever failed below it)
+        # (not Dynamo's advice after a compile error, "import torch._dynamo"; not a console
+        # script's "from x.cli import main", the context of a rich traceback's entry frame)
         r"|\bimport(?:ing)? (?!torch\._dynamo\s*$|main\b)\w+|ImportError"
         r"|(?i:unable to initialize backend|failed to create stream executor|jax plugin config)"
         # the CUDA stack or a library's CUDA set-up, initialised while the process starts
         # (TensorFlow's: "CUDA runtime implicit initialization on GPU:0 failed")
         r"|(?i:cuda (?:driver |runtime )?(?:implicit )?initiali[sz]ation"
         r"|backend failed to initiali[sz]e|cuda setup)"
-        # the CUDA runtime that cannot initialise itself (cudaErrorInitializationError, 3)
-        r"|\bCUDA error\(3\)|\bcudaErrorInitializationError\b|\bCUDA_ERROR_NOT_INITIALIZED\b"
+        r"|\bCUDA error\(3\)|\bcudaErrorInitializationError\b|\bCUDA_ERROR_NOT_INITIALIZED\b"  # (3)
         r"|\bCUDA error: initialization error\b"
         # torch's lazy CUDA set-up failing ("CUDA call failed lazily at initialization with error")
         r"|\bfailed lazily at initiali[sz]ation\b"
@@ -361,7 +361,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\b(?:could not|couldn't|cannot|can't|unable to|failed to) (?:initiali[sz]e|init"
         r"|create) (?:the |an? )?(?:OpenCL |CUDA |GPU |Vulkan |HIP )?(?:device|command queue"
         r"|encoder session)\b)"
-        r"|\b(?:nvEnc)?OpenEncodeSession\w*|\bcuDevicePrimaryCtxRetain\b|\bcuCtxCreate\w*"
+        # (and NVIDIA's codec SDK creating its encoder, decoder or parser, loading its API)
+        r"|\b(?:nvEnc)?OpenEncodeSession\w*|\bnvEncInitializeEncoder\b|\bcuvidCreate[A-Z]\w*"
+        r"|\bLoadNvEncAPI\b|\bcuDevicePrimaryCtxRetain\b|\bcuCtxCreate\w*"
         r"|\bcuInit\w*"  # (or a library's check of it: DALI's "cuInitChecked()")
         # devices counted or selected: what a process does first with CUDA
         r"|\b(?:cu(?:da)?|hip)(?:GetDeviceCount|SetDevice|DeviceGetCount)\b"
@@ -378,8 +380,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bsetting the ?`?\w+`? flag in (?:the )?CLI\b|\binput_value=ArgsKwargs\("
         r"|\b[Ss]et --[a-z][\w-]+ to\b|\b[Ss]et `--[a-z][\w-]+`\s*(?:\.|$)"  # ("set `--no-x`.")
         # a command-line parser refusing a flag's value ('error while handling argument
-        # "--cache-type-k": ...', a short flag too: "-ctv", argparse's "argument --dtype: invalid
-        # choice")
+        # "--cache-type-k": ...', a short flag too, argparse's "argument --dtype: invalid choice")
         r"|\b(?:error while (?:handling|parsing) argument|argument) [\"']?--?[a-z][\w-]*[\"']?:"
         # clap's refusals (Rust launchers, TGI's): "invalid value 'True' for '--flag <X>'",
         # "unexpected argument '--flag' found"
@@ -412,9 +413,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # bind to 0.0.0.0:8000"; a server binds its port once, as it starts)
         r"|\b(?:could not|couldn't|cannot|failed to|unable to) (?:bind|listen)(?: to| on)? "
         r"(?:address:? )?[\w.\-\[\]:]+:\d+\b"
-        # torch_xla's first rendezvous of the spawned processes ("Failed to meet rendezvous
-        # 'init'")
-        r"|\bFailed to meet rendezvous 'init'"
+        r"|\bFailed to meet rendezvous 'init'"  # (torch_xla's first rendezvous of its processes)
         # torchelastic's rendezvous of the nodes, which it runs before it starts its workers
         # ("RendezvousTimeoutError", "RendezvousConnectionError", "RendezvousClosedError")
         # (and Lightning checking the Trainer's settings, its accelerator and devices, as built)

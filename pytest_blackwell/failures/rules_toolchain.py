@@ -33,6 +33,9 @@ MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
    # directory")
    r"|\.(?:h|hh|hpp|cuh|cu|cc|cpp)(?::\d+){1,2}: fatal error: [\w/.\-]+: No such file or "
    r"directory"
+   # (NVRTC's and the EDG front end's words: 'catastrophic error: cannot open source file
+   # "cuda_runtime.h"')
+   r'|\bcatastrophic error: cannot open source file "[\w/.\-]+\.(?:h|hh|hpp|cuh)"'
    # a compiler or build tool the JIT build runs is not installed
    r"|No such file or directory: '(?:[^']*/)?(?:nvcc|ninja|hipcc|ptxas|gcc|g\+\+|c\+\+"
    r"|clang(?:\+\+)?)'"
@@ -46,6 +49,9 @@ MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
    # available. Neither ptxas/nvlink nor nvjtlink is available", "libdevice not found at
    # ./libdevice.10.bc")
    r"|\bNo PTX compilation provider is available\b|\blibdevice not found\b"
+   # (at its warning level, as XLA compiles a module that needs it: "libdevice is required
+   # by this HLO module but was not found at ./libdevice.10.bc")
+   r"|\blibdevice is required by this \w+ module but was not found\b"
    # torch.utils.cpp_extension's own checks before it builds
    # (and DeepSpeed's op builder: "CUDA_HOME does not exist, unable to compile CUDA op(s)")
    r"|Ninja is required to load C\+\+ extensions|CUDA_HOME (?:environment variable is not set"
