@@ -74,7 +74,7 @@ CONFIG_REFUSAL = (
     r"|\bunknown (?:model )?(?:architecture|model type|field|option|argument|parameter"
     r"|quantization|dtype|backend|projector|provider)\b"
     r"|\bno (?:module or )?parameter named\b"
-    r"|\binvalid (?:value|config\w*|option|choice|model|format|dtype|quantization|tag"
+    r"|\binvalid (?:value|config\w*|option|choice|model|format|dtype|quantization|tag|url"
     r"|method|(?:tensor |input |output |model |layer )?name|key|token id)\b"
     # (a setting that needs another: "... model has to be built with paged context FMHA")
     r"|\b(?:has|have) to be (?:built|set|enabled|configured|specified)\b"
@@ -86,6 +86,7 @@ CONFIG_REFUSAL = (
     # permitted"), a limit a setting goes past ("Placement group bundle cannot have more than 1
     # GPU")
     r"|\bextra inputs are not permitted\b|\bcannot (?:have|use|request) more than \d+\b"
+    r"|\bfield required\b"  # (and a field it must have: pydantic v1's "field required")
     # (Ray's autoscaler, asked for resources no node has, which it says as it waits: a cause
     # only when nothing after it says more)
     r"|\bno available node types can fulfill resource request\b"

@@ -64,7 +64,7 @@ _ARCH = (
     # (the device itself refusing: Metal's "device does not support residency sets")
     r"|\b(?:device|GPU|hardware)(?= do(?:es)?(?: not|n't) support\b)"
     # (or refused itself: Maxine's "The GPU is not supported")
-    r"|\b(?<=[Tt]he )(?:GPU|device)(?= is not supported\b)"
+    r"|\b(?<=[Tt]he )GPU(?= is not supported\b)"
     # an architecture compared with a number ("not supported on CUDA arch < 89")
     r"|\b(?:CUDA |GPU |compute )?arch(?:itecture)?\s*[<>]=?\s*\d)"
 )
@@ -72,7 +72,8 @@ _ARCH = (
 _KERNEL = (
     r"(?:\bkernels?\b|\bbackend\b|\battention\b|\battn\b|\b\w*gemm\b|\bmatmul\b|\bwgmma\b|\bmma\b"
     r"|\bflash\w*|\bcutlass\b|\bcublas\w*|\bcudnn\b|\bMLA\b|\bfmha\b|\bop(?:erator)?s?\b"
-    r"|\bmetal\b|\bmps\b|\bvulkan\b|\bconv\d?d\b|\bmyelin\b)"  # (GPU backends, TensorRT's Myelin)
+    r"|\bmetal\b|\bmps\b|\bvulkan\b|\bconv\d?d\b|\bmyelin\b"  # (GPU backends, TensorRT's Myelin)
+    r"|\blinear\b)"  # (a layer's kernel: "Linear error: unsupported dataType combination")
 )
 #: A refusal: not supported, not implemented, only available for, requires.
 _REFUSAL = (
@@ -304,9 +305,15 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dispatch_failure", (r"\bassert \w+ in [{\[(]\d+(?:, ?\d+){2,}[}\])]",)),
     # (or a multiple of a tile's size: "assert n % 64 == 0 and k % 128 == 0", DeepGEMM's)
     ("dispatch_failure", (r"^assert \w+ % (?:16|32|64|128|256) == 0\b",)),
-    # (or an operand's alignment in bytes: "strides should be multiple of 16 bytes", torch's
-    # grouped matmul)
-    ("dispatch_failure", (r"\b(?:should|must) be (?:a )?multiples? of \d+ bytes\b",)),
+    # (or an operand's alignment in bytes: "strides should be multiple of 16 bytes", "expected
+    # data_ptr to be aligned to 16 bytes", torch's grouped matmul)
+    (
+        "dispatch_failure",
+        (
+            r"\b(?:strides?|data_ptr|pointers?|operands?|ld[abc])\b[^.]{0,40}?\b(?:(?:should|must) "
+            r"be (?:a )?multiples? of|(?:be )?aligned to) \d+ bytes\b",
+        ),
+    ),
     # a kernel's own check on the head size it was built for, or a head size refused
     ("dispatch_failure", (r"\b(?:assert\w*|expected|check failed)\b", r"\bhead_?(?:size|dim)\b")),
     # (or a head count one was not built for: "nhead=32 not supported", AITER's MLA decode)

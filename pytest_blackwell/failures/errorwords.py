@@ -128,9 +128,10 @@ LOUD = re.compile(
     # TensorFlow's record of an op that failed, with the status it raises, at its warning level
     # ("W op_kernel.cc:1855] OP_REQUIRES failed at xla_ops.cc:590 : UNAVAILABLE: ...")
     r"|\bOP_REQUIRES failed at \S+ : [A-Za-z_]+: "
-    # (or a driver call of its generated kernels: "'cuModuleLoadData(&module, data)' failed
-    # with 'CUDA_ERROR_INVALID_PTX'")
+    # (or a driver call of its generated kernels: "'cuModuleLoadData(...)' failed with '...'")
     r"|'cu[A-Z]\w*\([^']*\)' failed with 'CUDA_ERROR_\w+'"
+    # (GStreamer's element error, recorded at WARN: ":<filesrc0> error: Internal data stream")
+    r"|\w:<[\w.\-]+> error: \S"
 )
 #: MATLAB's heading of an error, the function that raised it ("Error using vl_nnconv"): its
 #: message is the next line.
@@ -168,7 +169,8 @@ ERRORISH = re.compile(
     r"|^[a-z][a-z_]*_(?:failed|error)\b(?:\s*::|\s*$)"
     # "error loading model: ...", "Error processing request: ...": an error and what it hit
     # (after its tool's tag too: NVEncC's "nvenc : Error on NvEncEncodePicture: 17 (...)")
-    r"|^(?:[\w.:]+ ?: )?(?:error|Error) (?:\w+ ){0,3}(?:\w+|\"[^\"]{1,60}\"|'[^']{1,60}'):\s\S"
+    r"|^(?:[\w.:]+: |[\w.\-]+ : (?=[Ee]rror (?:on|in|while|when|during) ))?(?:error|Error) "
+    r"(?:\w+ ){0,3}(?:\w+|\"[^\"]{1,60}\"|'[^']{1,60}'):\s\S"
     # an exception reported with where it happened ("Exception in main training loop: ...")
     # (or what was being done: "Exception initializing accelerator: ...")
     r"|^Exception (?:in|while|during|when|[a-z]+ing) [\w .\-]{1,60}:\s*\S"
@@ -361,15 +363,14 @@ ASIDE = re.compile(
     # (or the default in its place: TVM's "Error: Using LLVM 19.1.2 with `-mcpu=apple-latest` is
     # not valid in `-mtriple=arm64-apple-macos`, using default `-mcpu=generic`")
     r"|[;,] (?:using|will use|falls? back to) (?:the )?defaults?\b"
-    # a part that is optional, said so ("failed to import the BitBlas backend. Check if BitBlas
-    # is correctly installed if you want to use the bitblas backend"); never the GPU itself
-    r"|\bif you (?:want|wish|would like|need) to use\b(?! (?:the |a |your )?(?:GPUs?|CUDA)\b)"
+    # a part that is optional, said so ("... if you want to use the bitblas backend"); never the
+    # GPU itself
+    r"|\bif you (?:want|wish|would like|need) to use\b"
+    r"(?! (?:the |a |your )?(?:GPUs?|CUDA)\s*(?:[.,;!]|$))"
     r"|\b(?:will be|is being) used instead\b"  # ("The native segment will be used instead")
-    # (or the backend put in its place: "... on an unsupported architecture! Overriding blas
-    # backend to hip")
+    # (or the backend put in its place: "... Overriding blas backend to hip")
     r"|\bOverriding (?:\w+ ){0,2}backend to\b"
-    # (or a choice made and its reason given: TGI's "Forcing attention to 'flashdecoding'
-    # because head dim is not supported by flashinfer")
+    # (or a choice made and its reason given: TGI's "Forcing attention to 'x' because ...")
     r"|\b(?:Forcing|Switching|Defaulting|Setting) (?:\w+ ){0,3}to \S+ because\b"
     # a report of what is available, an error kept as the reason a part is not ("Found
     # comfy_kitchen backend triton: {'available': False, ..., 'unavailable_reason': \"ImportError:
@@ -377,9 +378,8 @@ ASIDE = re.compile(
     r"|['\"]unavailable_reason['\"]\s*:"
     # a mismatch the library checked and tolerates (DeepSpeed's CUDA versions)
     r"|\baccepting this combination\b"
-    # a default taken and its cost foretold ("Using default W8A8 Block FP8 kernel config.
-    # Performance might be sub-optimal! Config file not found at ...", vLLM's and SGLang's tuned
-    # kernel configurations)
+    # a default taken and its cost foretold (vLLM's and SGLang's tuned kernel configurations:
+    # "Using default W8A8 Block FP8 kernel config. Performance might be sub-optimal! ...")
     r"|\b[Pp]erformance (?:might|may|could|will) be (?:sub-?optimal|degraded|affected)\b"
     # an error that was caught and reported beside a notice (xFormers: "A matching Triton is not
     # available, some optimizations will not be enabled" then "Error caught was: ...")

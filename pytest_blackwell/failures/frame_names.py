@@ -335,7 +335,6 @@ DISPATCHER_PATHS: tuple[tuple[str, str], ...] = (("modules/call_queue.py", "exec
 #: Library paths whose frames tell the stage like a decisive name (fragment of the file path).
 PATHS: tuple[tuple[str, str], ...] = (
     ("torch/serialization.py", "loading"),  # torch.load reading a checkpoint
-    ("/saved_model/load", "loading"),  # TensorFlow reading a SavedModel (load.py, loader_impl.py)
     # torch's distributed checkpoint read back (its planners run inside the load)
     ("torch/distributed/checkpoint/state_dict_loader.py", "loading"),
     # a safetensors checkpoint read (its Python API; Candle's reader in a Rust backtrace)

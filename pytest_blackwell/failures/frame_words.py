@@ -97,7 +97,8 @@ _LOAD_WORDS = re.compile(
     r"(?i)(?:^|_)load(?:ing)?_(?:\w+_)?(?:model|weights|checkpoint|ckpt)s?(?:_|$)"
     r"|(?:^|_)(?:model|weights|checkpoint)s?_load(?:ing|er)?(?:_|$)"
 )
-_MODEL_FILE = re.compile(r"(?:^|/)models?(?:/|\.py$)")
+#: (or TensorFlow's SavedModel reader, whose module also runs the loaded model's calls)
+_MODEL_FILE = re.compile(r"(?:^|/)(?:models?|saved_model)(?:/|\.py$)")
 #: The words of a function that compiles, or lowers a program to a compiler's IR (SGLang's
 #: ``_compile_deep_gemm_one_type_all``, JAX's ``lower_jaxpr_to_triton_ir``, a lowering rule's
 #: ``_reduce_lowering``): compiling.
@@ -127,8 +128,9 @@ _SERVING_WORDS = re.compile(
 #: HQQ's ``prepare_for_inference`` patching the layers of a model not yet run).
 _CREATES = re.compile(
     r"(?i)_*(?:create|init|initiali[sz]e|build|make|setup|load|construct|prepare_for"
-    # (nor for checking what it will be given: CatBoost's "_check_train_params")
-    r"|check|validate|verify)_"
+    # (nor for checking what it will be given: CatBoost's "_check_train_params"; nor for
+    # deducing a value: KServe's "infer_vllm_supported_from_model_architecture")
+    r"|check|validate|verify|infer_\w+_from)_"
 )
 
 #: A function named for the data a run is given, not for running on it (Megatron's

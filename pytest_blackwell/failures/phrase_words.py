@@ -156,14 +156,15 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bcompilation aborted\b|^error\[E\d{4}\]: "
         # MLIR's translation of a kernel to LLVM IR, or its passes, failing (Triton's: "LLVM
         # Translation failed", "Failed to translate TritonGPU to LLVM IR.", "PassManager::run
-        # failed", "Pipeline failed while executing TritonAMDGPUStreamPipeline")
+        # failed", "Pipeline failed while executing TritonAMDGPUStreamPipeline"; CuTe DSL's
+        # "MLIRError: Operation creation failed")
         r"|(?-i:\bLLVM Translation failed\b|\bFailed to (?:emit|translate \w+ to) LLVM IR\b"
-        r"|\bPassManager::run failed\b|\bPipeline failed while executing \[?`?\w)"
+        r"|\bPassManager::run failed\b|\bPipeline failed while executing \[?`?\w|\bMLIRError\b)"
         # a host compiler driver's own error ("clang++: error: no such file or directory: ...")
         r"|(?:^|\] )(?:clang(?:\+\+)?|g\+\+|gcc|c\+\+|cc1(?:plus)?|hipcc)(?:\.exe)?: "
         r"(?:fatal )?error:"
         # ptxas naming the PTX file and line it stopped at ("ptxas /tmp/k.ptx, line 5; fatal :")
-        r"|\bptxas \S+, line \d+; (?:fatal|error)\s*:"
+        r"|\bptxas \S+, line \d+; (?:fatal|error)\s*:|\bnot supported on \.target sm_\d+"
         # an MLIR diagnostic at a kernel's Python source (Triton lowering a kernel: "chunk.py:208:
         # 39: error: operand #2 does not dominate this use")
         # (or as MLIR prints its location: 'loc("chunk.py":105:22): error: ...')
@@ -264,7 +265,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\b(?:chat)?cmpl-[0-9a-f]{8}|\bFailed to advance FSM for request\b"
         # ONNX Runtime's executor running a session's nodes (a record of sequential_executor.cc);
         # NVIDIA's codec SDK encoding or decoding pictures ("Error on NvEncEncodePicture: 17")
-        r"|\b(?:sequential|parallel)_executor\.cc:\d+|\b(?i:nvEncEncodePicture)\b"
+        r"|\b(?:sequential|parallel)_executor\.cc:\d+|\b(?i:(?:nvEnc)?EncodePicture)\b"
         r"|\bcuvid(?:ParseVideoData|DecodePicture|MapVideoFrame)\w*"
         # TensorFlow naming the function of the op that failed: Keras' training step
         r"|\[Op:__inference_train_function_\d+\]",
@@ -362,9 +363,9 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|create) (?:the |an? )?(?:OpenCL |CUDA |GPU |Vulkan |HIP )?(?:device|command queue"
         r"|encoder session)\b)"
         # (and NVIDIA's codec SDK creating its encoder, decoder or parser, loading its API)
-        r"|\b(?:nvEnc)?OpenEncodeSession\w*|\bnvEncInitializeEncoder\b|\bcuvidCreate[A-Z]\w*"
+        r"|\b(?:nvEnc)?OpenEncodeSession\w*|\b(?:nvEnc)?InitializeEncoder\b|\bcuvidCreate[A-Z]\w*"
         r"|\bLoadNvEncAPI\b|\bcuDevicePrimaryCtxRetain\b|\bcuCtxCreate\w*"
-        r"|\bcuInit\w*"  # (or a library's check of it: DALI's "cuInitChecked()")
+        r"|\b(?:cu|hip)Init\w*"  # (or a library's check of it: DALI's "cuInitChecked()")
         # devices counted or selected: what a process does first with CUDA
         r"|\b(?:cu(?:da)?|hip)(?:GetDeviceCount|SetDevice|DeviceGetCount)\b"
         r"|\bNum(?:Cuda|Hip)Devices\b"

@@ -293,7 +293,9 @@ CAUSES: tuple[Rule, ...] = (
        r"(?i:\b(?:insufficient|not enough) (?:free |available )?(?:gpu|device|cuda|vram)"
        r"(?: video)? memory)(?!\s*\?)"
        # (OpenVINO's GPU plugin: "[GPU] out of GPU resources")
-       r"|\bout of GPU resources\b", weak=True),  # (DirectML: "not enough GPU video memory")
+       # (DirectML: "not enough GPU video memory"; Cycles: "System is out of GPU and shared host
+       # memory")
+       r"|\bout of GPU resources\b|\bout of GPU (?:and (?:shared )?host )?memory\b", weak=True),
     # Mesa's Vulkan driver for AMD (RADV) when the kernel cannot give it the memory a queue
     # submission needs: the application's next call then sees the device lost
     rule("radv_submit_oom", "device_oom",

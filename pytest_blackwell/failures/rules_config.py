@@ -78,6 +78,7 @@ CONFIG_RULES: tuple[Rule, ...] = (
        r"does not appear to have (?:a file|files) named (?P<missing_file>[\w\-]+(?:\.\w+)*)"
        r"|Can't load (?:the )?(?:tokenizer|config|configuration) for"
        r"|RepositoryNotFoundError|GatedRepoError|HFValidationError|Unrecognized model in"
+       r"|\bLocalEntryNotFoundError: "  # (the hub's files neither reachable nor in the cache)
        # (a file of the model that its hub does not have: "404 Client Error: Not Found for url:
        # https://huggingface.co/x/y/resolve/main/config.json")
        r"|\b404 Client Error\b.{0,80}?\bfor url: \S+/resolve/\S+"

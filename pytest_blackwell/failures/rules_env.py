@@ -12,6 +12,7 @@ from pytest_blackwell.failures.rule import PINNED_POOL, QUIET, Rule, rule
 from pytest_blackwell.failures.rules_toolchain import (
     LINK_FAILED,
     MISSING_COMPILER,
+    PACKAGE_BUILD_FAILED,
     TOOL_NOT_STARTED,
 )
 
@@ -28,6 +29,7 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|NVIDIA driver on your system is too old|Found no NVIDIA driver"
        r"|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
        r"|PTX was compiled with an unsupported toolchain|unsupported display driver"
+       r"|\bUnsupported PTX version\b"  # (Cycles' words for it, loading its kernels)
        r"|cudaErrorSystemDriverMismatch|CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"
        # cudaErrorCallRequiresNewerDriver, as cudaGetErrorString words it
        r"|API call is not supported in the installed CUDA driver|cudaErrorCallRequiresNewerDriver"
@@ -48,6 +50,9 @@ ENV_RULES: tuple[Rule, ...] = (
     # loaders and packages that say what they were built for
     rule("version_mismatch", "env_mismatch",
        r"(?i)please update your (?:nvidia |gpu |display )?driver|unsatisfied condition: cuda"
+       # (or the release it needs: Redshift's "Please make sure you have NVIDIA driver 551.78 or
+       # later installed")
+       r"|\b(?:nvidia |gpu |graphics )?driver (?:version )?[\d.]+ or (?:later|newer|higher)\b"
        r"|forward compatibility was attempted on non supported HW"
        # (its number: cudaErrorCompatNotSupportedOnDevice)
        r"|(?i:\bcuda (?:driver )?error[ :=(#]*804\b)"
@@ -192,8 +197,9 @@ ENV_RULES: tuple[Rule, ...] = (
        keywords=("NVRM: No NVIDIA",)),
     # TensorFlow that found a GPU but cannot open the libraries it needs, so skips registering it
     # (a warning, yet no GPU is used after it; not its "Ignore above cudart dlerror if ...")
+    # (weak: the error a run on the CPU then dies of says more)
     rule("gpu_libraries_skipped", "env_mismatch", r"\bCannot dlopen some GPU\b",
-       stage_hint="startup", keywords=("Cannot dlopen",)),
+       stage_hint="startup", weak=True, keywords=("Cannot dlopen",)),
     # vLLM finding no platform to run on as it is imported (no CUDA, ROCm or CPU build it can
     # use), which it says at INFO before it fails on the missing device
     rule("no_platform", "env_mismatch",
@@ -218,6 +224,9 @@ ENV_RULES: tuple[Rule, ...] = (
     # falls back to the CPU, logging this at WARNING level)
     rule("cuda_init_failed", "env_mismatch",
        r"(?i:cuda|gpu) backend failed to initiali[sz]e|failed call to cuInit"
+       # (a program's report of the init call and what it returned: Cycles' "CUDA cuInit:
+       # Unknown CUDA error value", "HIP hipInit: Invalid device")
+       r"|\b(?:CUDA cuInit|HIP hipInit): (?!(?:no error|success)\b)\S"
        # ggml's CUDA backend that cannot set CUDA up, whatever the runtime answered
        # ("ggml_cuda_init: failed to initialize CUDA: operation not supported"): it runs on the CPU
        r"|\bggml_cuda_init: failed to initiali[sz]e (?:CUDA|HIP|ROCm|MUSA)\b"
@@ -456,23 +465,7 @@ ENV_RULES: tuple[Rule, ...] = (
     # the installed toolkit does not fit the driver or the device
     rule("nvvm_unsupported", "env_mismatch", r"\bNvvmSupportError\b", stage_hint="compile",
        keywords=("NvvmSupportError",)),
-    # a package that cannot be built here: pip's build of a wheel, cargo's build script (both
-    # compile native code with the toolchain the environment has); the builder's own error,
-    # when shown, is more precise and replaces this
-    rule("package_build_failed", "env_mismatch",
-       r"\berror: subprocess-exited-with-error\b|\bFailed building wheel for\b"
-       r"|\bERROR: Command errored out with exit status \d+:"  # (older pip's words)
-       r"|\berror: failed to run custom build command for\b"
-       # (uv's words, and pip's for a legacy setup.py: "python setup.py develop did not run ...")
-       r"|\bFailed to build `[^`\s]+|\bpython setup\.py \w+ did not run successfully\b"
-       # (pip's summary, older and newer: "Could not build wheels for", "Failed to build
-       # installable wheels", "failed-wheel-build-for-install")
-       r"|\bCould not build wheels for\b|\bFailed to build installable wheels\b"
-       r"|\bfailed-wheel-build-for-install\b|^Failed to build [\w.\-]+\s*$",  # (pip's, by name)
-       weak=True, stage_hint="compile",
-       keywords=("subprocess-exited", "Failed building wheel", "custom build command",
-                 "Failed to build ", "did not run successfully", "Could not build wheels",
-                 "installable wheels", "failed-wheel-build")),
+    PACKAGE_BUILD_FAILED,
     # an accelerator runtime's library that cannot be loaded or set up: Qualcomm's QNN (its
     # DSP skeleton, its transport, its interface: "Failed to load skel, error: 4000",
     # "getQnnInterface FAILED!"), a binding's native libraries ("Torch libraries are installed

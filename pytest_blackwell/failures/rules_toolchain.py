@@ -35,7 +35,7 @@ MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
    r"directory"
    # (NVRTC's and the EDG front end's words: 'catastrophic error: cannot open source file
    # "cuda_runtime.h"')
-   r'|\bcatastrophic error: cannot open source file "[\w/.\-]+\.(?:h|hh|hpp|cuh)"'
+   r'|\bcatastrophic error: cannot open source file "[\w/.\-]+"'
    # a compiler or build tool the JIT build runs is not installed
    r"|No such file or directory: '(?:[^']*/)?(?:nvcc|ninja|hipcc|ptxas|gcc|g\+\+|c\+\+"
    r"|clang(?:\+\+)?)'"
@@ -85,4 +85,28 @@ LINK_FAILED: Rule = rule("link_failed", "env_mismatch",
 TOOL_NOT_STARTED: Rule = rule("compiler_not_started", "env_mismatch",
    r"\bFailed to (?:launch|execute) (?:nvcc|ptxas|nvlink|hipcc)\b",
    stage_hint="compile", ignore_at=QUIET, keywords=("Failed to launch", "Failed to execute"))
+
+#: A package that cannot be built here: pip's build of a wheel, cargo's build script (both
+#: compile native code with the toolchain the environment has); the builder's own error,
+#: when shown, is more precise and replaces this
+PACKAGE_BUILD_FAILED: Rule = rule("package_build_failed", "env_mismatch",
+   r"\berror: subprocess-exited-with-error\b|\bFailed building wheel for\b"
+   r"|\bERROR: Command errored out with exit status \d+:"  # (older pip's words)
+   r"|\berror: failed to run custom build command for\b"
+   # (uv's words, and pip's for a legacy setup.py: "python setup.py develop did not run ...")
+   r"|\bFailed to build `[^`\s]+|\bpython setup\.py \w+ did not run successfully\b"
+   # (pip's summary, older and newer: "Could not build wheels for", "Failed to build
+   # installable wheels", "failed-wheel-build-for-install")
+   r"|\bCould not build wheels for\b|\bFailed to build installable wheels\b"
+   r"|\bfailed-wheel-build-for-install\b"
+   # (pip's summary by the packages' names, "Failed to build flash-attn grouped_gemm"; not a
+   # program's own build step: TensorRT's "Failed to build engine")
+   r"|^Failed to build (?!(?:the |an? )?(?:engine|model|network|graph|pipeline|plan|index|kernel"
+   r"|program|module|project|target|image|cache|tree|solution|context|executor)s?\s*$)"
+   # (several names only when each is a package's, with a dash, underscore or digit)
+   r"(?:[\w.\-]+|[\w.]*[\-_\d][\w.\-]*(?: [\w.]*[\-_\d][\w.\-]*)+)\s*$",
+   weak=True, stage_hint="compile",
+   keywords=("subprocess-exited", "Failed building wheel", "custom build command",
+             "Failed to build ", "did not run successfully", "Could not build wheels",
+             "installable wheels", "failed-wheel-build"))
 # fmt: on

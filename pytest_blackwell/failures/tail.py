@@ -254,6 +254,11 @@ _SERVING = re.compile(
 )
 
 
+#: A row of a boxed table (nvidia-smi's: "| N/A  N/A  N/A  N/A / N/A | Not Supported | 0% |", an
+#: integrated GPU's memory cell): a report's cells, not a message.
+_TABLE_ROW = re.compile(r"^[^|]*\|(?:[^|]*\|){2,}\s*$")
+
+
 #: A start-up report's line on an optional component, as a whole line ("Xformers is
 #: installed!", "Flash Attn is not installed!").
 _COMPONENT = re.compile(
@@ -283,6 +288,7 @@ def _plain_words(last: list[tuple[int, str, LogicalLine]]) -> _Picked | None:
     for index, (_, _, line) in enumerate(last):
         if (
             reported[index]
+            or _TABLE_ROW.search(line.text)
             or
             # (a build that cannot use the GPU is a failure as the last word, even as a warning)
             (

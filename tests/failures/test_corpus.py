@@ -501,6 +501,10 @@ IN_TUNING = {
     "fresh641": (0.73, 0.66),
     "fresh643": (1.00, 0.80),
     "fresh645": (0.92, 1.00),
+    "fresh647": (0.93, 0.80),
+    "fresh649": (1.00, 0.91),
+    "fresh651": (0.93, 0.93),
+    "fresh653": (0.93, 0.86),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

@@ -162,3 +162,108 @@ def test_round123_mechanism(tmp_path: Path, lines: list[str], category: str, sta
 )
 def test_round123_quiet_lines(tmp_path: Path, lines: list[str]) -> None:
     assert classify_both(tmp_path, lines) is None
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # (review) a program's own build step is no package build
+        (["Failed to build engine"], "unknown", "compile"),
+        # (a program's own sentence, or a thing of two words, is no package either)
+        (
+            [
+                "Failed to build the chat prompt. The input is too long for the available "
+                "context length."
+            ],
+            "unsupported_config",
+            "unknown",
+        ),
+        (["Failed to build acceleration structure"], "unknown", "unknown"),
+        # (review) pip's summary naming several packages
+        (["Failed to build flash-attn grouped_gemm"], "env_mismatch", "compile"),
+        # (review) GStreamer's element error, recorded at its warning level
+        (
+            [
+                "0:00:00.040629425 12345 0x55b2f0a3c400 WARN  basesrc gstbasesrc.c:3072:"
+                "gst_base_src_loop:<filesrc0> error: Internal data stream error."
+            ],
+            "unknown",
+            "unknown",
+        ),
+        # (review) the error a CPU run dies of, after TensorFlow skipped the GPU
+        (
+            [
+                "W tensorflow/core/common_runtime/gpu/gpu_device.cc:1960] Cannot dlopen some GPU "
+                "libraries. Please make sure the missing libraries mentioned above are installed "
+                "properly if you would like to use GPU.",
+                "Skipping registering GPU devices...",
+                "Epoch 1/10",
+                "ValueError: Shapes (None, 10) and (None, 1) are incompatible",
+            ],
+            "unsupported_config",
+            "unknown",
+        ),
+        # (review) an option's alignment is a configuration's; a device type refused too
+        (
+            ["ValueError: --swap-space-alignment must be a multiple of 4096 bytes"],
+            "unsupported_config",
+            "startup",
+        ),
+        (
+            ["RuntimeError: expected data_ptr to be aligned to 16 bytes"],
+            "dispatch_failure",
+            "unknown",
+        ),
+        (
+            ["ValueError: The device is not supported. Expected one of ['cpu', 'cuda']"],
+            "unsupported_config",
+            "unknown",
+        ),
+        # (review) FFmpeg's NVENC wrapper, its calls without the API's prefix
+        (
+            ["[hevc_nvenc @ 0x5581] InitializeEncoder failed: invalid param (8): Invalid Level."],
+            "unknown",
+            "startup",
+        ),
+        (["[h264_nvenc @ 0x5581] EncodePicture failed!: generic error (20)"], "unknown", "execute"),
+        # (review) NVRTC missing a header without an extension
+        (
+            ['default_program(2): catastrophic error: cannot open source file "type_traits"'],
+            "env_mismatch",
+            "compile",
+        ),
+    ],
+)
+def test_review_of_round123_readings(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # (review) optional CUDA ops and GPU acceleration, said to be optional
+        [
+            "UserWarning: Failed to import the compiled CUDA ops (No module named 'mmcv._ext'); "
+            "build mmcv-full if you want to use CUDA ops.",
+            "Epoch 1 loss 0.3",
+        ],
+        # (review) a metric after its tag
+        ["val : Error rate: 0.123", "Epoch 2 done"],
+    ],
+)
+def test_review_of_round123_quiet_lines(tmp_path: Path, lines: list[str]) -> None:
+    assert classify_both(tmp_path, lines) is None
+
+
+def test_review_of_round123_saved_model_call_is_no_load(tmp_path: Path) -> None:
+    """(review) The SavedModel module also runs the loaded model's calls: only its ``load``
+    function reads as loading."""
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/x/tensorflow/python/saved_model/load.py", line 704, in _call_attribute',
+        "    return instance.__call__(*args, **kwargs)",
+        "tensorflow.python.framework.errors_impl.ResourceExhaustedError: Graph execution error:",
+    ]
+    classify_as(tmp_path, lines, "device_oom", "unknown")
