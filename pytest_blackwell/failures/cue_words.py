@@ -29,7 +29,7 @@ SHORTAGE = (
     r"\bpaging file is too small\b|"
     # (not a guess, asked: cog's "... It might have run out of memory? (exitcode -6)", or given
     # as an example: SGLang's "likely due to unexpected failures (e.g., OOM)")
-    r"\bout of (?:\w+ )?memory\b(?!\s*\?)|(?<!e\.g\., )\bOOM\b|\bMemoryError\b"
+    r"\bout[ -]of[ -](?:\w+ )?memory\b(?!\s*\?)|(?<!e\.g\., )\bOOM\b|\bMemoryError\b"
     r"|\bOutOfMemory(?:Error|Exception)\b"
     r"|\b(?:unable|failed|fails|cannot|can't|can not|could not|couldn't|fail|tried) (?:to )?"
     r"(?:allocate|alloc|reserve|malloc)\b"
@@ -375,8 +375,9 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # a version installed that does not support the model or feature yet ("... is not
             # supported in your current Unsloth version", "is not supported yet in
             # `transformers==4.57.6`")
-            r"|\bnot (?:yet )?supported (?:yet )?in (?:your |the )?(?:current |installed )?"
-            r"(?:[\w\-]+ )?version\b|\bnot (?:yet )?supported (?:yet )?in `?[\w\-]+==\d"
+            r"|\bnot (?:yet )?supported (?:yet )?(?:in|with) (?:your |the |this )?(?:current "
+            r"|installed )?(?:[\w\-/]+ ){0,2}version\b"
+            r"|\bnot (?:yet )?supported (?:yet )?in `?[\w\-]+==\d"
             r"|\bversion (?:mismatch|conflict)\b"
             # (TensorFlow's graph from a newer release: "NodeDef mentions attr 'x' not in Op<..>
             # (Check whether your GraphDef-interpreting binary is up to date with ...)")

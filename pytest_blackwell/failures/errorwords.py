@@ -366,7 +366,7 @@ ASIDE = re.compile(
     # a part that is optional, said so ("... if you want to use the bitblas backend"); never the
     # GPU itself
     r"|\bif you (?:want|wish|would like|need) to use\b"
-    r"(?! (?:the |a |your )?(?:GPUs?|CUDA)\s*(?:[.,;!]|$))"
+    r"(?! (?:the |a |your )?(?:GPUs?|CUDA)(?:\s*(?:[.,;!]|$)| (?:for|with|in|on|to|when|while)\b))"
     r"|\b(?:will be|is being) used instead\b"  # ("The native segment will be used instead")
     # (or the backend put in its place: "... Overriding blas backend to hip")
     r"|\bOverriding (?:\w+ ){0,2}backend to\b"

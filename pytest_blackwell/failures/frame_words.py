@@ -130,7 +130,9 @@ _CREATES = re.compile(
     r"(?i)_*(?:create|init|initiali[sz]e|build|make|setup|load|construct|prepare_for"
     # (nor for checking what it will be given: CatBoost's "_check_train_params"; nor for
     # deducing a value: KServe's "infer_vllm_supported_from_model_architecture")
-    r"|check|validate|verify|infer_\w+_from)_"
+    r"|check|validate|verify"
+    r"|infer_(?:\w+_)?(?:dtype|type|config|arch\w*|supported|shape|device|format|schema|version"
+    r"|size|kind)s?_from)_"
 )
 
 #: A function named for the data a run is given, not for running on it (Megatron's

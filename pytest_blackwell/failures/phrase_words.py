@@ -164,7 +164,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?:^|\] )(?:clang(?:\+\+)?|g\+\+|gcc|c\+\+|cc1(?:plus)?|hipcc)(?:\.exe)?: "
         r"(?:fatal )?error:"
         # ptxas naming the PTX file and line it stopped at ("ptxas /tmp/k.ptx, line 5; fatal :")
-        r"|\bptxas \S+, line \d+; (?:fatal|error)\s*:|\bnot supported on \.target sm_\d+"
+        r"|\bptxas \S+, line \d+; (?:fatal|error)\s*:|\bnot supported on \.target '?sm_\d+"
         # an MLIR diagnostic at a kernel's Python source (Triton lowering a kernel: "chunk.py:208:
         # 39: error: operand #2 does not dominate this use")
         # (or as MLIR prints its location: 'loc("chunk.py":105:22): error: ...')
@@ -209,12 +209,14 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|\bexecutor\.utils\.RequestError\b"
         r"|inputs? of failed execution|_raise_exception_on_finish"
         r"|\bEngine iteration timed out\b"  # vLLM's async engine: a step of running requests
+        r"|\bLost task [\d.]+ in stage\b|\bJob aborted due to stage failure\b"  # (Spark's tasks)
         r"|\bEngine loop failed\b"  # LMDeploy's engine loop, which steps the running requests
         # a program's work loop ("Exception in main training loop", "error in main cuda loop")
         r"|(?i:\bin (?:the )?(?:main )?training loop\b|\bin (?:the )?main (?:\w+ )?loop\b)"
         # ComfyUI running a node (not a loader; by class or display name)
         r"|\bError occurred when executing (?![^:]{0,60}?Load)[^:]{1,60}?:"
-        r"|\bwhile running (?:the )?\w+ node\b"  # ONNX Runtime's executor running a graph node
+        # ONNX Runtime's executor running a graph node; chaiNNer's node that ran
+        r"|\bwhile running (?:the )?\w+ node\b|(?i:\ban error occurred in an? [\w ]{1,60}? node:)"
         r"|(?i:error was encountered while running the model)"  # Ollama's runner
         r"|\bError computing NN outputs\b"  # Core ML running a model on an input
         # a request being served: validation of one request (vLLM's "your request has N input
@@ -224,18 +226,17 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?:^|:)(?:prefill|decode|generate)\{"  # TGI's tracing spans of a request
         r"|\"span\":\{\"name\":\"(?:prefill|decode|generate)\""  # the same, logged as JSON
         r"|\b(?:[Rr]equest|[Gg]eneration) failed during (?:generation|decoding|prefill)\b"
-        # a model's prediction of an input (or Ollama's server asking its runner for one)
-        r"|(?i:\b(?:could not|failed to|unable to) predict\b)|\bPOST predict: "
+        r"|(?i:\b(?:could not|failed to|unable to) predict\b)|\bPOST predict: "  # (Ollama's too)
         # a server's handler of a request that failed (Ray Serve's "... while handling request")
         r"|(?i:\b(?:failure|error|exception) while handling\b(?! argument))"
         # the work of one request ("Decode transfer failed for request ...", "Stage 1 error on ...")
         r"|(?i:\b(?:failed|error|failure|exception) (?:for|on) request\b)"
-        # a scheduler's step for one request ("Prefill failed for 63445a4b-...: ...")
-        r"|\b(?:Prefill|Decode|Prefilling|Decoding) failed for\b"
+        r"|\b(?:Prefill|Decode|Prefilling|Decoding) failed for\b"  # (a scheduler's step for one)
         # a benchmark of the model failing while it runs ("Error during benchmark: ...")
         r"|(?i:\berror (?:during|while running|in) (?:the )?benchmark\b)"
         # the work a served model does, said to have failed ("Transcription failed: ...")
-        r"|(?i:\b(?:transcription|inference|prediction|translation) failed\b)"
+        r"|(?i:\b(?:transcription|inference|prediction|translation) failed\b"
+        r"|\bfailed (?:transcription|inference|prediction|translation) (?:for|of|on)\b)"
         # (or said of its run: Qiskit Aer's "Circuit execution failed", Triton's "model failed
         # during inference"; not XLA's "Execution of replica 0 failed", which any first run of a
         # compiled program says, set-up included)
@@ -245,8 +246,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         # to process prompt")
         r"|(?i:\bfailed to (?:eval|evaluate|decode|process (?:the )?prompt)\b)"
         r"|(?i:\berror while invoking\b)"  # a served session's step (InvokeAI's invocations)
-        # Triton Inference Server answering an inference request that its model failed
-        r"|\bFailed to process the request\(s\)"
+        r"|\bFailed to process the request\(s\)"  # (Triton server: a request its model failed)
         # an OpenAI-compatible API's error object, the answer to a request
         r"|\"object\":\s*\"error\"|\{\"error\":\s*\{\"(?:code|message)\""
         # the work item the error broke ("Error processing image: CUDA error: ...")
@@ -343,18 +343,18 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|backend failed to initiali[sz]e|cuda setup)"
         r"|\bCUDA error\(3\)|\bcudaErrorInitializationError\b|\bCUDA_ERROR_NOT_INITIALIZED\b"  # (3)
         r"|\bCUDA error: initialization error\b"
-        # torch's lazy CUDA set-up failing ("CUDA call failed lazily at initialization with error")
-        r"|\bfailed lazily at initiali[sz]ation\b"
-        # (or refusing to, in a child forked after its parent had set CUDA up)
-        r"|\bCannot re-initialize CUDA in forked subprocess\b"
-        # a library built without the GPU saying so as it is imported (bitsandbytes)
-        r"|\bwas compiled without GPU support\b"
+        # torch's lazy CUDA set-up failing, or refusing to in a child forked after its parent had
+        # set CUDA up ("CUDA call failed lazily at initialization with error")
+        r"|\bfailed lazily at initiali[sz]ation\b|\bCannot re-initiali[sz]e CUDA in forked subproc"
+        r"|\bwas compiled without GPU support\b"  # (bitsandbytes, as it is imported)
         # a server setting its memory pools up as it starts (Triton's pinned memory pool)
         r"|\bpinned memory pool will not be available\b|\bfailed to allocate pinned system memory\b"
         # a ggml backend setting its device up (CUDA's, Metal's, Vulkan's, SYCL's, OpenCL's)
         r"|\bggml_(?:cuda|metal|vulkan|vk|sycl|opencl)_init\b"
         # ONNX Runtime's CUDA provider being added to a session's options
         r"|\bAppendExecutionProvider_\w+"
+        # Spark RAPIDS' executor plugin setting its GPU and memory pool up as an executor starts
+        r"|\bException in the executor plugin\b|\bCould not initiali[sz]e RMM\b"
         r"|\bOrt\w*ProviderOptions\b"  # (its options for the provider, in .NET's frames)
         # the device, its command queue or an encoder session set up as a program starts ("Can't
         # initialize device [ID=0, GPU #0]", "Couldn't create OpenCL command queue", NVENC's

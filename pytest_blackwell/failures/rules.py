@@ -246,6 +246,8 @@ CAUSES: tuple[Rule, ...] = (
        # Runtime's "Status Message: std::bad_alloc")
        r"|: bad allocation$|\bStatus Message: std::bad_alloc\s*$"
        r"|^(?:[\w.]+\.)?ResourceExhaustedError\b"
+       # (a JVM exception named for it, Spark RAPIDS' "com.nvidia.spark.rapids.jni.RetryOOM: ...")
+       r"|\b(?:[a-z]\w*\.)+[A-Z]\w*OOM: "
        # Vulkan's and Metal's words for it (llama.cpp's and others' GPU backends)
        r"|\bErrorOutOfDeviceMemory\b|\bOutOfDeviceMemoryError\b|\bVK_ERROR_OUT_OF_DEVICE_MEMORY\b"
        # (a Vulkan call's result as its number: -1 and -2 are VK_ERROR_OUT_OF_HOST_MEMORY and
@@ -318,7 +320,8 @@ CAUSES: tuple[Rule, ...] = (
        r"|\bfailed to allocate compute (?:pp |tg )?buffers?\b",
        keywords=("unable to allocate", "failed to allocate compute")),
     rule("ggml_pool_full", "device_oom",
-       r"not enough space in the context's memory pool(?: \(needed (?P<needed_bytes>\d+), "
+       r"not enough space in the (?:context's|scratch) memory pool"
+       r"(?: \(needed (?P<needed_bytes>\d+), "
        r"available (?P<available_bytes>\d+)\))?"
        # ggml's tensor allocator: the buffer planned for the graph's tensors is too small
        r"|not enough space in the buffer\b", keywords=("not enough space",)),

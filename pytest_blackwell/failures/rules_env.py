@@ -52,7 +52,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"(?i)please update your (?:nvidia |gpu |display )?driver|unsatisfied condition: cuda"
        # (or the release it needs: Redshift's "Please make sure you have NVIDIA driver 551.78 or
        # later installed")
-       r"|\b(?:nvidia |gpu |graphics )?driver (?:version )?[\d.]+ or (?:later|newer|higher)\b"
+       r"|\b(?:make sure you have|please (?:install|update to|upgrade to)) (?:the )?(?:nvidia |gpu "
+       r"|graphics )?driver (?:version )?[\d.]+ or (?:later|newer|higher)\b"
        r"|forward compatibility was attempted on non supported HW"
        # (its number: cudaErrorCompatNotSupportedOnDevice)
        r"|(?i:\bcuda (?:driver )?error[ :=(#]*804\b)"
@@ -137,8 +138,11 @@ ENV_RULES: tuple[Rule, ...] = (
        r"\bError(?:Extension|Layer)NotPresent\b|\bVK_ERROR_(?:EXTENSION|LAYER)_NOT_PRESENT\b",
        keywords=("NotPresent", "NOT_PRESENT")),
     rule("vulkan_incompatible_driver", "env_mismatch",
-       r"\bErrorIncompatibleDriver\b|\b(?:VK_)?ERROR_INCOMPATIBLE_DRIVER\b", stage_hint="startup",
-       keywords=("IncompatibleDriver", "INCOMPATIBLE_DRIVER")),
+       r"\bErrorIncompatibleDriver\b|\b(?:VK_)?ERROR_INCOMPATIBLE_DRIVER\b"
+       # (or that cannot initialise, by its number: "vkEnumeratePhysicalDevices failed -3")
+       r"|\bVK_ERROR_INITIALIZATION_FAILED\b|\bvk[A-Z]\w+ failed -3\b", stage_hint="startup",
+       keywords=("IncompatibleDriver", "INCOMPATIBLE_DRIVER", "INITIALIZATION_FAILED",
+                 "failed -3")),
     rule("dnn_init_failed", "env_mismatch",
        r"\bDNN library initialization failed\b|\bCUDNN_STATUS_NOT_INITIALIZED\b"
        r"|(?i:\bCould not create cudnn handle\b)"  # XLA's and TensorFlow's wording of it
@@ -225,8 +229,8 @@ ENV_RULES: tuple[Rule, ...] = (
     rule("cuda_init_failed", "env_mismatch",
        r"(?i:cuda|gpu) backend failed to initiali[sz]e|failed call to cuInit"
        # (a program's report of the init call and what it returned: Cycles' "CUDA cuInit:
-       # Unknown CUDA error value", "HIP hipInit: Invalid device")
-       r"|\b(?:CUDA cuInit|HIP hipInit): (?!(?:no error|success)\b)\S"
+       # Unknown CUDA error value"; not its "HIP hipInit: Invalid device", printed on NVIDIA)
+       r"|\bCUDA cuInit: (?!(?i:no error|success|cuda_success)\b)\S"
        # ggml's CUDA backend that cannot set CUDA up, whatever the runtime answered
        # ("ggml_cuda_init: failed to initialize CUDA: operation not supported"): it runs on the CPU
        r"|\bggml_cuda_init: failed to initiali[sz]e (?:CUDA|HIP|ROCm|MUSA)\b"

@@ -102,9 +102,10 @@ PACKAGE_BUILD_FAILED: Rule = rule("package_build_failed", "env_mismatch",
    # (pip's summary by the packages' names, "Failed to build flash-attn grouped_gemm"; not a
    # program's own build step: TensorRT's "Failed to build engine")
    r"|^Failed to build (?!(?:the |an? )?(?:engine|model|network|graph|pipeline|plan|index|kernel"
-   r"|program|module|project|target|image|cache|tree|solution|context|executor)s?\s*$)"
-   # (several names only when each is a package's, with a dash, underscore or digit)
-   r"(?:[\w.\-]+|[\w.]*[\-_\d][\w.\-]*(?: [\w.]*[\-_\d][\w.\-]*)+)\s*$",
+   r"|program|module|project|target|image|cache|tree|solution|context|executor)s?\.?\s*$)"
+   # (several names only when each is a package's, with a dash, underscore or digit; each name
+   # matched one way only, so a long line cannot make it backtrack)
+   r"(?:[\w.\-]+|(?=[\w.]*[\-_\d])[\w.\-]+(?: (?=[\w.]*[\-_\d])[\w.\-]+)+)\s*$",
    weak=True, stage_hint="compile",
    keywords=("subprocess-exited", "Failed building wheel", "custom build command",
              "Failed to build ", "did not run successfully", "Could not build wheels",

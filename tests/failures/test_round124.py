@@ -26,7 +26,6 @@ from classify_helpers import classify_as, classify_both
         ),
         # a runtime's init call and what it returned
         (["CUDA cuInit: Unknown CUDA error value"], "env_mismatch", "startup"),
-        (["HIP hipInit: Invalid device"], "env_mismatch", "startup"),
         # kernels built by a newer toolkit than the driver takes, in a renderer's words
         (
             [
@@ -139,3 +138,71 @@ def test_round124_long_row_of_cells_is_read() -> None:
     failure = classify_log(["step 1", line, "Segmentation fault (core dumped)"])
     assert failure is not None
     assert failure.category == "engine_died"
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # (review) TensorRT's build message with its full stop is no package build
+        (["Failed to build engine."], "unknown", "compile"),
+        # (review) the GPU itself, named before what it would be used for
+        (
+            [
+                "RuntimeError: No CUDA GPUs are available. Check CUDA_VISIBLE_DEVICES if you "
+                "want to use GPUs for inference"
+            ],
+            "env_mismatch",
+            "startup",
+        ),
+        # (review) ptxas' own quoted form of its target
+        (
+            ["Instruction 'mma with block scale' not supported on .target 'sm_120'"],
+            "dispatch_failure",
+            "compile",
+        ),
+        # (review) a run of inference named with "from", not a value deduced
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "run.py", line 30, in infer_images_from_folder',
+                "    out = model(batch)",
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+            ],
+            "device_oom",
+            "execute",
+        ),
+    ],
+)
+def test_review_of_round124_readings(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # (review) Blender's HIP probe on an NVIDIA machine, then a render that finishes
+        ["Blender 4.1.0", "HIP hipInit: Invalid device", "Fra:1 Sample 1024/1024", "Blender quit"],
+        # (review) Cycles' report of a successful init call
+        ["CUDA cuInit: No error", "Render finished"],
+        # (review) a driver release named as a requirement in a note, a healthy run after it
+        ["Note: This version requires NVIDIA driver 470 or later for OptiX.", "Blender quit"],
+        ["WARNING: NVIDIA driver 550 or later is recommended for FP8", "Processed 100 prompts"],
+    ],
+)
+def test_review_of_round124_quiet_lines(tmp_path: Path, lines: list[str]) -> None:
+    assert classify_both(tmp_path, lines) is None
+
+
+@pytest.mark.timeout(60)
+def test_review_of_round124_long_pip_summary_is_read() -> None:
+    """(review) pip's summary of names with many underscores and digits, cut before its end, is
+    read without backtracking for minutes (pytest-timeout stops such a hang)."""
+    from pytest_blackwell.failures import classify_log
+
+    names = " ".join(f"pkg_{i}_1_2_cu128" for i in range(40))
+    assert classify_log([f"Failed to build {names} (exit status 1)"]) is not None
+    failure = classify_log([f"Failed to build {names}"])
+    assert failure is not None
+    assert failure.category == "env_mismatch"
