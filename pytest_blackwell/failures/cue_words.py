@@ -29,7 +29,7 @@ SHORTAGE = (
     r"\bpaging file is too small\b|"
     # (not a guess, asked: cog's "... It might have run out of memory? (exitcode -6)", or given
     # as an example: SGLang's "likely due to unexpected failures (e.g., OOM)")
-    r"\bout[ -]of[ -](?:\w+ )?memory\b(?!\s*\?)|(?<!e\.g\., )\bOOM\b|\bMemoryError\b"
+    r"\bout[ -]of[ -](?:\w+[ -])?memory\b(?!\s*\?)|(?<!e\.g\., )\bOOM\b|\bMemoryError\b"
     r"|\bOutOfMemory(?:Error|Exception)\b"
     r"|\b(?:unable|failed|fails|cannot|can't|can not|could not|couldn't|fail|tried) (?:to )?"
     r"(?:allocate|alloc|reserve|malloc)\b"

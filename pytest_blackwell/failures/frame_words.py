@@ -132,7 +132,7 @@ _CREATES = re.compile(
     # deducing a value: KServe's "infer_vllm_supported_from_model_architecture")
     r"|check|validate|verify"
     r"|infer_(?:\w+_)?(?:dtype|type|config|arch\w*|supported|shape|device|format|schema|version"
-    r"|size|kind)s?_from)_"
+    r"|size|kind|task|framework|library)s?_from)_"
 )
 
 #: A function named for the data a run is given, not for running on it (Megatron's

@@ -215,8 +215,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
         r"|(?i:\bin (?:the )?(?:main )?training loop\b|\bin (?:the )?main (?:\w+ )?loop\b)"
         # ComfyUI running a node (not a loader; by class or display name)
         r"|\bError occurred when executing (?![^:]{0,60}?Load)[^:]{1,60}?:"
-        # ONNX Runtime's executor running a graph node; chaiNNer's node that ran
-        r"|\bwhile running (?:the )?\w+ node\b|(?i:\ban error occurred in an? [\w ]{1,60}? node:)"
+        r"|\bwhile running (?:the )?\w+ node\b"  # (ONNX Runtime's; chaiNNer's, not a loader)
+        r"|(?i:\ban error occurred in an? (?![^:]{0,60}?\bLoad)[\w ]{1,60}? node:)"
         r"|(?i:error was encountered while running the model)"  # Ollama's runner
         r"|\bError computing NN outputs\b"  # Core ML running a model on an input
         # a request being served: validation of one request (vLLM's "your request has N input

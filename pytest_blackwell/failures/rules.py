@@ -247,7 +247,7 @@ CAUSES: tuple[Rule, ...] = (
        r"|: bad allocation$|\bStatus Message: std::bad_alloc\s*$"
        r"|^(?:[\w.]+\.)?ResourceExhaustedError\b"
        # (a JVM exception named for it, Spark RAPIDS' "com.nvidia.spark.rapids.jni.RetryOOM: ...")
-       r"|\b(?:[a-z]\w*\.)+[A-Z]\w*OOM: "
+       r"|(?<![\w.])(?:[a-z]\w*\.)+[A-Z]\w*OOM: "
        # Vulkan's and Metal's words for it (llama.cpp's and others' GPU backends)
        r"|\bErrorOutOfDeviceMemory\b|\bOutOfDeviceMemoryError\b|\bVK_ERROR_OUT_OF_DEVICE_MEMORY\b"
        # (a Vulkan call's result as its number: -1 and -2 are VK_ERROR_OUT_OF_HOST_MEMORY and

@@ -22,9 +22,10 @@ CONFIG_RULES: tuple[Rule, ...] = (
     rule("trtllm_world_size", "unsupported_config", r"\bmpiSize == tp \* pp\b",
        keywords=("mpiSize == tp",)),
     # FFmpeg's check of a frame's size (av_image_check_size), an error it logs without the word:
-    # "[libx264 @ 0x5581] Picture size 17280x30720 is invalid"
-    rule("picture_size_invalid", "unsupported_config", r"\bPicture size \d+x\d+ is invalid\b",
-       keywords=("Picture size",)),
+    # "[libx264 @ 0x5581] Picture size 17280x30720 is invalid" (not a decoder's 0x0 of a damaged
+    # packet, which it skips)
+    rule("picture_size_invalid", "unsupported_config",
+       r"\bPicture size (?!0x|\d+x0\b)\d+x\d+ is invalid\b", keywords=("Picture size",)),
     # PyTorch Lightning asked for GPUs the machine does not have ("You requested GPUs: [0]",
     # "But your machine only has: []"): an environment without them (Lightning raises the first
     # line only for GPUs it cannot find, so it says the same when the second is cut off)

@@ -52,7 +52,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"(?i)please update your (?:nvidia |gpu |display )?driver|unsatisfied condition: cuda"
        # (or the release it needs: Redshift's "Please make sure you have NVIDIA driver 551.78 or
        # later installed")
-       r"|\b(?:make sure you have|please (?:install|update to|upgrade to)) (?:the )?(?:nvidia |gpu "
+       r"|\b(?:(?:make sure|ensure)(?: that)? you have|you need|please (?:install|update to"
+       r"|upgrade to)) (?:the )?(?:nvidia |gpu "
        r"|graphics )?driver (?:version )?[\d.]+ or (?:later|newer|higher)\b"
        r"|forward compatibility was attempted on non supported HW"
        # (its number: cudaErrorCompatNotSupportedOnDevice)
@@ -103,8 +104,7 @@ ENV_RULES: tuple[Rule, ...] = (
     # yet initialized'": that is the collective's failure, as NCCL's "Cuda failure 217" is)
     rule("system_not_ready", "env_mismatch",
        r"(?<!Cuda failure 802 ')system not yet initialized|cudaErrorSystemNotReady"
-       r"|CUDA_ERROR_SYSTEM_NOT_READY",
-       stage_hint="startup"),
+       r"|CUDA_ERROR_SYSTEM_NOT_READY", stage_hint="startup"),
     rule("ipc_path_too_long", "env_mismatch",
        r"ipc path .{0,300}? is longer than (?P<limit>\d+) characters"),
     MISSING_COMPILER,
@@ -139,10 +139,13 @@ ENV_RULES: tuple[Rule, ...] = (
        keywords=("NotPresent", "NOT_PRESENT")),
     rule("vulkan_incompatible_driver", "env_mismatch",
        r"\bErrorIncompatibleDriver\b|\b(?:VK_)?ERROR_INCOMPATIBLE_DRIVER\b"
-       # (or that cannot initialise, by its number: "vkEnumeratePhysicalDevices failed -3")
-       r"|\bVK_ERROR_INITIALIZATION_FAILED\b|\bvk[A-Z]\w+ failed -3\b", stage_hint="startup",
+       # (or by its number, -9, as ncnn prints it; or that cannot initialise, -3: "... failed
+       # -3", vulkan-hpp's instance or device not created; not ggml's pinned memory given up)
+       r"|\bVK_ERROR_INITIALIZATION_FAILED\b"
+       r"|\bvk::create(?:Instance|Device): ErrorInitializationFailed\b"
+       r"|\bvk[A-Z]\w+ failed -(?:3|9)\b", stage_hint="startup",
        keywords=("IncompatibleDriver", "INCOMPATIBLE_DRIVER", "INITIALIZATION_FAILED",
-                 "failed -3")),
+                 "InitializationFailed", "failed -3", "failed -9")),
     rule("dnn_init_failed", "env_mismatch",
        r"\bDNN library initialization failed\b|\bCUDNN_STATUS_NOT_INITIALIZED\b"
        r"|(?i:\bCould not create cudnn handle\b)"  # XLA's and TensorFlow's wording of it

@@ -109,3 +109,82 @@ def test_round125_mechanism(tmp_path: Path, lines: list[str], category: str, sta
 )
 def test_round125_quiet_lines(tmp_path: Path, lines: list[str]) -> None:
     assert classify_both(tmp_path, lines) is None
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # (review) a graph UI's loader node is loading, as ComfyUI's
+        (
+            [
+                "An error occurred in a Load Model node:",
+                "",
+                "CUDA error: no kernel image is available for execution on the device",
+            ],
+            "dispatch_failure",
+            "loading",
+        ),
+        # (review) a driver release asked for in other words
+        (
+            ["Error: You need NVIDIA driver version 550 or newer to run this application."],
+            "env_mismatch",
+            "unknown",
+        ),
+        (
+            ["Error: Please ensure that you have NVIDIA driver 551.78 or later installed."],
+            "env_mismatch",
+            "unknown",
+        ),
+        # (review) a function deducing the task or framework runs no model
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "x.py", line 3, in infer_framework_from_model',
+                "    framework = look_up(model)",
+                "RuntimeError: CUDA error: no kernel image is available for execution on the "
+                "device",
+            ],
+            "dispatch_failure",
+            "unknown",
+        ),
+        # (review) vulkan-hpp's initialisation failure, and ncnn's incompatible driver by number
+        (
+            [
+                "terminate called after throwing an instance of 'vk::InitializationFailedError'",
+                "  what():  vk::createInstance: ErrorInitializationFailed",
+            ],
+            "env_mismatch",
+            "startup",
+        ),
+        (["vkCreateInstance failed -9"], "env_mismatch", "startup"),
+        # (review) a shortage of two hyphenated words
+        (["RuntimeError: out-of-host-memory while staging buffers"], "device_oom", "unknown"),
+    ],
+)
+def test_review_of_round125_readings(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+def test_review_of_round125_damaged_packet_size_is_routine(tmp_path: Path) -> None:
+    """(review) A decoder's 0x0 picture size of a damaged packet, then a transcode that ends."""
+    lines = [
+        "ffmpeg version 6.1",
+        "[h264 @ 0x55d0c0] Picture size 0x0 is invalid",
+        "[h264 @ 0x55d0c0] decode_slice_header error",
+        "frame= 1200 fps=300 q=-1.0 Lsize=10000kB",
+        "video:10000kB audio:0kB subtitle:0kB global headers:0kB muxing overhead: 0.1%",
+    ]
+    assert classify_both(tmp_path, lines) is None
+
+
+def test_review_of_round125_pinned_memory_given_up_is_routine(tmp_path: Path) -> None:
+    """ggml's Vulkan backend giving pinned memory up names vulkan-hpp's error too: routine."""
+    lines = [
+        "ggml_vulkan: Failed to allocate pinned memory.",
+        "ggml_vulkan: Null Pointer: ErrorInitializationFailed",
+        "llama_new_context_with_model:    Vulkan0 compute buffer size =    16.86 MiB",
+        "main: prompt processed",
+    ]
+    assert classify_both(tmp_path, lines) is None
