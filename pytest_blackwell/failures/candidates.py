@@ -11,12 +11,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_blackwell.failures.cues import says_shortage
-from pytest_blackwell.failures.errorwords import (
-    DEATH_GAP,
-    MORE_TRIGGERS,
-    SELF_INFLICTED,
-    TRIGGERS,
-)
+from pytest_blackwell.failures.deaths import DEATH_GAP, SELF_INFLICTED
+from pytest_blackwell.failures.errorwords import MORE_TRIGGERS, TRIGGERS
 from pytest_blackwell.failures.frame_words import dispatched, worded_frame
 from pytest_blackwell.failures.frames import frame_stage
 from pytest_blackwell.failures.lineshapes import is_frame
@@ -158,14 +154,14 @@ def wins(new: Candidate, cur: Candidate | None) -> bool:
 def died_of(death: Candidate, said: Candidate) -> bool:
     """Whether ``death``, a process ending itself (``SELF_INFLICTED``), is the doing of
     ``said``, an error line no rule knows right above it (``DEATH_GAP``, both in
-    :mod:`.errorwords`): the error says what went wrong, the death only that the process could
+    :mod:`.deaths`): the error says what went wrong, the death only that the process could
     not go on (not a server's answer to a failed request, :data:`.phrases.ANSWERS`, which
     relays whatever failed, nor an error the program went on from: ``said.went_on``)."""
     return (
         said.rank == LEVEL_ONLY
         and not said.went_on
         and death.rule == "fatal_signal"
-        and 0 < death.start - said.line <= DEATH_GAP
+        and 0 <= death.start - said.line <= DEATH_GAP  # (0: glued to it, split from its line)
         and SELF_INFLICTED.search(death.text) is not None
         and ANSWERS.search(said.text) is None
     )

@@ -119,6 +119,8 @@ ERROR_LEVELS = ("ERROR", "CRITICAL")
 #: oneDNN linear, fallback to torch linear. Exception: ..." is a warning); only a rule, or an
 #: explicit error word, makes it one.
 QUIET_LEVELS = ("WARNING", "INFO", "DEBUG")
+#: An exception a program says it caught ("Caught amgx exception: Cannot allocate pinned memory").
+CAUGHT = r"\b[Cc]aught (?:an? )?(?:[\w:]+ )?exception:\s*\S"
 LOUD = re.compile(
     r"\b(?:FATAL|ERROR)\b|\[(?:E|F|ERROR|FATAL|CRITICAL)\]"
     # a server's access log, at INFO, answering a request with a server error (uvicorn's
@@ -132,6 +134,7 @@ LOUD = re.compile(
     r"|'cu[A-Z]\w*\([^']*\)' failed with 'CUDA_ERROR_\w+'"
     # (GStreamer's element error, recorded at WARN: ":<filesrc0> error: Internal data stream")
     r"|\w:<[\w.\-]+> error: \S"
+    r"|" + CAUGHT
 )
 #: MATLAB's heading of an error, the function that raised it ("Error using vl_nnconv"): its
 #: message is the next line.
@@ -174,6 +177,7 @@ ERRORISH = re.compile(
     # an exception reported with where it happened ("Exception in main training loop: ...")
     # (or what was being done: "Exception initializing accelerator: ...")
     r"|^Exception (?:in|while|during|when|[a-z]+ing) [\w .\-]{1,60}:\s*\S"
+    r"|(?:" + CAUGHT + r")"  # (or a program's words for one it caught: "Caught x exception: ")
     # (or only said to have happened, its traceback lost: "[TP0] Scheduler hit an exception:";
     # not the header of the traceback that follows, "... hit an exception: Traceback ...")
     r"|\b(?:hit|encountered) an? (?:unexpected |unhandled |uncaught )?exception[:.]?\s*$"
@@ -323,7 +327,8 @@ _HARMLESS_WARNING = r"^\S+:\d+: " + _HARMLESS_KINDS
 #: (Triton server's "Unable to allocate pinned system memory, pinned memory pool will not be
 #: available: ..." too, unless the reason names a driver or a device that is missing: then the
 #: line is a precursor, ``pinned_pool_no_gpu``)
-_PINNED = (
+_PINNED = (  # (not raised: "Caught amgx exception: Cannot allocate pinned memory")
+    r"(?:^(?!.*?(?:Error|Exception|exception|what\(\))\s*:\s)).*?"
     r"(?i:\b(?:failed to|unable to|cannot|could not) allocate (?:[\d.]+ \w+ of )?pinned "
     r"(?:host |system )?memory\b(?!.{0,200}?\b(?:driver|CUDA-capable)\b))"
 )
@@ -336,7 +341,8 @@ ASIDE = re.compile(
     # (or using one: "GGUF CUDA kernels failed for Q2_K, using fallback: ...", not an exception's
     # own line, which a warning made fatal may word so)
     r"|^(?!\s*[\w.]*[A-Za-z]\w*(?:Error|Exception|Warning): ).*?[,;.\-]\s*"
-    r"(?i:using (?:the |a )?fallback\b|>?\s*(?:using|running on|falling back to) (?:the )?cpu\b)"
+    r"(?i:using (?:the |a )?fallback\b|>?\s*(?:using|running on|falling back to) (?:the )?cpu\b"
+    r"|use (?:the )?cpu(?: version)? instead\b)"  # ("... not compiled with CUDA support, use CPU")
     # (a device notice naming the CPU it runs on: "Device: cpu (CUDA unavailable)")
     r"|(?i:^\W*(?:selected |using )?device\s*[:=]\s*cpu\b)"
     r"|\bresort(?:s|ing|ed)? to\b"  # whisperX: "Failed to align segment (...), resorting to ..."
@@ -400,11 +406,10 @@ ASIDE = re.compile(
     # ("x.py:786: UserWarning: .../_C.so: undefined symbol: ...", torchvision's "Failed to load
     # image Python extension: ... undefined symbol"): the error that stops it, if any, follows
     r"|^\S+:\d+: UserWarning: .{0,300}?\bundefined symbol\b"
-    # a section title of a report in markdown ("## Recent failed boot attempts"): a heading
-    # names what the section is about, its lines below say what happened (not an error message
-    # a poster made a heading of: "### RuntimeError: CUDA out of memory", nor a program's own
-    # status line drawn so, its code in brackets at the end: ExLlamaV2's " ## Quantization error
-    # (2)")
+    # a section title of a report in markdown ("## Recent failed boot attempts"): a heading names
+    # what the section is about, its lines below say what happened (not an error message a poster
+    # made a heading of: "### RuntimeError: CUDA out of memory", nor a program's own status line
+    # drawn so, its code in brackets at the end: ExLlamaV2's " ## Quantization error (2)")
     r"|^#{1,6} (?=[A-Z][a-z])(?![^:]*\(-?\d+\)\s*$)[^:]*$"
     r"|" + _PINNED + r"|" + _HARMLESS_WARNING
 )
@@ -481,20 +486,6 @@ def says_error(text: str, level: str) -> bool:
     )
 
 
-#: A death a process brings on itself once it met an error: a segmentation fault, an abort, a
-#: core dump (not a kill from outside: SIGKILL, SIGTERM, an exit status a launcher reports).
-#: glibc's translations of "Segmentation fault" and "Aborted", as a shell reports a job's death.
-LOCAL_SELF_DEATHS = (
-    "Ошибка сегментирования|Speicherzugriffsfehler|Erreur de segmentation|Violación de segmento"
-    "|段错误|セグメンテーション違反|Errore di segmentazione|Falha de segmentação"
-    "|Аварийный останов|Abgebrochen|Abandon|Abortado|已放弃"
-)
-SELF_INFLICTED = re.compile(
-    r"(?i)\bsegmentation fault\b|\bSIG(?:SEGV|ABRT)\b|\babort(?:ed)?\b|\bcore dumped\b"
-    r"|\bsignal (?:6|11)\b|" + LOCAL_SELF_DEATHS
-)
-#: How many lines below an error line no rule knows a death is still that error's doing.
-DEATH_GAP = 5
 #: A program saying it went on after an error (a probe that failed, then "GPU support
 #: successfully linked and loaded").
 WENT_ON = re.compile(r"(?i)\bsuccessfully\b")

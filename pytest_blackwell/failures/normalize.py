@@ -94,7 +94,9 @@ _PROC_TAG = re.compile(
 # a counter of numbered output before a timestamped record ("[1] 2019-06-13 01:17:08: E ...").
 # and a bold label of a Markdown error report ("- **Exception Message:** ...", ComfyUI's).
 _PASTE = re.compile(
-    r"^(?: ?E {2,}|>+ ?|\+> ?|[-*] (?=\[|\(|\w+ \|)|\[\d{1,4}\] (?=\d{4}-\d\d-\d\d)"
+    r"^(?: ?E {2,}|>+ ?|\+> ?|\[\d{1,4}\] (?=\d{4}-\d\d-\d\d)"
+    # (a list item before a record, a tag, a gutter or an exception line: "- RuntimeError: ...")
+    r"|[-*] (?=\[|\(|\w+ \||(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): )"
     # a markdown heading mark a paste left in front of a record ("#[rank0]:[W403 ...")
     r"|#{1,6} ?(?=\[)"
     r"|(?:[-*] )?\*\*[\w ]{1,40}:\*\* ?"
@@ -196,6 +198,13 @@ _FLAT_SPLIT = re.compile(
 # A torch rank's glog record glued to the end of the line before, however short the line
 # ("... seconds precompiling. [rank2]:W1115 11:42:22.079000 123 f.py:1] ..."); not after a
 # number alone (a log viewer's line number: "  12 [rank0]:W0607 ...").
+#: A shell's report of a process's death glued to the program's last words, which did not end
+#: in a line break ("... at GpuIndex.cu:30Aborted (core dumped)"): a line of its own.
+_GLUED_DEATH = re.compile(
+    r"(?:(?<=[\d.)\]'\"!:;])|(?<=\w)(?=\w+(?: \w+)? \(core dumped\)))"
+    r"(?:Aborted|Segmentation fault|Illegal instruction|Bus error)(?: \(core dumped\))?\s*$"
+)
+_DEATH_ENDS = ("Aborted", "fault", "instruction", "error", "(core dumped)")
 _RANK_RECORD = re.compile(r"(?<=[^\d\s])\s+(?=\[rank\d+\]:\[?[EWIF]\d{4} \d\d:\d\d:\d\d)")
 
 
@@ -389,6 +398,8 @@ def logical_lines(raw: str) -> list[LogicalLine]:
     for part in parts:
         flat = len(part) >= FLATTENED_MIN_CHARS or "\\n" in part or part.find("[rank", 1) > 0
         pieces = unflatten(part) if flat else [part]
+        if pieces[-1].rstrip().endswith(_DEATH_ENDS) and (death := _GLUED_DEATH.search(pieces[-1])):
+            pieces[-1:] = [pieces[-1][: death.start()], death.group(0)]
         for piece in pieces:
             line = _strip_prefixes(piece[:MAX_MESSAGE_CHARS], tag)
             if not line.text and line.level in ("ERROR", "CRITICAL") and piece.strip():

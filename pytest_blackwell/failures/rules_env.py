@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pytest_blackwell.failures.rule import PINNED_POOL, QUIET, Rule, rule
 from pytest_blackwell.failures.rules_toolchain import (
+    EXTENSION_NOT_LOADED,
     LINK_FAILED,
     MISSING_COMPILER,
     PACKAGE_BUILD_FAILED,
@@ -333,6 +334,8 @@ ENV_RULES: tuple[Rule, ...] = (
        r"|\bThe specified module could not be found\b"
        # and for its error 127: a DLL of another build than the one loading it
        r"|\bThe specified procedure could not be found\b"
+       # (Python's words for either, whatever language Windows gives the reason in)
+       r"|\bDLL load failed\b"
        # a package trying each build of its own kernels library (sgl_kernel: "Could not load any
        # common_ops library!")
        r"|\bCould not load any \w+ library\b"
@@ -345,7 +348,7 @@ ENV_RULES: tuple[Rule, ...] = (
                  "able to be loaded", "load NCCL library", "load error", "not found at",
                  "WinError 1114", "initialization routine failed", "dynlib/dll",
                  "specified module could not", "Shared library with base name",
-                 "specified procedure could not"), ignore_at=QUIET),
+                 "specified procedure could not", "DLL load failed"), ignore_at=QUIET),
     rule("library_mismatch", "env_mismatch",
        r"undefined symbol: (?P<symbol>\S+)|cannot open shared object file"
        # the loader: a versioned symbol the library found does not define ("symbol X version
@@ -414,14 +417,7 @@ ENV_RULES: tuple[Rule, ...] = (
        # "PackageNotFoundError: No package metadata was found for x", pkg_resources' "The 'x>=1'
        # distribution was not found and is required by this application")
        r"|\bNo package metadata was found for\b|\bdistribution was not found and is required by\b"),
-    # an op torch.ops does not have: the extension that registers it (vLLM's _C, _moe_C, any
-    # package's namespace) is not loaded or was built without it
-    rule("extension_not_loaded", "env_mismatch",
-       r"'_OpNamespace' '\w+' object has no attribute '(?P<op>\w+)'"
-       # (MediaPipe's graph naming a calculator the linked framework does not hold, as the task's
-       # engine is set up: "No registered object with name: TokenizerCalculator; Unable to find
-       # Calculator")
-       r"|\bNo registered object with name: \S+; Unable to find Calculator\b"),
+    EXTENSION_NOT_LOADED,
     # (MLX's loaders import a module named for the checkpoint's model type: one that is not there
     # is a model type the installed release does not support, ``unsupported_config``)
     rule("model_type_module_missing", "unsupported_config",

@@ -9,12 +9,8 @@ rejection (``ValueError``) in :data:`LATE_RULES`; the wrappers that only point a
 
 from __future__ import annotations
 
-from pytest_blackwell.failures.errorwords import (
-    DEBUGGER_EXCEPTION,
-    LOCAL_SELF_DEATHS,
-    PAUSE_PROMPTS,
-    SETTING_VALUE,
-)
+from pytest_blackwell.failures.deaths import LOCAL_SELF_DEATHS
+from pytest_blackwell.failures.errorwords import DEBUGGER_EXCEPTION, PAUSE_PROMPTS, SETTING_VALUE
 from pytest_blackwell.failures.rule import QUIET, Rule, rule
 
 #: Messages of ValueErrors that Python and numpy raise themselves (see ``value_error``).

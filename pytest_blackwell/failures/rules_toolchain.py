@@ -17,6 +17,9 @@ MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
    # (Inductor's check of the compiler it was told to use: "Compiler: cl is not found.")
    r"|\bCompiler: (?:cl|gcc|g\+\+|clang(?:\+\+)?|c\+\+|cc)(?:\.exe)? is not found\b"
    r"|Python\.h: No such file or directory|gcc: (?:error|fatal)"
+   # (a compiler driver of any name without a part of itself: "x86_64-conda-linux-gnu-cc:
+   # error trying to exec 'cc1plus': execvp: No such file or directory")
+   r"|\berror trying to exec '[\w+\-]+'"
    r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory"
    # (or the C compiler Triton ships on Windows, wherever it lies: "...\\tcc\\tcc.exe'")
    r"|Command '\[[^\],]{0,160}?tcc\.exe'"
@@ -64,7 +67,7 @@ MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
    # "/opt/rocm/llvm/bin/clang" is not able to compile a simple test program.')
    r"|\bis not able to compile a simple test program\b"
    # the CUDA toolkit's check of the host compiler ("... unsupported GNU version! gcc ...")
-   r"|#error -- unsupported (?:GNU|clang|Microsoft Visual Studio) version!",
+   r"|#error:? +-- unsupported (?:GNU|clang|Microsoft Visual Studio) version!",
    stage_hint="compile", keywords=("simple test program",))
 
 #: The linker of a build that cannot find a library or resolve a symbol: what it links against
@@ -99,6 +102,11 @@ PACKAGE_BUILD_FAILED: Rule = rule("package_build_failed", "env_mismatch",
    # installable wheels", "failed-wheel-build-for-install")
    r"|\bCould not build wheels for\b|\bFailed to build installable wheels\b"
    r"|\bfailed-wheel-build-for-install\b"
+   # (setuptools' build of an extension, its compiler failing: "error: command
+   # '/usr/local/cuda/bin/nvcc' failed with exit code 1", "error: command 'gcc' failed ...")
+   r"|^error: command '(?:[^']*[/\\])?(?:[\w.\-]+-)?"
+   r"(?:nvcc|hipcc|gcc|g\+\+|c\+\+|cc|clang\+\+|clang|cl|link)(?:\.exe)?'"
+   r" failed with exit (?:code|status) \d+"
    # (pip's summary by the packages' names, "Failed to build flash-attn grouped_gemm"; not a
    # program's own build step: TensorRT's "Failed to build engine")
    r"|^Failed to build (?!(?:the |an? )?(?:engine|model|network|graph|pipeline|plan|index|kernel"
@@ -109,5 +117,17 @@ PACKAGE_BUILD_FAILED: Rule = rule("package_build_failed", "env_mismatch",
    weak=True, stage_hint="compile",
    keywords=("subprocess-exited", "Failed building wheel", "custom build command",
              "Failed to build ", "did not run successfully", "Could not build wheels",
-             "installable wheels", "failed-wheel-build"))
+             "installable wheels", "failed-wheel-build", "error: command '"))
+
+#: An op torch.ops does not have: the extension that registers it (vLLM's _C, _moe_C, any
+#: package's namespace) is not loaded or was built without it
+EXTENSION_NOT_LOADED: Rule = rule("extension_not_loaded", "env_mismatch",
+   r"'_OpNamespace' '\w+' object has no attribute '(?P<op>\w+)'"
+   # (or a compiled extension's module named so, "module 'torchsparse_cuda' has no attribute
+   # 'insertion_forward'": built from other sources than the Python code calling it)
+   r"|\bmodule '\w+_(?:cuda|ext)' has no attribute '(?P<op__2>\w+)'"
+   # (MediaPipe's graph naming a calculator the linked framework does not hold, as the task's
+   # engine is set up: "No registered object with name: TokenizerCalculator; Unable to find
+   # Calculator")
+   r"|\bNo registered object with name: \S+; Unable to find Calculator\b")
 # fmt: on

@@ -197,7 +197,9 @@ def _mentions(
         body += more
     lo = 0
     for _ in range(first - 1 - lines_before):
-        lo = body.index(b"\n", lo) + 1
+        lo = body.find(b"\n", lo) + 1
+        if lo == 0:
+            return False  # (the stream ends before line ``first``: its last line has no newline)
     hi = lo
     for _ in range(last - first + 1):
         hi = body.find(b"\n", hi) + 1

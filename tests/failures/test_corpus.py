@@ -509,6 +509,10 @@ IN_TUNING = {
     "fresh642": (0.86, 0.86),
     "fresh644": (1.00, 0.92),
     "fresh646": (0.93, 0.66),
+    "fresh648": (0.93, 1.00),
+    "fresh650": (1.00, 0.86),
+    "fresh652": (0.86, 0.66),
+    "fresh654": (0.93, 0.86),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in
