@@ -421,6 +421,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             # (Python's subprocess not finding the program it runs, named twice: "FileNotFoundError:
             # [Errno 2] No such file or directory: 'nginx': 'nginx'")
             r"|\bNo such file or directory: '(?P<prog>[\w.+-]+)': '(?P=prog)'"
+            # (or a program that could not start another, missing: "enroot-switchroot: failed to
+            # execute: /bin/bash: No such file or directory")
+            r"|\b(?:failed to|cannot|can't|could not|couldn't) exec(?:ute)?:? '?[\w./+\-]+'?: No "
+            r"such file or directory\b"
             # (LMDeploy's check of a component its engine needs, as it starts: "<Triton> test
             # failed!", not its check of the model's config, "<Model> test failed!")
             r"|(?!<Model>)"

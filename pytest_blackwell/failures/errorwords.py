@@ -134,7 +134,6 @@ LOUD = re.compile(
     r"|'cu[A-Z]\w*\([^']*\)' failed with 'CUDA_ERROR_\w+'"
     # (GStreamer's element error, recorded at WARN: ":<filesrc0> error: Internal data stream")
     r"|\w:<[\w.\-]+> error: \S"
-    r"|" + CAUGHT
 )
 #: MATLAB's heading of an error, the function that raised it ("Error using vl_nnconv"): its
 #: message is the next line.
@@ -279,7 +278,10 @@ BENIGN = re.compile(
     # 0.121538160582", "rfn_error: 0.003"): a figure, not a failure
     r"|\berror:\s*-?\d*\.\d+(?:e[+-]?\d+)?\s*$"
     # pinning or locking host memory is an optimisation: llama.cpp and others go on without it
-    r"|\b(?:of|allocate) pinned (?:host )?memory\b|\bmlock\b"
+    # (unless an exception was raised for it: "Caught amgx exception: Cannot allocate pinned
+    # memory")
+    r"|^(?!.*?(?:exception|error|what\(\))\s*:\s).*?\b(?:of|allocate) pinned (?:host )?memory\b"
+    r"|\bmlock\b"
     # (distributed-llama's buffer locked in RAM, allocated without the lock when it cannot be:
     # "Cannot allocate 2359296 bytes directly in RAM")
     r"|\ballocate \d+ bytes directly in RAM\b"

@@ -96,7 +96,8 @@ _PROC_TAG = re.compile(
 _PASTE = re.compile(
     r"^(?: ?E {2,}|>+ ?|\+> ?|\[\d{1,4}\] (?=\d{4}-\d\d-\d\d)"
     # (a list item before a record, a tag, a gutter or an exception line: "- RuntimeError: ...")
-    r"|[-*] (?=\[|\(|\w+ \||(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): )"
+    r"|[-*] (?=\[|\(|\w+ \|)"
+    r"|\s{0,8}(?:[-*]|\d{1,3}\.) (?=(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): )"
     # a markdown heading mark a paste left in front of a record ("#[rank0]:[W403 ...")
     r"|#{1,6} ?(?=\[)"
     r"|(?:[-*] )?\*\*[\w ]{1,40}:\*\* ?"
@@ -201,7 +202,7 @@ _FLAT_SPLIT = re.compile(
 #: A shell's report of a process's death glued to the program's last words, which did not end
 #: in a line break ("... at GpuIndex.cu:30Aborted (core dumped)"): a line of its own.
 _GLUED_DEATH = re.compile(
-    r"(?:(?<=[\d.)\]'\"!:;])|(?<=\w)(?=\w+(?: \w+)? \(core dumped\)))"
+    r"(?:(?<=[\d.)\]}'\"!:;])|(?<=\w)(?=\w{1,12}(?: \w{1,12})? \(core dumped\)))"
     r"(?:Aborted|Segmentation fault|Illegal instruction|Bus error)(?: \(core dumped\))?\s*$"
 )
 _DEATH_ENDS = ("Aborted", "fault", "instruction", "error", "(core dumped)")
@@ -398,7 +399,10 @@ def logical_lines(raw: str) -> list[LogicalLine]:
     for part in parts:
         flat = len(part) >= FLATTENED_MIN_CHARS or "\\n" in part or part.find("[rank", 1) > 0
         pieces = unflatten(part) if flat else [part]
-        if pieces[-1].rstrip().endswith(_DEATH_ENDS) and (death := _GLUED_DEATH.search(pieces[-1])):
+        last = pieces[-1]
+        if last.rstrip().endswith(_DEATH_ENDS) and (
+            death := _GLUED_DEATH.search(last, max(0, len(last) - 60))  # (only its end)
+        ):
             pieces[-1:] = [pieces[-1][: death.start()], death.group(0)]
         for piece in pieces:
             line = _strip_prefixes(piece[:MAX_MESSAGE_CHARS], tag)

@@ -104,8 +104,8 @@ PACKAGE_BUILD_FAILED: Rule = rule("package_build_failed", "env_mismatch",
    r"|\bfailed-wheel-build-for-install\b"
    # (setuptools' build of an extension, its compiler failing: "error: command
    # '/usr/local/cuda/bin/nvcc' failed with exit code 1", "error: command 'gcc' failed ...")
-   r"|^error: command '(?:[^']*[/\\])?(?:[\w.\-]+-)?"
-   r"(?:nvcc|hipcc|gcc|g\+\+|c\+\+|cc|clang\+\+|clang|cl|link)(?:\.exe)?'"
+   r"|^\s*error: command '(?:[^']*[/\\])?(?:[\w.\-]+-)?"
+   r"(?:nvcc|hipcc|gcc|g\+\+|c\+\+|cc|clang\+\+|clang|cl|link)(?:-[\d.]+)?(?:\.exe)?'"
    r" failed with exit (?:code|status) \d+"
    # (pip's summary by the packages' names, "Failed to build flash-attn grouped_gemm"; not a
    # program's own build step: TensorRT's "Failed to build engine")
@@ -125,7 +125,9 @@ EXTENSION_NOT_LOADED: Rule = rule("extension_not_loaded", "env_mismatch",
    r"'_OpNamespace' '\w+' object has no attribute '(?P<op>\w+)'"
    # (or a compiled extension's module named so, "module 'torchsparse_cuda' has no attribute
    # 'insertion_forward'": built from other sources than the Python code calling it)
-   r"|\bmodule '\w+_(?:cuda|ext)' has no attribute '(?P<op__2>\w+)'"
+   r"|\bmodule '(?:[\w.]+\.)?\w*_(?:cuda|ext)' has no attribute '(?P<op__2>\w+)'"
+   # (or a module without its CUDA extension: "module 'quant' has no attribute 'quant_cuda'")
+   r"|\bmodule '[\w.]+' has no attribute '(?P<op__3>\w+_cuda)'"
    # (MediaPipe's graph naming a calculator the linked framework does not hold, as the task's
    # engine is set up: "No registered object with name: TokenizerCalculator; Unable to find
    # Calculator")

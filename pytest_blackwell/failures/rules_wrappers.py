@@ -64,7 +64,8 @@ WRAPPER_RULES: tuple[Rule, ...] = (
        # TensorRT-LLM's LLM API: a worker of its executor failed to start
        r"|Executor worker returned error"
        # vLLM's multiprocess executor: a worker died ("see stack trace above for root cause")
-       r"|[Gg]ot fatal signal from worker processes",
+       r"|[Gg]ot fatal signal from worker processes"
+       r"|\b[Gg]ot fatal sig(?:n(?:al?)?)?\s*$",  # (its line cut by a paste: "... got fatal signa")
        wrapper=True),
     # torchelastic's launcher reporting that a child it ran failed: its report below (the
     # child's exit code, the signal it got, its error file) or the child's own log tells why

@@ -223,9 +223,12 @@ def _classify(
     while not classifier.done:
         if chunks is not None:  # where each chunk starts, for a second look at some lines
             chunks.append((classifier.line_count, stream.tell() - len(carry)))
-        block = stream.read(CHUNK_BYTES)
+        block = _read_block(stream)
         if not block:
             break
+        if len(block) < CHUNK_BYTES and not block.endswith(b"\n"):
+            # the stream's last line, ended by the stream: read with the lines before it
+            block += b"\n"
         if count is _plain_newlines and (scanned >= NUMPY_COUNT_AFTER_BYTES or _numpy_imported()):
             count = _numpy_newlines() or _plain_newlines
         scanned += len(block)
@@ -257,6 +260,17 @@ def _classify(
         first = classifier.line_count - len(tail) + 1
         classifier.set_tail([(first + i, raw.decode("utf-8")) for i, raw in enumerate(tail)])
     return classifier.result()
+
+
+def _read_block(stream: BinaryIO) -> bytes:
+    """The next ``CHUNK_BYTES`` of ``stream``, fewer only at its end (a pipe may return less)."""
+    block = stream.read(CHUNK_BYTES)
+    while block and len(block) < CHUNK_BYTES:
+        more = stream.read(CHUNK_BYTES - len(block))
+        if not more:
+            break
+        block += more
+    return block
 
 
 def _remember_tail(tail: deque[bytes], body: bytes, lo: int, hi: int) -> None:

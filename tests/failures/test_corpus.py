@@ -513,6 +513,10 @@ IN_TUNING = {
     "fresh650": (1.00, 0.86),
     "fresh652": (0.86, 0.66),
     "fresh654": (0.93, 0.86),
+    "fresh655": (0.93, 0.80),
+    "fresh657": (1.00, 0.93),
+    "fresh659": (0.80, 0.93),
+    "fresh661": (0.93, 0.87),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

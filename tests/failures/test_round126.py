@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from classify_helpers import classify_as, classify_both, classify_mid_log
 
-from pytest_blackwell.failures import classify_stream
+from pytest_blackwell.failures import classify_log, classify_stream
 
 
 @pytest.mark.parametrize(
@@ -137,3 +137,85 @@ def test_stream_whose_last_line_has_no_newline() -> None:
     failure = classify_stream(io.BytesIO(text))
     assert failure is not None
     assert (failure.category, failure.line) == ("env_mismatch", 1)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # (review) an exception a program says it caught and retries or skips is routine, at a
+        # quiet level or by its words
+        [
+            "2024-05-01 12:30:00,000 - hub - WARNING - Caught exception: ConnectionResetError(104, "
+            "'Connection reset by peer'), retrying in 2s",
+            "2024-05-01 12:30:02,000 - trainer - INFO - step 12 loss 0.31",
+        ],
+        ["INFO:app:Caught exception: table users already exists"],
+        ["Caught exception: Tactic 3 failed, skipping"],
+    ],
+)
+def test_review_of_round126_caught_and_gone_on_is_routine(tmp_path: Path, lines: list[str]) -> None:
+    assert classify_both(tmp_path, lines) is None
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # (review) setuptools' compiler with its version, its line indented
+        (["  error: command '/usr/bin/g++-11' failed with exit code 1"], "env_mismatch", "compile"),
+        (["error: command 'clang++-14' failed with exit code 1"], "env_mismatch", "compile"),
+        # (review) an extension module in a package, and a module without its CUDA function
+        (["AttributeError: module 'mmcv._ext' has no attribute 'nms'"], "env_mismatch", "unknown"),
+        (
+            ["AttributeError: module 'quant' has no attribute 'quant_cuda'"],
+            "env_mismatch",
+            "unknown",
+        ),
+        # (review) an exception line as an indented or a numbered list item
+        (["  - RuntimeError: /build/x/GemmUnitTest_sync.cc(11)"], "unknown", "unknown"),
+        (["1. RuntimeError: /build/x/GemmUnitTest_sync.cc(11)"], "unknown", "unknown"),
+    ],
+)
+def test_review_of_round126_readings(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+def test_review_of_round126_death_glued_to_a_record(tmp_path: Path) -> None:
+    failure = classify_as(
+        tmp_path,
+        ['{"level": "info", "msg": "done"}Aborted (core dumped)'],
+        "engine_died",
+        "unknown",
+    )
+    assert failure.first_error == "Aborted (core dumped)"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "line",
+    [
+        "payload=" + "deadbeef" * 5000 + "Aborted (core dumped)",
+        "A" * 160000 + "Aborted (core dumped)",
+    ],
+)
+def test_review_of_round126_glued_death_check_is_linear(tmp_path: Path, line: str) -> None:
+    """(review) the check for a death glued to a line looked at every position of a long last
+    word (45 s for 40,000 characters); it reads only the line's end."""
+    failure = classify_as(tmp_path, ["step 1", line], "engine_died", "unknown")
+    assert failure.first_error == "Aborted (core dumped)"
+
+
+def test_review_of_round126_file_without_final_newline_reads_as_lines(tmp_path: Path) -> None:
+    """(review) a file whose last line, the error, has no newline is read with the lines before
+    it, as the list of lines is: the activity before the error gives its stage."""
+    lines = [
+        f"2024-05-01 12:00:{i:02d},000 - trainer - INFO - step {i} loss 0.5" for i in range(20)
+    ]
+    lines.append("RuntimeError: CUDA error: out of memory")
+    log = tmp_path / "cut.log"
+    log.write_text("\n".join(lines))
+    failure = classify_log(log)
+    assert failure is not None
+    assert failure == classify_log(lines)
+    assert failure.stage == "execute"
