@@ -49,6 +49,8 @@ _ERROR_WORD = re.compile(
 _BUILD_OVER = re.compile(
     r"^\s*(?:#\d+ [\d.]+ )?Successfully (?:installed|built) \S|^#\d+ \[[\w\s/-]*\d+/\d+\] "
     r"|^\W*building train, validation, and test datasets\b|\[after model, optimizer, and learning"
+    # (or a load it says it finished: "Finished loading data in 0.05 seconds")
+    r"|^(?:\[[^\]]{1,40}\] ){0,3}(?i:finished loading\b)"
 )
 
 #: A progress bar that a process printed its message into, the message right after the bar's

@@ -18,6 +18,8 @@ from pytest_blackwell.failures.errorwords import SETTING_VALUE, SIGNAL_DEATH
 NO_GPU_BUILD = (
     r"\b(?:compiled|built) without (?:\w+ )?(?:GPU|CUDA|ROCm|HIP) support\b"
     r"|\bnot compiled with (?:CUDA|GPU|ROCm|HIP)(?: support)? enabled\b"
+    # (OpenCV's DNN module: "DNN module was not built with CUDA backend; switching to CPU")
+    r"|\bnot built with (?:the )?(?:CUDA|GPU|ROCm|HIP) (?:support|backend)\b"
 )
 
 #: LMDeploy's checks of its environment and model as its engine starts ("<Triton> test failed!").
@@ -414,17 +416,19 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             r"|\bversions? (?:does|do)(?: not|n't) support\b"
             r"|\bno (?:CUDA |GPU |HIP )?(?:devices?|GPUs?) (?:available|found|detected)\b"
             r"|\b0 active drivers\b"  # (Triton finding no GPU back end it can use)
+            r"|\bGPU [Dd]evices? not found\b"  # (CatBoost's "GPU Device not found.")
+            # a feature left out of the installed build ("GPU Tree Learner was not enabled in
+            # this build.", LightGBM's)
+            r"|\bnot (?:enabled|compiled|built|included) in(?:to)? this build\b"
             r"|"
             + DEVICE_NOT_SET_UP
             # a tool of the toolchain that is not installed ("sh: fatbinary: command not found")
             + r"|\bcommand not found\b|\bis not recognized as an internal or external command\b"
+            # (dash's words for it: "sh: 1: /usr/local/cuda/bin/nvcc: not found")
+            r"|^(?:/bin/)?(?:sh|dash|ash): \d+: \S+: not found\s*$"
             # (Python's subprocess not finding the program it runs, named twice: "FileNotFoundError:
             # [Errno 2] No such file or directory: 'nginx': 'nginx'")
             r"|\bNo such file or directory: '(?P<prog>[\w.+-]+)': '(?P=prog)'"
-            # (or a program that could not start another, missing: "enroot-switchroot: failed to
-            # execute: /bin/bash: No such file or directory")
-            r"|\b(?:failed to|cannot|can't|could not|couldn't) exec(?:ute)?:? '?[\w./+\-]+'?: No "
-            r"such file or directory\b"
             # (LMDeploy's check of a component its engine needs, as it starts: "<Triton> test
             # failed!", not its check of the model's config, "<Model> test failed!")
             r"|(?!<Model>)"

@@ -24,9 +24,10 @@ from pytest_blackwell.failures.frame_words import (
     waiting_dump,
     worded_frame,
 )
-from pytest_blackwell.failures.frames import backtrace_stage, decisive, frame_stage
+from pytest_blackwell.failures.frames import decisive, frame_stage
 from pytest_blackwell.failures.lineshapes import IPYTHON_ARROW, IPYTHON_CONTEXT, is_header
 from pytest_blackwell.failures.model import Failure
+from pytest_blackwell.failures.native_stacks import DEBUGGER_FRAME
 from pytest_blackwell.failures.ownwords import own_words
 from pytest_blackwell.failures.phrases import dispatcher_words, phrase_stage
 from pytest_blackwell.failures.rules_late import (
@@ -287,3 +288,28 @@ def decide(
         tuple(cand.traceback),
         {"category": category_from, "stage": stage_from},
     )
+
+
+def backtrace_stage(lines: Iterable[str]) -> tuple[str, str] | None:
+    """``(stage, evidence)`` from the debugger's backtraces among ``lines`` (gdb's, lldb's, a
+    tombstone's or ggml's own, as native engines print on an abort), or ``None`` when there is
+    none or none tells. Only their frame lines are read; a frame numbered ``#0`` again (or lower
+    than the last) starts another backtrace (another thread's, or the full one after a
+    debugger's stop location), and the first backtrace that tells a stage wins."""
+    stacks: list[list[str]] = []
+    last = -1
+    for text in lines:
+        if DEBUGGER_FRAME.match(text) is None:
+            continue
+        number = _FRAME_NUMBER.match(text)
+        at = int(number.group(1)) if number is not None else last + 1
+        if not stacks or at <= last:
+            stacks.append([])
+        stacks[-1].append(text)
+        last = at
+    return next((told for stack in stacks if (told := frame_stage(stack)) is not None), None)
+
+
+#: The number of a debugger's frame ("#3", lldb's "frame #3"), which counts up from the
+#: innermost frame of each backtrace.
+_FRAME_NUMBER = re.compile(r"^\s*(?:\* )?(?:frame )?#(\d+)")

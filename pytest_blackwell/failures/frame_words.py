@@ -38,8 +38,9 @@ def worded_frame(lines: Sequence[str]) -> tuple[str, str] | None:
             # its whole job ("main" calling "train_using_gin" loads the model too)
             entry = frame.func in _ENTRIES and not inner
             calls = "" if entry or frame.calls.startswith("test_") else frame.calls
-            named = ((calls, f"call {calls}"), (frame.func, f"frame {frame.func}"))
-            for name, why in named[:1] if frame.func in _ENTRIES else named:
+            for name, why in ((calls, f"call {calls}"), (frame.func, f"frame {frame.func}")):
+                if name in _SERVER_ENTRIES:
+                    continue
                 # a function's camelCase name read by its words ("trainBatch"), not a class's
                 # ("InferenceSession" constructed is a session being created)
                 func = snake(name) if name[:1].islower() and CAMEL.search(name) else name
@@ -87,9 +88,11 @@ def _first_in(table: dict[str, str], segments: list[list[Frame]]) -> tuple[str, 
 #: A program's command-line entry (``vllm/scripts.py``'s ``serve``, ``sglang/cli/serve.py``,
 #: a ``__main__``): it runs the whole life of a server, so its words tell no stage.
 _COMMAND = re.compile(r"(?:^|/)(?:cli|commands?)/|(?:^|/)(?:scripts|__main__)\.py$")
-#: A program's entry functions: what they call is the program's whole job (a server's ``serve``,
-#: TGI's ``serve_inner`` and LMDeploy's, set the engine up and then serve).
-_ENTRIES = frozenset(["<module>", "main", "_main", "run_main", "_run_main", "serve", "serve_inner"])
+#: A program's entry functions: what they call is the program's whole job.
+_ENTRIES = frozenset(["<module>", "main", "_main", "run_main", "_run_main"])
+#: A server's entry (``serve``; TGI's ``serve_inner``, LMDeploy's ``serve``): it sets the engine
+#: up and then serves, so its name tells no stage; what it calls still does.
+_SERVER_ENTRIES = frozenset(["serve", "serve_inner"])
 #: A function named for capturing CUDA graphs, whatever else its name says
 #: (``_capture_generation_cuda_graphs``): ``graph_capture`` before any word below.
 _CAPTURE_WORDS = re.compile(r"(?i)captur\w*?_(?:\w+_)?(?:cuda_?)?graphs?\b|graphs?_captur")

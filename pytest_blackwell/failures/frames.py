@@ -35,7 +35,6 @@ from pytest_blackwell.failures.frame_names import (
 )
 from pytest_blackwell.failures.native_stacks import (
     CAMEL,
-    DEBUGGER_FRAME,
     GO_GOROUTINE,
     debugger_frame,
     native_frame,
@@ -89,6 +88,10 @@ _METHOD = re.compile(
     r"|\b(?:collective_rpc|_run_workers)\(\s*[\"'](?P<remote>\w+)[\"']"
     # ggml's CUDA errors name the function they were raised in: "in function X at file:line"
     r"|\bin function (?P<native>[A-Za-z_]\w+) at \S+:\d+"
+    # (and OpenCV's: "(-217:Gpu API call) out of memory in function 'setDevice'", OpenCV 2's
+    # "(...) in setDevice, file x.hpp, line 84"), read by the words of its camel case
+    r"|\(-\d+(?::[^)]{1,40})?\) .{0,300}?\bin function '(?P<cv>[A-Za-z_]\w+)'"
+    r"|\) in (?P<cv2>[A-Za-z_]\w+), file \S+, line \d+"
 )
 
 
@@ -155,6 +158,8 @@ def parse_frame(text: str) -> Frame | None:
 def _method_frame(m: re.Match[str]) -> Frame:
     """The frame a wrapper's words name (a match of :data:`_METHOD`)."""
     named = m.group("func") or m.group("coro") or m.group("remote") or m.group("native")
+    if not named and (opencv := m.group("cv") or m.group("cv2")):
+        named = snake(opencv)  # ("set_device")
     return Frame("", named or m.group("rpc").lower())
 
 
@@ -473,28 +478,3 @@ def decisive(told: tuple[str, str]) -> bool:
     engine function, not a library path or a contextual name."""
     stage, why = told
     return _lookup(DECISIVE, why.removeprefix("frame ")) == stage
-
-
-def backtrace_stage(lines: Iterable[str]) -> tuple[str, str] | None:
-    """``(stage, evidence)`` from the debugger's backtraces among ``lines`` (gdb's, lldb's, a
-    tombstone's or ggml's own, as native engines print on an abort), or ``None`` when there is
-    none or none tells. Only their frame lines are read; a frame numbered ``#0`` again (or lower
-    than the last) starts another backtrace (another thread's, or the full one after a
-    debugger's stop location), and the first backtrace that tells a stage wins."""
-    stacks: list[list[str]] = []
-    last = -1
-    for text in lines:
-        if DEBUGGER_FRAME.match(text) is None:
-            continue
-        number = _FRAME_NUMBER.match(text)
-        at = int(number.group(1)) if number is not None else last + 1
-        if not stacks or at <= last:
-            stacks.append([])
-        stacks[-1].append(text)
-        last = at
-    return next((told for stack in stacks if (told := frame_stage(stack)) is not None), None)
-
-
-#: The number of a debugger's frame ("#3", lldb's "frame #3"), which counts up from the
-#: innermost frame of each backtrace.
-_FRAME_NUMBER = re.compile(r"^\s*(?:\* )?(?:frame )?#(\d+)")

@@ -105,6 +105,8 @@ _CHROMIUM_LEVEL = re.compile(
 # a level in brackets, padded to one width (stable-diffusion.cpp: "[WARN ] model.cpp:1 - ...")
 _PADDED_LEVEL = re.compile(
     r"^\[(?P<level>DEBUG|INFO|WARN|WARNING|ERROR|FATAL) *\] "
+    # (OpenCV's, right-aligned, with its thread and seconds: "[ WARN:0@72.901] global ...")
+    r"|^\[ ?(?P<cv>DEBUG|INFO|WARN|ERROR|FATAL):\d+(?:@[\d.]+)?\] "
     # (or Rich's logging handler, the level padded to its column: "ERROR    Git: None"; its
     # time column left blank under a record of the same second)
     r"|^(?: {8,})?(?P<rich>DEBUG|INFO|WARNING|ERROR|CRITICAL) {2,}(?=\S)"

@@ -401,7 +401,7 @@ def logical_lines(raw: str) -> list[LogicalLine]:
         pieces = unflatten(part) if flat else [part]
         last = pieces[-1]
         if last.rstrip().endswith(_DEATH_ENDS) and (
-            death := _GLUED_DEATH.search(last, max(0, len(last) - 60))  # (only its end)
+            death := _GLUED_DEATH.search(last, max(0, len(last.rstrip()) - 60))  # (only its end)
         ):
             pieces[-1:] = [pieces[-1][: death.start()], death.group(0)]
         for piece in pieces:

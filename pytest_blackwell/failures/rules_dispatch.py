@@ -102,7 +102,10 @@ DISPATCH_RULES: tuple[Rule, ...] = (
        r"|(?i:no (?:kernel|binary|code) (?:image )?(?:is )?(?:available |compatible )?for "
        r"(?:this|the current|your) (?:arch\w*|device|GPU))"
        # ggml's "ggml-cuda was compiled without support for the current GPU architecture"
-       r"|(?i:\bcompiled without support for (?:the |this )?(?:current )?(?:GPU )?arch\w*)"),
+       r"|(?i:\bcompiled without support for (?:the |this )?(?:current )?(?:GPU )?arch\w*)"
+       # (OpenCV's: "OpenCV was not built to work with the selected device. Please check
+       # CUDA_ARCH_PTX or CUDA_ARCH_BIN")
+       r"|\bnot built to work with the selected device\b"),
     # cuBLAS status codes printed as numbers (DeepSpeed's "kernel execution error. (m: .., n: ..,
     # k: .., error: 8)"): 8 is CUBLAS_STATUS_ARCH_MISMATCH, 15 CUBLAS_STATUS_NOT_SUPPORTED
     # (bitsandbytes: "cuBLAS API failed with status 15")

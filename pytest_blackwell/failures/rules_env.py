@@ -14,6 +14,7 @@ from pytest_blackwell.failures.rules_toolchain import (
     LINK_FAILED,
     MISSING_COMPILER,
     PACKAGE_BUILD_FAILED,
+    PROGRAM_MISSING,
     TOOL_NOT_STARTED,
 )
 
@@ -110,6 +111,7 @@ ENV_RULES: tuple[Rule, ...] = (
        r"ipc path .{0,300}? is longer than (?P<limit>\d+) characters"),
     MISSING_COMPILER,
     TOOL_NOT_STARTED,
+    PROGRAM_MISSING,
     # xFormers' extensions built for another torch, which it reports when it is imported
     rule("xformers_extensions", "env_mismatch", r"xFormers can't load C\+\+/CUDA extensions",
        stage_hint="startup", keywords=("xFormers can't load",)),
@@ -185,7 +187,7 @@ ENV_RULES: tuple[Rule, ...] = (
        # "PyTorch is not linked with support for cuda devices"; OpenCV's CUDA stubs:
        # "The called functionality is disabled for current build ... in function throw_no_cuda")
        r"|^(?:\w+: )?Not compiled with (?:CUDA|GPU|ROCm|HIP)\b"
-       r"|\bnot linked with support for (?:cuda|hip|gpu|xpu|mps)\b|\bin function throw_no_cuda\b"
+       r"|\bnot linked with support for (?:cuda|hip|gpu|xpu|mps)\b|\bin function '?throw_no_cuda\b"
        # a torch build without the collective backend asked for (torch on Windows has no NCCL)
        r"|\bDistributed package doesn't have (?:NCCL|MPI|Gloo|UCC) built in\b"
        # (CuPy's: "NCCL is not available. Please confirm that NCCL is enabled in CuPy."; vLLM's
@@ -235,6 +237,7 @@ ENV_RULES: tuple[Rule, ...] = (
        # (a program's report of the init call and what it returned: Cycles' "CUDA cuInit:
        # Unknown CUDA error value"; not its "HIP hipInit: Invalid device", printed on NVIDIA)
        r"|\bCUDA cuInit: (?!(?i:no error|success|cuda_success)\b)\S"
+       r"|\bCall to cuInit results in (?!CUDA_SUCCESS)"  # (Numba's, its status's name after it)
        # ggml's CUDA backend that cannot set CUDA up, whatever the runtime answered
        # ("ggml_cuda_init: failed to initialize CUDA: operation not supported"): it runs on the CPU
        r"|\bggml_cuda_init: failed to initiali[sz]e (?:CUDA|HIP|ROCm|MUSA)\b"

@@ -237,8 +237,9 @@ LATE_RULES: tuple[Rule, ...] = (
        weak=True),
     # LLVM's backend with no instruction for an intrinsic on this target (a GPU compiler
     # lowering a kernel: Mali's "LLVM ERROR: Cannot select: intrinsic %llvm.bifrost.2586")
-    rule("codegen_unsupported", "dispatch_failure", r"\bLLVM ERROR: Cannot select: intrinsic\b",
-       stage_hint="compile"),
+    # (clang's words for it: "fatal error: error in backend: Cannot select: intrinsic ...")
+    rule("codegen_unsupported", "dispatch_failure",
+       r"\b(?:LLVM ERROR|error in backend): Cannot select: intrinsic\b", stage_hint="compile"),
     # llama.cpp's decode finding no free slot in its KV cache for the batch (its status 1, as
     # its bindings name it: LLamaSharp's "NoKvSlot", llama-cpp-rs' "NoKvCacheSlot")
     rule("no_kv_slot", "kv_cache_oom", r"\bNoKv(?:Cache)?Slot\b", stage_hint="execute"),

@@ -67,7 +67,10 @@ MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
    # "/opt/rocm/llvm/bin/clang" is not able to compile a simple test program.')
    r"|\bis not able to compile a simple test program\b"
    # the CUDA toolkit's check of the host compiler ("... unsupported GNU version! gcc ...")
-   r"|#error:? +-- unsupported (?:GNU|clang|Microsoft Visual Studio) version!",
+   r"|#error:? +-- unsupported (?:GNU|clang|Microsoft Visual Studio) version!"
+   # (or a header's check of the language standard the compiler was run with: '#error
+   # "MPark.Variant requires C++11 support."', "C++17 or later compatible compiler is required")
+   r"|#error:? +\"?[^\"\n]{0,120}?\bC\+\+ ?(?:11|14|17|20|23)\b",
    stage_hint="compile", keywords=("simple test program",))
 
 #: The linker of a build that cannot find a library or resolve a symbol: what it links against
@@ -127,9 +130,22 @@ EXTENSION_NOT_LOADED: Rule = rule("extension_not_loaded", "env_mismatch",
    # 'insertion_forward'": built from other sources than the Python code calling it)
    r"|\bmodule '(?:[\w.]+\.)?\w*_(?:cuda|ext)' has no attribute '(?P<op__2>\w+)'"
    # (or a module without its CUDA extension: "module 'quant' has no attribute 'quant_cuda'")
-   r"|\bmodule '[\w.]+' has no attribute '(?P<op__3>\w+_cuda)'"
+   # (not a query a CPU build has too: "is_compiled_with_cuda", "has_cuda", "from_cuda")
+   r"|\bmodule '[\w.]+' has no attribute '(?P<op__3>(?!(?:is|has|from|to|with|use)_)\w+_cuda)'"
    # (MediaPipe's graph naming a calculator the linked framework does not hold, as the task's
    # engine is set up: "No registered object with name: TokenizerCalculator; Unable to find
    # Calculator")
    r"|\bNo registered object with name: \S+; Unable to find Calculator\b")
+
+#: A program that could not start another because it is not there (enroot's "enroot-switchroot:
+#: failed to execute: /bin/bash: No such file or directory", coreutils' "/usr/bin/env:
+#: 'python3': No such file or directory", Slurm's "execve(): train.py: ...", runc's "exec
+#: /entrypoint.sh: no such file or directory"), as "command not found" is.
+PROGRAM_MISSING: Rule = rule("program_missing", "env_mismatch",
+   r"\b(?:failed to|cannot|can't|could not|couldn't) exec(?:ute)?:? ['\"]?[\w./+\-]+['\"]?: No "
+   r"such file or directory\b"
+   r"|^/usr/bin/env: ['\"]?[\w./+\-]+['\"]?: No such file or directory\b"
+   r"|\bexecve\(\): [\w./+\-]+: No such file or directory\b"
+   r"|^exec [\w./+\-]+: no such file or directory\b",
+   keywords=("o such file or directory",))
 # fmt: on

@@ -86,7 +86,14 @@ def _frames_reindented(lines: list[str]) -> list[str]:
 
 #: The right border of a terminal pane or window a paste was copied from, after padding: an
 #: ``x`` where the terminal drew line-drawing characters as plain letters, or the bar itself.
-_RIGHT_BORDER = re.compile(r"\s{2,}(?P<bar>[x│┃|])\s*$")
+_BARS = ("x", "│", "┃", "|")
+
+
+def _right_border(line: str) -> str | None:
+    """The bar that ends ``line`` after two blanks or more (:data:`_BARS`), else ``None``
+    (looked at from the end: a long run of blanks costs one pass)."""
+    body = line.rstrip()
+    return body[-1] if body.endswith(_BARS) and body[-3:-1].isspace() else None
 
 
 def unbordered(lines: Sequence[str]) -> list[str] | None:
@@ -94,12 +101,12 @@ def unbordered(lines: Sequence[str]) -> list[str] | None:
     there is none: at least three lines, and nine in ten of the non-blank ones, end in padding and
     the same bar, and none starts with one (a box drawn on both sides is a Rich traceback)."""
     filled = [line for line in lines if line.strip()]
-    bars = [m.group("bar") for m in map(_RIGHT_BORDER.search, filled) if m is not None]
+    bars = [bar for bar in map(_right_border, filled) if bar is not None]
     if len(bars) < 3 or 10 * len(bars) < 9 * len(filled) or len(set(bars)) != 1:
         return None
     if any(line.lstrip()[:1] in ("│", "┃", "|") for line in filled):
         return None
-    return [_RIGHT_BORDER.sub("", line) for line in lines]
+    return [line.rstrip()[:-1].rstrip() if _right_border(line) else line for line in lines]
 
 
 def _continues(piece: str, following: str, width: int) -> bool:

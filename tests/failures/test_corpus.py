@@ -517,6 +517,10 @@ IN_TUNING = {
     "fresh657": (1.00, 0.93),
     "fresh659": (0.80, 0.93),
     "fresh661": (0.93, 0.87),
+    "fresh656": (0.87, 0.87),
+    "fresh658": (0.80, 0.80),
+    "fresh660": (0.87, 0.81),
+    "fresh662": (1.00, 0.86),
 }
 #: Dev logs whose label no general rule can reach from the excerpt alone, with the reason. They
 #: are counted in the accuracy figures (as misses or false alarms) and listed in

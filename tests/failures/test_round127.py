@@ -73,3 +73,64 @@ def test_round127_mechanism(tmp_path: Path, lines: list[str], category: str, sta
 )
 def test_round127_quiet_lines(tmp_path: Path, lines: list[str]) -> None:
     assert classify_both(tmp_path, lines) is None
+
+
+@pytest.mark.parametrize(
+    ("lines", "category", "stage"),
+    [
+        # (review) a death glued to a line padded with blanks after it
+        (
+            [
+                "2024-05-01 12:00:00 INFO step 12 loss 0.31Segmentation fault (core dumped)"
+                + " " * 40
+            ],
+            "engine_died",
+            "execute",
+        ),
+        # (review) a query a CPU build has too is no build without CUDA
+        (
+            ["AttributeError: module 'paddle' has no attribute 'is_compiled_with_cuda'"],
+            "unknown",
+            "unknown",
+        ),
+        # (review) what a server's entry calls still tells
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/opt/mysrv/server.py", line 88, in serve_inner',
+                "    outputs = self.generate(batch)",
+                '  File "/usr/lib/python3/site-packages/torch/utils/_contextlib.py", line 116, in '
+                "decorate_context",
+                "    return func(*args, **kwargs)",
+                "RuntimeError: CUDA error: an illegal memory access was encountered",
+            ],
+            "illegal_memory_access",
+            "execute",
+        ),
+        # (review) other programs' words for a program that is not there
+        (["/usr/bin/env: 'python3': No such file or directory"], "env_mismatch", "unknown"),
+        (
+            ["slurmstepd: error: execve(): train.py: No such file or directory"],
+            "env_mismatch",
+            "unknown",
+        ),
+        (
+            ["exec /usr/local/bin/docker-entrypoint.sh: no such file or directory"],
+            "env_mismatch",
+            "unknown",
+        ),
+        (['couldn\'t execute "python3": No such file or directory'], "env_mismatch", "unknown"),
+    ],
+)
+def test_review_of_round127_readings(
+    tmp_path: Path, lines: list[str], category: str, stage: str
+) -> None:
+    classify_as(tmp_path, lines, category, stage)
+
+
+@pytest.mark.timeout(60)
+def test_review_of_round127_pane_border_check_is_linear(tmp_path: Path) -> None:
+    """(review) the check for a terminal pane's right border backtracked over a long run of
+    blanks that ended in no border (170 s for 100,000)."""
+    lines = ["step 1 done", "x step done" + " " * 100000 + "y", "step 2 done", "Killed"]
+    assert classify_as(tmp_path, lines, "engine_died", "unknown").first_error == "Killed"
