@@ -424,8 +424,6 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
             + DEVICE_NOT_SET_UP
             # a tool of the toolchain that is not installed ("sh: fatbinary: command not found")
             + r"|\bcommand not found\b|\bis not recognized as an internal or external command\b"
-            # (dash's words for it: "sh: 1: /usr/local/cuda/bin/nvcc: not found")
-            r"|^(?:/bin/)?(?:sh|dash|ash): \d+: \S+: not found\s*$"
             # (Python's subprocess not finding the program it runs, named twice: "FileNotFoundError:
             # [Errno 2] No such file or directory: 'nginx': 'nginx'")
             r"|\bNo such file or directory: '(?P<prog>[\w.+-]+)': '(?P=prog)'"

@@ -49,6 +49,7 @@ DYNAMO_ADVICE = "Set TORCHDYNAMO_VERBOSE=1"
 #: ``atal`` a compiler driver's ``nvcc fatal   : ...``.
 MORE_TRIGGERS: tuple[str, ...] = (
     "FATAL",
+    "ERR_",  # (an error's code by its prefix: "ERR_NVGPUCTRPERM - ...")
     "CRITICAL",
     "[critical]",  # (a lower-case level: spdlog's)
     "[E",
@@ -211,6 +212,10 @@ ERRORISH = re.compile(
     # library's fatal check ("TT_FATAL: Out of Memory: ...", Tenstorrent's)
     r"|\b(?!NO_|[A-Z0-9_]*(?:REPORT|IGNORE|SUPPRESS|DISABLE|ON)_(?:[A-Z0-9]+_)*(?:ERROR|FATAL)\b)"
     r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:ERROR|FATAL)\b"
+    # (or named for an error by its prefix, Nsight's "ERR_NVGPUCTRPERM - The user does not have
+    # permission ..."; and a component's bracketed tag before its error: "[coreml] Error
+    # computing NN outputs -1")
+    r"|\bERR_[A-Z][A-Z0-9_]{3,}\b|^\[[\w.:\- ]{1,30}\] (?:Error|ERROR|Failure|FAILURE)\b"
     # the CUDA runtime naming an error ("Program hit cudaErrorX ...", "CUDA error (f.h:1): ...")
     r"|\b(?:cuda|hip)Error[A-Z]\w+|\bCUDA_ERROR_[A-Z_]+|\b(?:CUDA|HIP) error\b"
     r"|(?i:" + SIGNAL_DEATH + ")"  # a shell reporting the signal a job died of

@@ -90,8 +90,8 @@ _METHOD = re.compile(
     r"|\bin function (?P<native>[A-Za-z_]\w+) at \S+:\d+"
     # (and OpenCV's: "(-217:Gpu API call) out of memory in function 'setDevice'", OpenCV 2's
     # "(...) in setDevice, file x.hpp, line 84"), read by the words of its camel case
-    r"|\(-\d+(?::[^)]{1,40})?\) .{0,300}?\bin function '(?P<cv>[A-Za-z_]\w+)'"
-    r"|\) in (?P<cv2>[A-Za-z_]\w+), file \S+, line \d+"
+    r"|\(-\d+(?::[^)]{1,40})?\) .{0,300}?\bin function '(?:\w+::)*(?P<cv>[A-Za-z_]\w+)'"
+    r"|\) in (?P<cv2>[A-Za-z_]\w+), file [^,]+, line \d+"
 )
 
 

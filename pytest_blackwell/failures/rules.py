@@ -45,10 +45,22 @@ CAUSES: tuple[Rule, ...] = (
        # collective library's words (mlx5's "got completion with error", a CQE error status)
        r"|\bgot completion with error\b|\bCQE error\b.{0,80}?\bstatus=[1-9]|\bIBV_WC_\w+_ERR\b"
        # UCX's error records and NIXL's errors: the transports of disaggregated KV transfers
-       r"|\bUCX\s+ERROR\b|\bNIXL_ERR_[A-Z_]+",
+       r"|\bUCX\s+ERROR\b|\bNIXL_ERR_[A-Z_]+"
+       # (and Mooncake's transfer engine: an error record of its transports' sources, "E0603
+       # 20:16:59.104586 27322 worker_pool.cpp:271] Worker: Process failed for slice ...", or
+       # its words when the record's header was read as a level: "RdmaTransport: No available
+       # RNIC"; not one that timed out, a timeout as a transport's "Connection timed out" is)
+       r"|^(?!.*?(?i:timed? ?out\b))(?:E\d{4,8} [\d:.]+ +\d+ (?:rdma_(?:context|transport"
+       r"|endpoint)|worker_pool|transfer_engine|transfer_metadata(?:_plugin)?|tcp_transport"
+       r"|nvlink_transport|ascend[ _]direct[ _]transport)\.cpp:\d+\]? "
+       r"|.*?(?:\bWorker: Process failed for slice\b|\bRdmaTransport: |\bFailed to query GID\b"
+       r"|\bFailed to (?:install RDMA transport|initiali[sz]e transfer engine|connect to segment"
+       r"|retrieve segment descriptor)\b))",
        keywords=("NET/", "socketProgress", "Socket recv failed", "ibv_", "/dev/shm/nccl-",
                  "Net : Call to",
-                 "IBV_WC_", "UCX", "NIXL_ERR_")),
+                 "IBV_WC_", "UCX", "NIXL_ERR_", ".cpp:", "Process failed for slice",
+                 "RdmaTransport: ", "Failed to query GID", "RDMA transport", "transfer engine",
+                 "Failed to connect to segment", "segment descriptor")),
     # --- kernel faults (before NCCL, which may relay them) --------------------------------------
     rule("illegal_address", "illegal_memory_access",
        r"an illegal memory access was encountered|CUDA_ERROR_ILLEGAL_ADDRESS"

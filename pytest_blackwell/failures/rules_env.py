@@ -187,7 +187,8 @@ ENV_RULES: tuple[Rule, ...] = (
        # "PyTorch is not linked with support for cuda devices"; OpenCV's CUDA stubs:
        # "The called functionality is disabled for current build ... in function throw_no_cuda")
        r"|^(?:\w+: )?Not compiled with (?:CUDA|GPU|ROCm|HIP)\b"
-       r"|\bnot linked with support for (?:cuda|hip|gpu|xpu|mps)\b|\bin function '?throw_no_cuda\b"
+       r"|\bnot linked with support for (?:cuda|hip|gpu|xpu|mps)\b"
+       r"|\bin (?:function '?)?throw_no_cuda\b"
        # a torch build without the collective backend asked for (torch on Windows has no NCCL)
        r"|\bDistributed package doesn't have (?:NCCL|MPI|Gloo|UCC) built in\b"
        # (CuPy's: "NCCL is not available. Please confirm that NCCL is enabled in CuPy."; vLLM's

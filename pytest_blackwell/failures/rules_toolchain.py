@@ -20,7 +20,7 @@ MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
    # (a compiler driver of any name without a part of itself: "x86_64-conda-linux-gnu-cc:
    # error trying to exec 'cc1plus': execvp: No such file or directory")
    r"|\berror trying to exec '[\w+\-]+'"
-   r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\w+\.h: No such file or directory"
+   r"|Command '\[[^\]]{0,40}?(?:gcc|g\+\+|clang|/cc)'|\b\w+\.h: No such file or directory"
    # (or the C compiler Triton ships on Windows, wherever it lies: "...\\tcc\\tcc.exe'")
    r"|Command '\[[^\],]{0,160}?tcc\.exe'"
    # (or MSVC's, which Triton builds its C helper with on Windows: "...\\x64\\cl.EXE'")
@@ -70,7 +70,8 @@ MISSING_COMPILER: Rule = rule("missing_compiler", "env_mismatch",
    r"|#error:? +-- unsupported (?:GNU|clang|Microsoft Visual Studio) version!"
    # (or a header's check of the language standard the compiler was run with: '#error
    # "MPark.Variant requires C++11 support."', "C++17 or later compatible compiler is required")
-   r"|#error:? +\"?[^\"\n]{0,120}?\bC\+\+ ?(?:11|14|17|20|23)\b",
+   r"|#error(?: directive)?:? +\"?[^\"\n]{0,120}?\b[Cc]\+\+ ?"
+   r"(?:11|14|17|20|23|2011|2014|2017|2020)\b",
    stage_hint="compile", keywords=("simple test program",))
 
 #: The linker of a build that cannot find a library or resolve a symbol: what it links against
@@ -142,10 +143,16 @@ EXTENSION_NOT_LOADED: Rule = rule("extension_not_loaded", "env_mismatch",
 #: 'python3': No such file or directory", Slurm's "execve(): train.py: ...", runc's "exec
 #: /entrypoint.sh: no such file or directory"), as "command not found" is.
 PROGRAM_MISSING: Rule = rule("program_missing", "env_mismatch",
-   r"\b(?:failed to|cannot|can't|could not|couldn't) exec(?:ute)?:? ['\"]?[\w./+\-]+['\"]?: No "
-   r"such file or directory\b"
-   r"|^/usr/bin/env: ['\"]?[\w./+\-]+['\"]?: No such file or directory\b"
+   r"\b(?:failed to|cannot|can't|could not|couldn't) exec(?:ute)?:? ['\"\u2018]?[\w./+\-]+"
+   r"['\"\u2019]?: No such file or directory\b"
+   r"|^(?:/usr/bin/)?env: ['\"\u2018]?[\w./+\-\\]+['\"\u2019]?: No such file or directory\b"
    r"|\bexecve\(\): [\w./+\-]+: No such file or directory\b"
-   r"|^exec [\w./+\-]+: no such file or directory\b",
-   keywords=("o such file or directory",))
+   r"|^exec [\w./+\-]+: no such file or directory\b|\bexec user process caused:? \"?no such file"
+   r"|\bexec: \"[^\"]+\": stat [^:]+: no such file or directory"
+   r"|\bcannot execute: required file not found"
+   # (dash's words for a command it cannot find, also behind a build's step prefix: "#8 0.23
+   # /bin/sh: 1: nvcc: not found")
+   r"|(?<![\w.-])(?:/bin/)?(?:sh|dash|ash): \d+: \S+: not found\s*$",
+   weak=True, keywords=("execute", "execve(", "env: ", "exec ", "exec: ", "exec user process",
+                        "required file not found", ": not found"))
 # fmt: on
