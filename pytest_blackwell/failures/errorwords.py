@@ -266,6 +266,8 @@ ERRORISH = re.compile(
     # ComfyUI's report of a node that raised, the exception's message after it
     r"|^!!! Exception during processing !!!"
 )
+#: A line that names no exception raised (before a colon, or a ``what():``): pinning given up.
+_NOT_RAISED = r"^(?!.*?(?:Error|Exception|exception|what\(\))\s*:\s)"
 #: Lines that say ``failed`` or ``error`` but are routine: a retry, a wait, a fallback, a count
 #: (``0 failed``, but not ``replica 0 failed``: a number after a noun names a thing; nor an
 #: assertion's condition, ``upperBound != 0 failed``).
@@ -285,7 +287,7 @@ BENIGN = re.compile(
     # pinning or locking host memory is an optimisation: llama.cpp and others go on without it
     # (unless an exception was raised for it: "Caught amgx exception: Cannot allocate pinned
     # memory")
-    r"|^(?!.*?(?:exception|error|what\(\))\s*:\s).*?\b(?:of|allocate) pinned (?:host )?memory\b"
+    r"|" + _NOT_RAISED + r".*?\b(?:of|allocate) pinned (?:host )?memory\b"
     r"|\bmlock\b"
     # (distributed-llama's buffer locked in RAM, allocated without the lock when it cannot be:
     # "Cannot allocate 2359296 bytes directly in RAM")
@@ -335,7 +337,7 @@ _HARMLESS_WARNING = r"^\S+:\d+: " + _HARMLESS_KINDS
 #: available: ..." too, unless the reason names a driver or a device that is missing: then the
 #: line is a precursor, ``pinned_pool_no_gpu``)
 _PINNED = (  # (not raised: "Caught amgx exception: Cannot allocate pinned memory")
-    r"(?:^(?!.*?(?:Error|Exception|exception|what\(\))\s*:\s)).*?"
+    r"(?:" + _NOT_RAISED + r").*?"
     r"(?i:\b(?:failed to|unable to|cannot|could not) allocate (?:[\d.]+ \w+ of )?pinned "
     r"(?:host |system )?memory\b(?!.{0,200}?\b(?:driver|CUDA-capable)\b))"
 )
